@@ -1,0 +1,1 @@
+"""Benchmarks: each prints ratios against an in-run baseline and ends with one JSON line."""

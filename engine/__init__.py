@@ -1,0 +1,1 @@
+"""Flashback's headless core: store, importers, retrieval. Never imports Qt, `ui` or `app`."""

@@ -1,0 +1,1 @@
+"""Chat-export importers: one module per format behind `base.Importer`, detected by content."""

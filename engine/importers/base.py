@@ -1,0 +1,62 @@
+"""The interface every format importer implements, and the context it reports through."""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import ClassVar
+
+from engine.errors import ImportCancelled
+from engine.importers.inputs import ExportInput
+from engine.importers.records import ChatRecord, MessageRecord
+
+ProgressCallback = Callable[["ImportProgress"], None]
+
+
+@dataclass(frozen=True, slots=True)
+class ImportProgress:
+    source: str
+    bytes_done: int
+    bytes_total: int
+    messages: int
+
+
+class CancelToken:
+    """Set from any thread; the import checks it between batches and rolls back."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def cancel(self) -> None:
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+    def raise_if_cancelled(self) -> None:
+        if self._event.is_set():
+            raise ImportCancelled()
+
+
+class Importer(ABC):
+    """Parses one export file into a stream of records.
+
+    `sniff` decides by content (the first bytes), never by file name. `parse` yields a
+    `ChatRecord` before the messages of that chat and raises `ImportFormatError` (with the
+    file and a location) for input it cannot read. Any other exception escaping `parse`
+    is wrapped by the import service, so a bug never surfaces as a traceback.
+    """
+
+    format_name: ClassVar[str]
+
+    @classmethod
+    @abstractmethod
+    def sniff(cls, head: bytes) -> bool:
+        """True when `head` (the first 64 KiB, BOM stripped) looks like this format."""
+
+    @abstractmethod
+    def parse(self, source: ExportInput, report: Callable[[int], None]) -> Iterator[ChatRecord | MessageRecord]:
+        """Yield records; call `report(bytes_done)` now and then so progress can move."""

@@ -1,0 +1,99 @@
+"""Flashback JSONL: one message per line, the simplest way to bring any chat in.
+
+    {"chat": "Team", "id": "42", "author": "Anna", "date": "2024-05-01T10:00:00+02:00",
+     "text": "…", "role": "user", "reply_to": "41", "attachments": [{"kind": "photo", "name": "a.jpg"}]}
+
+`chat`, `id`, `author`, `date` and `text` are required; `role` (user | assistant | other,
+default other), `reply_to` and `attachments` are optional. Dates without a zone are
+read as local time.
+"""
+
+from __future__ import annotations
+
+import json
+import mimetypes
+from collections.abc import Callable, Iterator
+from datetime import datetime
+
+from engine.errors import ImportFormatError
+from engine.importers.base import Importer
+from engine.importers.inputs import ExportInput
+from engine.importers.records import ARTIFACT_KINDS, ROLES, AttachmentRecord, ChatRecord, MessageRecord
+
+_REQUIRED = ("chat", "id", "author", "date", "text")
+
+
+class JsonlImporter(Importer):
+    format_name = "jsonl"
+
+    @classmethod
+    def sniff(cls, head: bytes) -> bool:
+        first = head.lstrip().split(b"\n", 1)[0].strip()
+        if not (first.startswith(b"{") and first.endswith(b"}")):
+            return False
+        try:
+            row = json.loads(first)
+        except ValueError:
+            return False
+        return isinstance(row, dict) and all(key in row for key in ("chat", "date", "text"))
+
+    def parse(self, source: ExportInput, report: Callable[[int], None]) -> Iterator[ChatRecord | MessageRecord]:
+        name = source.display_name
+        chats: set[str] = set()
+        done = 0
+        with open(source.path, "rb") as handle:
+            for number, raw in enumerate(handle, 1):
+                done += len(raw)
+                if number % 5000 == 0:
+                    report(done)
+                where = f"line {number}"
+                try:
+                    line = raw.decode("utf-8-sig" if number == 1 else "utf-8").strip()
+                except UnicodeDecodeError as exc:
+                    raise ImportFormatError(name, "the line is not valid UTF-8 text", where) from exc
+                if not line:
+                    continue
+                row = _row(line, name, where)
+                chat = str(row["chat"])
+                if chat not in chats:
+                    chats.add(chat)
+                    yield ChatRecord(key=f"jsonl:{chat}", title=chat, kind="other")
+                yield _message(row, chat, name, where)
+        report(done)
+
+
+def _row(line: str, name: str, where: str) -> dict:
+    try:
+        row = json.loads(line)
+    except ValueError as exc:
+        raise ImportFormatError(name, "the line is not valid JSON", where) from exc
+    if not isinstance(row, dict):
+        raise ImportFormatError(name, "each line must be a JSON object", where)
+    missing = [key for key in _REQUIRED if row.get(key) is None]
+    if missing:
+        raise ImportFormatError(name, f"the message has no {', '.join(missing)}", where)
+    return row
+
+
+def _message(row: dict, chat: str, name: str, where: str) -> MessageRecord:
+    try:
+        sent_at = datetime.fromisoformat(str(row["date"]).replace("Z", "+00:00")).timestamp()
+    except (ValueError, OverflowError, OSError) as exc:
+        raise ImportFormatError(name, f"the date '{row['date']}' is not an ISO 8601 date", where) from exc
+    role = row.get("role") or "other"
+    if role not in ROLES:
+        raise ImportFormatError(name, f"role must be one of {', '.join(ROLES)}, not '{role}'", where)
+    attachments = []
+    for item in row.get("attachments") or []:
+        if not isinstance(item, dict):
+            raise ImportFormatError(name, "each attachment must be an object with kind and name", where)
+        kind = str(item.get("kind") or "file")
+        file_name = None if item.get("name") is None else str(item["name"])
+        attachments.append(AttachmentRecord(
+            kind=kind if kind in ARTIFACT_KINDS else "other", file_name=file_name,
+            mime=mimetypes.guess_type(file_name)[0] if file_name else None, rel_path=file_name))
+    reply = row.get("reply_to")
+    return MessageRecord(
+        chat_key=f"jsonl:{chat}", external_id=str(row["id"]), author=str(row["author"]),
+        author_key=None, role=role, sent_at=sent_at, text=str(row["text"]), where=where,
+        reply_to=None if reply is None else str(reply), attachments=attachments)

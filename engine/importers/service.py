@@ -1,0 +1,156 @@
+"""Run an import: resolve the path, detect each file's format by content, stream it into
+the store inside one transaction, report progress, honour cancellation.
+
+One PATH is one export (a file, a folder or a zip) and one transaction: if any file in
+it fails, nothing of it is kept.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.errors import EngineError, ImportFormatError, UnknownFormatError
+from engine.importers.base import CancelToken, Importer, ImportProgress, ProgressCallback
+from engine.importers.inputs import ExportInput, resolve_inputs
+from engine.importers.records import ChatRecord, MessageRecord
+from engine.store.database import db_path, open_engine
+from engine.store.writer import ImportWriter
+
+FORMATS = ("telegram", "chatgpt", "whatsapp", "jsonl")
+_PROGRESS_INTERVAL_S = 0.1
+
+
+def importer_classes() -> dict[str, type[Importer]]:
+    # Imported here so a broken optional importer cannot break `engine` at import time.
+    from engine.importers.chatgpt import ChatGPTImporter
+    from engine.importers.jsonl import JsonlImporter
+    from engine.importers.telegram import TelegramImporter
+    from engine.importers.whatsapp import WhatsAppImporter
+
+    # Order matters: the most specific sniffers first.
+    return {cls.format_name: cls for cls in (ChatGPTImporter, TelegramImporter, JsonlImporter, WhatsAppImporter)}
+
+
+def detect_format(export: ExportInput) -> str | None:
+    head = export.head()
+    for name, cls in importer_classes().items():
+        if cls.sniff(head):
+            return name
+    return None
+
+
+@dataclass
+class SourceReport:
+    name: str
+    format: str
+    status: str  # imported | unchanged
+    chats: int = 0
+    messages_seen: int = 0
+    messages_added: int = 0
+    artifacts_added: int = 0
+
+
+@dataclass
+class ImportReport:
+    path: str
+    sources: list[SourceReport] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # files inside a folder/zip that are not exports
+    seconds: float = 0.0
+
+    @property
+    def messages_added(self) -> int:
+        return sum(source.messages_added for source in self.sources)
+
+
+def import_path(
+    data_dir: Path,
+    path: Path,
+    format_name: str = "auto",
+    on_progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> ImportReport:
+    """Import one export into the store at `data_dir`; raises `EngineError` subclasses only."""
+    if format_name != "auto" and format_name not in FORMATS:
+        raise ImportFormatError(str(path), f"unknown format '{format_name}'; use one of auto, {', '.join(FORMATS)}")
+    started = time.perf_counter()
+    open_engine(data_dir).dispose()  # creates and migrates the store if needed
+    cancel = cancel or CancelToken()
+    report = ImportReport(path=str(path))
+    with resolve_inputs(Path(path)) as inputs:
+        plan = _plan(inputs, format_name, report, single=len(inputs) == 1 and not Path(path).is_dir())
+        with ImportWriter(db_path(data_dir), flush_hook=cancel.raise_if_cancelled) as writer:
+            for export, detected in plan:
+                report.sources.append(_import_one(writer, export, detected, str(path), on_progress, cancel))
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _plan(inputs: list[ExportInput], format_name: str, report: ImportReport, single: bool):
+    plan: list[tuple[ExportInput, str]] = []
+    for export in inputs:
+        detected = format_name if format_name != "auto" else detect_format(export)
+        if detected is None:
+            report.skipped.append(export.display_name)
+        else:
+            plan.append((export, detected))
+    if not plan:
+        where = inputs[0].display_name if single else report.path
+        raise UnknownFormatError(
+            where,
+            "this is not a chat export Flashback can read (Telegram Desktop JSON, ChatGPT "
+            "conversations.json, WhatsApp .txt or Flashback JSONL)",
+        )
+    return plan
+
+
+def _import_one(writer: ImportWriter, export: ExportInput, format_name: str, path: str,
+                on_progress: ProgressCallback | None, cancel: CancelToken) -> SourceReport:
+    sha = export.sha256()
+    already = writer.conn.execute("SELECT 1 FROM source WHERE sha256 = ? LIMIT 1", (sha,)).fetchone()
+    if already:
+        return SourceReport(export.display_name, format_name, "unchanged")
+    total = export.size
+    writer.begin_source(path, export.display_name, format_name, sha, total)
+    last_report = 0.0
+    seen = 0
+
+    def report_bytes(done: int) -> None:
+        nonlocal last_report
+        cancel.raise_if_cancelled()
+        now = time.monotonic()
+        if on_progress is not None and now - last_report >= _PROGRESS_INTERVAL_S:
+            last_report = now
+            on_progress(ImportProgress(export.display_name, min(done, total), total, seen))
+
+    importer = importer_classes()[format_name]()
+    chats: set[str] = set()
+    for record in _guarded(importer, export, report_bytes):
+        if type(record) is MessageRecord:
+            writer.add_message(record)
+            seen += 1
+        elif isinstance(record, ChatRecord):
+            writer.add_chat(record)
+            chats.add(record.key)
+    seen_count, added, artifacts = writer.end_source(len(chats))
+    if on_progress is not None:
+        on_progress(ImportProgress(export.display_name, total, total, seen))
+    return SourceReport(export.display_name, format_name, "imported", len(chats), seen_count, added, artifacts)
+
+
+def _guarded(importer: Importer, export: ExportInput, report_bytes) -> Iterator[ChatRecord | MessageRecord]:
+    """Turn any unexpected exception from a parser into a plain-words import error."""
+    where = None
+    try:
+        for record in importer.parse(export, report_bytes):
+            if type(record) is MessageRecord:
+                where = record.where
+            yield record
+    except EngineError:
+        raise
+    except Exception as exc:  # a parser bug must not reach the user as a traceback
+        raise ImportFormatError(
+            export.display_name, f"the file has a structure Flashback did not expect ({type(exc).__name__})", where
+        ) from exc

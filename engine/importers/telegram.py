@@ -1,0 +1,217 @@
+"""Telegram Desktop "Machine-readable JSON" exports: single chats and whole accounts.
+
+Big exports are streamed. Every chat object in either shape (`{"name", "type", "id",
+"messages": [...]}` at the top, or inside `chats.list` / `left_chats.list`) is found by
+its `"messages": [` key in a memory map; its header (the keys tdesktop writes before
+`messages`) is parsed with `json`, and its messages with ijson's C backend, one message
+at a time. A Python loop over ijson's events would be 8 s per million messages before
+any work; this keeps parsing in C and memory flat.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import re
+from collections.abc import Callable, Iterator
+from datetime import datetime
+
+import ijson
+
+from engine.errors import ImportFormatError
+from engine.importers.base import Importer
+from engine.importers.inputs import ExportInput
+from engine.importers.json_stream import RepairingReader, repair_json_bytes
+from engine.importers.records import AttachmentRecord, ChatRecord, MessageRecord
+from engine.importers.telegram_text import attachments_of, flatten_text, service_text
+
+# A "messages" key opening an array: unescaped quotes cannot occur inside a JSON string,
+# so this only matches real keys.
+_MESSAGES_KEY = re.compile(rb'"messages"\s*:\s*\[')
+# The chat object's opening brace: a list element or the document start, whose first key
+# is one tdesktop writes before "messages". Searched backwards from the "messages" key.
+_CHAT_START = re.compile(rb'(?:^|[\[,])\s*(\{)\s*"(?:name|type|id)"\s*:')
+_SELF_ID = re.compile(rb'"personal_information"\s*:\s*\{[^{}]*?"user_id"\s*:\s*(\d+)')
+_HEADER_WINDOW = 64 * 1024
+
+_CHAT_KINDS = {
+    "personal_chat": "personal", "bot_chat": "personal", "private_group": "group",
+    "private_supergroup": "group", "public_supergroup": "group", "private_channel": "channel",
+    "public_channel": "channel", "saved_messages": "saved", "replies": "other",
+}
+_DEFAULT_TITLES = {"saved_messages": "Saved Messages", "replies": "Replies"}
+
+
+class TelegramImporter(Importer):
+    format_name = "telegram"
+
+    @classmethod
+    def sniff(cls, head: bytes) -> bool:
+        stripped = head.lstrip()
+        if not stripped.startswith(b"{") or b'"mapping"' in head:
+            return False
+        keys = (b'"messages"', b'"personal_information"', b'"left_chats"', b'"chats"')
+        return any(key in head for key in keys)
+
+    def parse(self, source: ExportInput, report: Callable[[int], None]) -> Iterator[ChatRecord | MessageRecord]:
+        try:
+            with open(source.path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+                yield from self._parse_mapped(source, mm, report)
+        except ValueError as exc:  # mmap of an empty file
+            raise ImportFormatError(source.display_name, "the file is empty") from exc
+
+    def _parse_mapped(self, source: ExportInput, mm: mmap.mmap, report: Callable[[int], None]):
+        name = source.display_name
+        self_match = _SELF_ID.search(mm, 0, min(len(mm), 4 * _HEADER_WINDOW))
+        account_self = f"user{int(self_match.group(1))}" if self_match else None
+        starts = [match.end() - 1 for match in _MESSAGES_KEY.finditer(mm)]
+        if not starts:
+            raise ImportFormatError(name, "this Telegram export contains no chats with messages")
+        previous_end = 0
+        for number, array_start in enumerate(starts, 1):
+            header = _read_header(mm, previous_end, array_start, name, number)
+            previous_end = array_start
+            chat = _chat_record(header, number)
+            yield chat
+            self_id = account_self or _self_in_personal_chat(header)
+            yield from self._messages(mm, array_start, chat, self_id, name, report)
+
+    def _messages(self, mm, array_start, chat: ChatRecord, self_id, name, report) -> Iterator[MessageRecord]:
+        reader = RepairingReader(mm, array_start)
+        where = f"chat '{chat.title}', at its first message"
+        index = 0
+        try:
+            for index, raw in enumerate(ijson.items(reader, "item", use_float=True), 1):
+                if type(raw) is not dict:
+                    raise ImportFormatError(name, "a message is not a JSON object", f"chat '{chat.title}'")
+                ident = raw.get("id")
+                where = f"chat '{chat.title}', message {ident if ident is not None else '#' + str(index)}"
+                record = _message_record(raw, chat.key, self_id, where)
+                if record is not None:
+                    yield record
+                if index % 2000 == 0:
+                    report(reader.position)
+        except ijson.JSONError as exc:
+            if "trailing garbage" not in str(exc):  # garbage = what follows the array
+                raise ImportFormatError(name, _json_problem(exc), where) from exc
+        except UnicodeDecodeError as exc:
+            raise ImportFormatError(name, "the file is not valid UTF-8 text", where) from exc
+        except (TypeError, ValueError, AttributeError, OverflowError) as exc:
+            raise ImportFormatError(name, f"a message has an unexpected shape ({exc})", where) from exc
+        report(reader.position)
+
+
+def _json_problem(exc: Exception) -> str:
+    text = str(exc)
+    if "incomplete" in text.lower() or "premature" in text.lower():
+        return "the file ends too early (it looks cut off; export it again)"
+    return "the file is damaged: it is not valid JSON here"
+
+
+def _read_header(mm: mmap.mmap, floor: int, array_start: int, name: str, number: int) -> dict:
+    """Parse the chat's keys that precede "messages" (tdesktop: name, type, id)."""
+    low = max(floor, array_start - _HEADER_WINDOW)
+    window = mm[low:array_start]
+    matches = list(_CHAT_START.finditer(window))
+    if not matches:
+        return {}
+    chunk = window[matches[-1].start(1):]
+    chunk = chunk[: chunk.rfind(b'"messages"')].rstrip().rstrip(b",") + b"}"
+    try:
+        header = json.loads(repair_json_bytes(chunk))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ImportFormatError(name, "the chat's name or type is not valid JSON", f"chat #{number}") from exc
+    return header if isinstance(header, dict) else {}
+
+
+def _chat_record(header: dict, number: int) -> ChatRecord:
+    chat_type = str(header.get("type") or "")
+    chat_id = header.get("id")
+    title = header.get("name") or _DEFAULT_TITLES.get(chat_type) or (
+        "Deleted Account" if "name" in header else f"Telegram chat {chat_id or number}")
+    if chat_id is not None:
+        key = f"telegram:{chat_id}"
+    elif chat_type in _DEFAULT_TITLES:
+        key = f"telegram:{chat_type}"
+    else:
+        key = f"telegram:name:{title}"
+    return ChatRecord(key=key, title=str(title), kind=_CHAT_KINDS.get(chat_type, "other"))
+
+
+def _self_in_personal_chat(header: dict) -> str | None:
+    """In a personal chat the peer's user id is the chat id; anyone else is the exporter."""
+    if header.get("type") == "personal_chat" and header.get("id") is not None:
+        return f"!user{header['id']}"
+    return None
+
+
+def _timestamp(raw: dict) -> float | None:
+    unix = raw.get("date_unixtime")
+    if unix is not None:
+        return float(unix)
+    date = raw.get("date")
+    if date is None:
+        return None
+    return datetime.fromisoformat(str(date)).timestamp()  # naive: the exporter's local time
+
+
+def _message_record(raw: dict, chat_key: str, self_id: str | None, where: str) -> MessageRecord | None:
+    sent_at = _timestamp(raw)
+    if sent_at is None:  # "unsupported" messages are only {"id", "type"}: nothing to keep
+        return None
+    is_service = raw.get("type") == "service"
+    if is_service:
+        author, author_key = raw.get("actor"), raw.get("actor_id")
+        text = service_text(raw)
+    else:
+        author, author_key = raw.get("from"), raw.get("from_id")
+        text = raw.get("text", "")
+        if type(text) is not str:
+            text = flatten_text(text)
+    if author_key is not None:
+        author_key = str(author_key)
+        if not author_key[:1].isalpha():  # very old exports: a bare number
+            author_key = f"user{author_key}"
+    if self_id is None or author_key is None:
+        role = "other"
+    elif self_id.startswith("!"):
+        role = "other" if author_key == self_id[1:] else "user"
+    else:
+        role = "user" if author_key == self_id else "other"
+    ident = raw.get("id")
+    reply = raw.get("reply_to_message_id")
+    attachments: list[AttachmentRecord] = attachments_of(raw) if not is_service else []
+    if attachments or "poll" in raw or "location_information" in raw or "contact_information" in raw:
+        text = _with_media_text(raw, text)
+    return MessageRecord(
+        chat_key=chat_key,
+        external_id=None if ident is None else str(ident),
+        author=None if author is None else str(author),
+        author_key=author_key,
+        role=role,
+        sent_at=sent_at,
+        text=text,
+        where=where,
+        reply_to=None if reply is None else str(reply),
+        forwarded_from=raw.get("forwarded_from"),
+        is_service=is_service,
+        attachments=attachments,
+    )
+
+
+def _with_media_text(raw: dict, text: str) -> str:
+    """Polls, places and contacts carry their content outside `text`: keep it searchable."""
+    extra = []
+    poll = raw.get("poll")
+    if isinstance(poll, dict):
+        answers = ", ".join(str(a.get("text", "")) for a in poll.get("answers") or [] if isinstance(a, dict))
+        extra.append(f"Poll: {poll.get('question', '')} ({answers})")
+    location = raw.get("location_information")
+    if isinstance(location, dict):
+        place = raw.get("place_name") or raw.get("address") or ""
+        extra.append(f"Location: {place} {location.get('latitude')}, {location.get('longitude')}".strip())
+    contact = raw.get("contact_information")
+    if isinstance(contact, dict):
+        fields = (contact.get("first_name"), contact.get("last_name"), contact.get("phone_number"))
+        extra.append("Contact: " + " ".join(str(f) for f in fields if f))
+    return "\n".join([text, *extra]) if text else "\n".join(extra)

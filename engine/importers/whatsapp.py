@@ -1,0 +1,265 @@
+"""WhatsApp "Export chat" `.txt` importer (Android and iOS layouts, any locale date order).
+
+The export is plain text: a message starts with a `date, time - ` (Android) or
+`[date, time] ` (iOS) prefix, and lines without one continue the previous message. One
+line cannot tell day-first from month-first dates, so the file is read twice: pass 1
+infers the date order, the chat title and kind; pass 2 yields the records. Neither pass
+holds more than one message in memory, so exports of any size stream.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import re
+from collections.abc import Callable, Iterator
+from datetime import datetime
+
+from engine.errors import ImportFormatError
+from engine.importers.base import Importer
+from engine.importers.inputs import ExportInput
+from engine.importers.records import AttachmentRecord, ChatRecord, MessageRecord
+
+_MARKS = "\u200e\u200f"  # LRM/RLM bidi marks WhatsApp scatters at line starts
+_SP = "[ \u00a0\u202f]"  # some locales put a (narrow) no-break space before AM/PM
+# Groups: 1 "[", 2-5 year-first date (2 year, 4 month, 5 day), 6-9 D/M/Y or M/D/Y date
+# (6 first, 8 second, 9 year), 10-12 h:m:s, 13 the a/p of an AM/PM marker.
+_PREFIX = re.compile(
+    rf"[{_MARKS}]*(\[)?[{_MARKS}]*"
+    r"(?:(\d{4})([/.\-])(\d{1,2})\3(\d{1,2})|(\d{1,2})([/.\-])(\d{1,2})\7(\d{4}|\d{2}))\.?"
+    rf",?{_SP}+(\d{{1,2}})[:.](\d{{2}})(?:[:.](\d{{2}}))?"
+    rf"(?:{_SP}*([aApP])\.?{_SP}?[mM]\.?)?"
+    rf"(?(1)\]{_SP}?|{_SP}+[-\u2013]{_SP})"
+)
+# Verbs of WhatsApp's own (English) system sentences; lowercase on purpose, since names are
+# usually capitalised ("Left Hand" is a name, "Bob left" is not).
+_SYSTEM = re.compile(
+    r"\b(?:created group|added|removed|left|joined using|were added|was added|end-to-end encrypted"
+    r"|security code|changed (?:the|this|their|his|her|your|its) (?:subject|group|description|icon|settings"
+    r"|phone number))\b"
+)
+_CREATED = re.compile(r"^(.+?) created group [\"\u201c](.*)[\"\u201d]\s*$")
+_OMITTED = re.compile(
+    r"<(?:media omitted|medien ausgeschlossen|multimedia omitido|m\u00e9dias omis|media weggelaten)>",
+    re.IGNORECASE,
+)
+# Only a whole line or an LRM-led tail: "the image omitted" typed by a person is no placeholder.
+_IOS_OMITTED = re.compile(
+    rf"(?:^|\s*[{_MARKS}])(image|video|audio|sticker|GIF|document|Contact card) omitted$"
+)
+_ATTACHED = re.compile(rf"[{_MARKS}]*<attached: ([^>]+)>")
+_FILE_ATTACHED = re.compile(
+    r"^(.+?) \((?:file attached|Datei angeh\u00e4ngt|fichier joint|archivo adjunto|arquivo anexado"
+    r"|file allegato|bestand bijgevoegd)\)$"
+)
+_OMITTED_KINDS = {
+    "image": "photo",
+    "video": "video",
+    "audio": "audio",
+    "sticker": "sticker",
+    "GIF": "animation",
+    "document": "file",
+    "Contact card": "file",
+}
+_EXT_KINDS = {
+    **dict.fromkeys(("jpg", "jpeg", "png", "webp", "heic", "gif"), "photo"),
+    **dict.fromkeys(("mp4", "3gp", "mov", "mkv", "webm", "avi"), "video"),
+    **dict.fromkeys(("opus", "ogg", "m4a", "mp3", "aac", "amr", "wav"), "audio"),
+}
+_NAME_MAX = 60
+_REPORT_EVERY = 1000
+_NOT_A_MESSAGE = "the file does not start with a WhatsApp message (a date, a time and a sender)"
+
+
+class WhatsAppImporter(Importer):
+    format_name = "whatsapp"
+
+    @classmethod
+    def sniff(cls, head: bytes) -> bool:
+        lines = [line for line in head.decode("utf-8", errors="replace").split("\n") if line.strip()][:20]
+        if not lines or not _PREFIX.match(lines[0].lstrip("\ufeff")):
+            return False
+        hits = sum(1 for line in lines if _PREFIX.match(line))
+        # A short file that opens with a message is a one-message chat; otherwise want several.
+        return hits >= 2 or len(lines) < 20
+
+    def parse(
+        self, source: ExportInput, report: Callable[[int], None]
+    ) -> Iterator[ChatRecord | MessageRecord]:
+        name = source.display_name
+        size = 0  # taken from pass 1, so a vanished file fails as ImportFormatError, not OSError
+        day_first, month_first, messages, title, group = False, False, 0, None, False
+        authors: set[str] = set()
+        for n, size, line in _lines(source):
+            match = _PREFIX.match(line)
+            if n % _REPORT_EVERY == 0:
+                report(size // 2)  # pass 1 is the first half of the work
+            if match is None:
+                if not messages and line.strip(_MARKS + " \t\ufeff"):
+                    raise ImportFormatError(name, _NOT_A_MESSAGE, where=f"line {n}")
+                continue
+            messages += 1
+            if match[2] is None:
+                day_first |= int(match[6]) > 12
+                month_first |= int(match[8]) > 12
+            author, text, _ = _split(line[match.end() :])
+            if author is None:
+                created = _CREATED.match(text)
+                if created and title is None:
+                    title, group = created[2].strip() or None, True
+            elif len(authors) < 3:
+                authors.add(author)
+        if not messages:
+            raise ImportFormatError(name, "no WhatsApp messages found", where="line 1")
+        # Without evidence either way WhatsApp's most common locales are day-first.
+        day_first = day_first or not month_first
+        title = title or _title_from_name(name)
+        key = "whatsapp:" + " ".join(title.casefold().split())
+        yield ChatRecord(key=key, title=title, kind="group" if group or len(authors) > 2 else "personal")
+
+        pending: tuple[int, float, str | None, bool, list[str]] | None = None
+        for n, done, line in _lines(source):
+            if n % _REPORT_EVERY == 0:
+                report((size + done) // 2)
+            match = _PREFIX.match(line)
+            if match is None:
+                if pending is not None:
+                    pending[4].append(line.lstrip(_MARKS))
+                continue
+            if pending is not None:
+                yield _message(key, *pending)
+            try:
+                sent_at = _timestamp(match, day_first)
+            except (ValueError, OverflowError, OSError) as exc:
+                stamp = match[0].strip(_MARKS + "[] -\u2013\u00a0\u202f")
+                order = "year/month/day" if match[2] else "day/month/year" if day_first else "month/day/year"
+                problem = f'"{stamp}" is not a real date and time (read as {order})'
+                raise ImportFormatError(name, problem, where=f"line {n}") from exc
+            author, text, service = _split(line[match.end() :])
+            pending = (n, sent_at, author, service, [text])
+        if pending is not None:
+            yield _message(key, *pending)
+        report(size)
+
+
+def _lines(source: ExportInput) -> Iterator[tuple[int, int, str]]:
+    """(line number, bytes read so far, decoded line without its ending), read lazily."""
+    n = 0
+    try:
+        with open(source.path, "rb") as handle:
+            done = 0
+            # Binary iteration splits on b"\n" only, so U+2028 inside a message stays in it.
+            for n, raw in enumerate(handle, 1):
+                done += len(raw)
+                if n == 1:
+                    raw = raw.removeprefix(b"\xef\xbb\xbf")
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    problem = "this line is not readable text (it is not UTF-8 encoded)"
+                    raise ImportFormatError(source.display_name, problem, where=f"line {n}") from exc
+                yield n, done, line.rstrip("\r\n")
+    except OSError as exc:
+        problem = f"the file could not be read ({exc.strerror or exc})"
+        raise ImportFormatError(source.display_name, problem, where=f"line {n + 1}") from exc
+
+
+def _split(rest: str) -> tuple[str | None, str, bool]:
+    """(author, text, is_service) for what follows the prefix; author None for system lines."""
+    rest = rest.lstrip(_MARKS)
+    cut = rest.find(":")
+    # The first colon ends the name: "Name: text", and chat-miner's "John Doe:." is
+    # author "John Doe" with text ".". A name that itself holds ": " is cut short there.
+    if cut > 0:
+        author, text = rest[:cut].strip(), rest[cut + 1 :]
+        text = text[1:] if text[:1] == " " else text
+        if (
+            0 < len(author) <= _NAME_MAX
+            and author.count('"') % 2 == 0  # an odd quote means we cut inside a quoted subject
+            and not text.startswith("//")  # a URL, not a name
+            and not _SYSTEM.search(author)
+        ):
+            # iOS writes group events as messages "from" the chat, text led by an LRM.
+            if text and text[0] in _MARKS and _SYSTEM.search(text):
+                return None, text.lstrip(_MARKS), True
+            return author, text.lstrip(_MARKS), False
+    return None, rest, True
+
+
+def _timestamp(match: re.Match[str], day_first: bool) -> float:
+    if match[2] is not None:
+        year, month, day = int(match[2]), int(match[4]), int(match[5])
+    else:
+        first, second, year_text = int(match[6]), int(match[8]), match[9]
+        year = int(year_text) + (2000 if len(year_text) == 2 else 0)  # WhatsApp dates from 2009
+        day, month = (first, second) if day_first else (second, first)
+    hour, minute, second_ = int(match[10]), int(match[11]), int(match[12] or 0)
+    if match[13]:
+        if hour > 12:
+            raise ValueError("hour past 12 on a 12-hour clock")
+        hour = hour % 12 + (12 if match[13] in "pP" else 0)
+    return datetime(year, month, day, hour, minute, second_).timestamp()  # naive: local time
+
+
+def _message(
+    key: str, n: int, sent_at: float, author: str | None, service: bool, lines: list[str]
+) -> MessageRecord:
+    while len(lines) > 1 and not lines[-1].strip():
+        lines.pop()  # blank lines before the next message belong to no one
+    text, attachments = _attachments("\n".join(lines)) if not service else ("\n".join(lines), [])
+    return MessageRecord(
+        chat_key=key,
+        external_id=None,
+        author=author,
+        author_key=None,
+        role="other",
+        sent_at=sent_at,
+        text=text,
+        where=f"line {n}",
+        is_service=service,
+        attachments=attachments,
+    )
+
+
+def _attachments(text: str) -> tuple[str, list[AttachmentRecord]]:
+    """Lift media placeholders out of the text into attachment records."""
+    found: list[AttachmentRecord] = []
+    if "<" in text:
+        if _OMITTED.fullmatch(text.strip(_MARKS + " ")):
+            return "", [AttachmentRecord(kind="other", missing="media omitted")]
+        for file_name in _ATTACHED.findall(text):
+            found.append(_file(file_name.strip()))
+        text = _ATTACHED.sub("", text).strip(_MARKS + " ")
+    first, newline, more = text.partition("\n")
+    if "(" in first and (attached := _FILE_ATTACHED.match(first.strip(_MARKS + " "))):
+        found.append(_file(attached[1].strip(_MARKS + " ")))
+        text = more
+    elif first.endswith(" omitted") and (omitted := _IOS_OMITTED.search(first)):
+        found.append(AttachmentRecord(kind=_OMITTED_KINDS[omitted[1]], missing="media omitted"))
+        caption = first[: omitted.start()].strip(_MARKS + " ")  # iOS documents: "name.pdf • 3 pages"
+        text = caption + newline + more if caption else more
+    return text, found
+
+
+def _file(file_name: str) -> AttachmentRecord:
+    upper = file_name.upper()
+    ext = file_name.rpartition(".")[2].lower() if "." in file_name else ""
+    if upper.startswith("STK-") or "-STICKER-" in upper:
+        kind = "sticker"
+    elif "-GIF-" in upper:
+        kind = "animation"
+    elif ext == "opus" and (upper.startswith("PTT-") or "-AUDIO-" in upper):
+        kind = "voice"  # push-to-talk voice notes
+    else:
+        kind = _EXT_KINDS.get(ext, "file")
+    return AttachmentRecord(
+        kind=kind, file_name=file_name, mime=mimetypes.guess_type(file_name)[0], rel_path=file_name
+    )
+
+
+def _title_from_name(display_name: str) -> str:
+    """'export.zip › WhatsApp Chat with Bob.txt' -> 'Bob'."""
+    base = display_name.rpartition("\u203a")[2].replace("\\", "/").rpartition("/")[2].strip()
+    stem = base[:-4] if base.lower().endswith(".txt") else base
+    for prefix in ("WhatsApp Chat with ", "WhatsApp Chat - ", "WhatsApp-Chat mit "):
+        stem = stem.removeprefix(prefix)
+    return stem.strip() or "WhatsApp chat"

@@ -1,0 +1,91 @@
+"""Open the store: one SQLite file, WAL, foreign keys, forward-only schema migrations."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlmodel import SQLModel, create_engine
+
+from engine.errors import StoreError
+from engine.store import models  # noqa: F401  (registers the tables on SQLModel.metadata)
+
+DB_FILE_NAME = "flashback.sqlite3"
+SCHEMA_VERSION = 1
+
+# FTS5 over message text. External content: the index stores no copy of the text.
+# `remove_diacritics 2` folds Latin accents; ё→е is folded by `fold_for_search` before
+# indexing and querying, because unicode61 treats them as different letters.
+_FTS_DDL = (
+    "CREATE VIRTUAL TABLE message_fts USING fts5("
+    "text, content='message', content_rowid='id', "
+    "tokenize=\"unicode61 remove_diacritics 2\")"
+)
+
+
+def fold_for_search(text: str) -> str:
+    """Normalise text the way the FTS index sees it (same length, so snippets line up)."""
+    return text.replace("ё", "е").replace("Ё", "Е")
+
+
+def apply_pragmas(connection: sqlite3.Connection) -> None:
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute("PRAGMA synchronous=NORMAL")
+    connection.execute("PRAGMA foreign_keys=ON")
+    connection.execute("PRAGMA busy_timeout=5000")
+    connection.create_function("fold", 1, fold_for_search, deterministic=True)
+
+
+def _create_v1(connection: sqlite3.Connection, engine: Engine) -> None:
+    SQLModel.metadata.create_all(engine)
+    connection.execute(_FTS_DDL)
+
+
+# version reached → function that brings a store from the previous version to it.
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection, Engine], None]] = {1: _create_v1}
+
+
+def db_path(data_dir: Path) -> Path:
+    return Path(data_dir) / DB_FILE_NAME
+
+
+def open_engine(data_dir: Path) -> Engine:
+    """Create the data dir and database if needed, migrate, and return the engine."""
+    data_dir = Path(data_dir)
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"Cannot create the data folder {data_dir}: {exc.strerror}") from exc
+    path = db_path(data_dir)
+    engine = create_engine(f"sqlite:///{path}")
+    event.listen(engine, "connect", lambda dbapi_conn, _record: apply_pragmas(dbapi_conn))
+    migrate(path, engine)
+    return engine
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """A raw connection in autocommit mode; callers issue BEGIN/COMMIT themselves."""
+    connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    apply_pragmas(connection)
+    return connection
+
+
+def migrate(path: Path, engine: Engine) -> None:
+    connection = connect(path)
+    try:
+        version = connection.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"The data in {path.parent} was written by a newer Flashback "
+                f"(schema {version}); update Flashback to open it."
+            )
+        for target in range(version + 1, SCHEMA_VERSION + 1):
+            MIGRATIONS[target](connection, engine)
+            connection.execute(f"PRAGMA user_version={target}")
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"The database {path} is damaged or not a Flashback store: {exc}") from exc
+    finally:
+        connection.close()

@@ -1,0 +1,101 @@
+"""SQLModel tables of the local store (schema version 1).
+
+Times are UTC seconds since the epoch (REAL): exports disagree on time formats, and one
+numeric column sorts, compares and bulk-inserts fast. Bulk imports bypass the ORM
+(`engine.store.writer`); everything else reads and writes through these models.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Column, Index, LargeBinary, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+class Source(SQLModel, table=True):
+    """One imported export file."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    path: str  # as the user gave it
+    display_name: str  # "export.zip › result.json"
+    format: str  # telegram | chatgpt | whatsapp | jsonl
+    sha256: str = Field(index=True)
+    size_bytes: int = 0
+    chats: int = 0
+    messages_seen: int = 0
+    messages_added: int = 0
+    artifacts_added: int = 0
+    imported_at: float = 0.0
+
+
+class Chat(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    key: str = Field(unique=True)  # "telegram:5000": stable across re-imports
+    title: str
+    kind: str = "other"  # personal | group | channel | saved | assistant | other
+    format: str
+    message_count: int = 0
+    first_at: float | None = None
+    last_at: float | None = None
+
+
+class Person(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    key: str = Field(unique=True)  # "telegram:user123" or "whatsapp:name:Bob"
+    display_name: str
+    external_id: str | None = None
+    message_count: int = 0
+    first_seen: float | None = None
+    last_seen: float | None = None
+    is_self: bool = False  # the person who made the export
+
+
+class Topic(SQLModel, table=True):
+    """A conversation segment with a summary (seed 004's `Topic`, single user)."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    chat_id: int = Field(foreign_key="chat.id", index=True)
+    summary: str = ""
+    start_msg_id: int
+    end_msg_id: int
+    size_chars: int = 0
+    message_count: int = 0
+    embedding: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
+    facts_extracted: bool = False
+    is_consolidated: bool = False
+    consolidation_checked: bool = False
+    created_at: float = 0.0
+
+
+class Message(SQLModel, table=True):
+    __table_args__ = (
+        UniqueConstraint("chat_id", "dedup_key", name="uq_message_chat_dedup"),
+        Index("ix_message_chat_time", "chat_id", "sent_at"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    chat_id: int = Field(foreign_key="chat.id")
+    dedup_key: str  # the export's message id, or "h:<hash>" for formats without ids
+    external_id: str | None = None
+    person_id: int | None = Field(default=None, foreign_key="person.id", index=True)
+    author: str | None = None  # display name as written in this export
+    role: str = "other"  # user | assistant | other
+    sent_at: float  # UTC seconds since the epoch
+    text: str = ""
+    reply_to: str | None = None  # external id of the message replied to, same chat
+    forwarded_from: str | None = None
+    content_hash: str
+    is_service: bool = False  # joins, pins, calls: never part of a topic
+    source_id: int = Field(foreign_key="source.id")
+    topic_id: int | None = Field(default=None, foreign_key="topic.id", index=True)
+
+
+class Artifact(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    message_id: int = Field(foreign_key="message.id", index=True)
+    kind: str  # photo | file | voice | video | sticker | audio | animation | other
+    file_name: str | None = None
+    mime: str | None = None
+    size: int | None = None
+    rel_path: str | None = None  # inside the export; None when the file was not exported
+    caption: str | None = None
+    missing: str | None = None  # why the file is absent, as the export says
