@@ -80,7 +80,8 @@ def main() -> None:
         started = time.perf_counter()
         write_export(export, args.messages)
         size_mb = export.stat().st_size / 1e6
-        sys.stderr.write(f"generated {args.messages:,} messages ({size_mb:.0f} MB) in {time.perf_counter() - started:.1f} s\n")
+        elapsed = time.perf_counter() - started
+        sys.stderr.write(f"generated {args.messages:,} messages ({size_mb:.0f} MB) in {elapsed:.1f} s\n")
         base = _child("baseline", export, work)
         ours = _child("flashback", export, work)
     base_rate = base["messages"] / base["seconds"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import random
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 _LATIN = (
@@ -54,7 +54,7 @@ def _text_field(rng: random.Random) -> tuple[object, list[dict]]:
 
 
 def _message(rng: random.Random, msg_id: int, ts: int, members: list[tuple[str, str]]) -> dict:
-    date = datetime.fromtimestamp(ts, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    date = datetime.fromtimestamp(ts, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S")
     if rng.random() < 0.01:
         actor, actor_id = rng.choice(members)
         return {"id": msg_id, "type": "service", "date": date, "date_unixtime": str(ts),

@@ -84,6 +84,7 @@ def import_path(
         with ImportWriter(db_path(data_dir), flush_hook=cancel.raise_if_cancelled) as writer:
             for export, detected in plan:
                 report.sources.append(_import_one(writer, export, detected, str(path), on_progress, cancel))
+            writer.finish()
     report.seconds = time.perf_counter() - started
     return report
 
@@ -109,10 +110,10 @@ def _plan(inputs: list[ExportInput], format_name: str, report: ImportReport, sin
 def _import_one(writer: ImportWriter, export: ExportInput, format_name: str, path: str,
                 on_progress: ProgressCallback | None, cancel: CancelToken) -> SourceReport:
     sha = export.sha256()
-    already = writer.conn.execute("SELECT 1 FROM source WHERE sha256 = ? LIMIT 1", (sha,)).fetchone()
-    if already:
+    if writer.source_exists(sha):
         return SourceReport(export.display_name, format_name, "unchanged")
     total = export.size
+    writer.bulk_mode(total)
     writer.begin_source(path, export.display_name, format_name, sha, total)
     last_report = 0.0
     seen = 0

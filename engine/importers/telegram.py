@@ -11,17 +11,17 @@ any work; this keeps parsing in C and memory flat.
 from __future__ import annotations
 
 import json
-import mmap
 import re
 from collections.abc import Callable, Iterator
 from datetime import datetime
+from typing import BinaryIO
 
 import ijson
 
 from engine.errors import ImportFormatError
 from engine.importers.base import Importer
 from engine.importers.inputs import ExportInput
-from engine.importers.json_stream import RepairingReader, repair_json_bytes
+from engine.importers.json_stream import RepairingReader, find_all, repair_json_bytes
 from engine.importers.records import AttachmentRecord, ChatRecord, MessageRecord
 from engine.importers.telegram_text import attachments_of, flatten_text, service_text
 
@@ -54,30 +54,28 @@ class TelegramImporter(Importer):
         return any(key in head for key in keys)
 
     def parse(self, source: ExportInput, report: Callable[[int], None]) -> Iterator[ChatRecord | MessageRecord]:
-        try:
-            with open(source.path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-                yield from self._parse_mapped(source, mm, report)
-        except ValueError as exc:  # mmap of an empty file
-            raise ImportFormatError(source.display_name, "the file is empty") from exc
+        with open(source.path, "rb") as handle:
+            yield from self._parse_file(source, handle, report)
 
-    def _parse_mapped(self, source: ExportInput, mm: mmap.mmap, report: Callable[[int], None]):
+    def _parse_file(self, source: ExportInput, handle: BinaryIO, report: Callable[[int], None]):
         name = source.display_name
-        self_match = _SELF_ID.search(mm, 0, min(len(mm), 4 * _HEADER_WINDOW))
+        size = source.size
+        self_match = _SELF_ID.search(handle.read(4 * _HEADER_WINDOW))
         account_self = f"user{int(self_match.group(1))}" if self_match else None
-        starts = [match.end() - 1 for match in _MESSAGES_KEY.finditer(mm)]
+        starts = [end - 1 for _start, end in find_all(handle, _MESSAGES_KEY)]
         if not starts:
             raise ImportFormatError(name, "this Telegram export contains no chats with messages")
         previous_end = 0
         for number, array_start in enumerate(starts, 1):
-            header = _read_header(mm, previous_end, array_start, name, number)
+            header = _read_header(handle, previous_end, array_start, name, number)
             previous_end = array_start
             chat = _chat_record(header, number)
             yield chat
             self_id = account_self or _self_in_personal_chat(header)
-            yield from self._messages(mm, array_start, chat, self_id, name, report)
+            yield from self._messages(handle, array_start, size, chat, self_id, name, report)
 
-    def _messages(self, mm, array_start, chat: ChatRecord, self_id, name, report) -> Iterator[MessageRecord]:
-        reader = RepairingReader(mm, array_start)
+    def _messages(self, handle, array_start, size, chat: ChatRecord, self_id, name, report) -> Iterator[MessageRecord]:
+        reader = RepairingReader(handle, array_start, size)
         where = f"chat '{chat.title}', at its first message"
         index = 0
         try:
@@ -108,10 +106,11 @@ def _json_problem(exc: Exception) -> str:
     return "the file is damaged: it is not valid JSON here"
 
 
-def _read_header(mm: mmap.mmap, floor: int, array_start: int, name: str, number: int) -> dict:
+def _read_header(handle: BinaryIO, floor: int, array_start: int, name: str, number: int) -> dict:
     """Parse the chat's keys that precede "messages" (tdesktop: name, type, id)."""
     low = max(floor, array_start - _HEADER_WINDOW)
-    window = mm[low:array_start]
+    handle.seek(low)
+    window = handle.read(array_start - low)
     matches = list(_CHAT_START.finditer(window))
     if not matches:
         return {}
@@ -119,8 +118,10 @@ def _read_header(mm: mmap.mmap, floor: int, array_start: int, name: str, number:
     chunk = chunk[: chunk.rfind(b'"messages"')].rstrip().rstrip(b",") + b"}"
     try:
         header = json.loads(repair_json_bytes(chunk))
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ImportFormatError(name, "the chat's name or type is not valid JSON", f"chat #{number}") from exc
+    except (ValueError, UnicodeDecodeError):
+        # Keys in an order tdesktop never writes (e.g. re-serialised with sorted keys):
+        # the messages are still read; the chat gets a generic title.
+        return {}
     return header if isinstance(header, dict) else {}
 
 

@@ -7,7 +7,7 @@ numeric column sorts, compares and bulk-inserts fast. Bulk imports bypass the OR
 
 from __future__ import annotations
 
-from sqlalchemy import Column, Index, LargeBinary, UniqueConstraint
+from sqlalchemy import Column, Index, LargeBinary, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 
@@ -70,6 +70,8 @@ class Message(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("chat_id", "dedup_key", name="uq_message_chat_dedup"),
         Index("ix_message_chat_time", "chat_id", "sent_at"),
+        # Partial: messages arrive without a topic, so imports pay nothing for this index.
+        Index("ix_message_topic_id", "topic_id", sqlite_where=text("topic_id IS NOT NULL")),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -86,7 +88,7 @@ class Message(SQLModel, table=True):
     content_hash: str
     is_service: bool = False  # joins, pins, calls: never part of a topic
     source_id: int = Field(foreign_key="source.id")
-    topic_id: int | None = Field(default=None, foreign_key="topic.id", index=True)
+    topic_id: int | None = Field(default=None, foreign_key="topic.id")
 
 
 class Artifact(SQLModel, table=True):

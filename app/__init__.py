@@ -1,0 +1,1 @@
+"""Flashback's entry point and wiring: settings, keys, the CLI, and the GUI start-up."""

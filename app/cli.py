@@ -1,0 +1,108 @@
+"""The `flashback` command: import, stats, and (with no sub-command) the desktop app."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+
+from app.settings import resolve_data_dir
+from engine.errors import EngineError
+from engine.importers.base import ImportProgress
+from engine.importers.service import FORMATS, import_path
+from engine.store.stats import store_stats
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="flashback", description="Searchable long-term memory for your chats.")
+    parser.add_argument("--data-dir", help="where the store lives (default: $FLASHBACK_DATA_DIR or the OS data folder)")
+    parser.add_argument("--demo", action="store_true", help="open the app with the bundled demo export imported")
+    commands = parser.add_subparsers(dest="command")
+    commands.add_parser("gui", help="open the desktop app (the default)")
+    importer = commands.add_parser("import", help="import chat exports (files, folders or .zip)")
+    importer.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    importer.add_argument("--format", default="auto", choices=("auto", *FORMATS))
+    importer.add_argument("--json", action="store_true", help="print one JSON object")
+    stats = commands.add_parser("stats", help="count what the store holds")
+    stats.add_argument("--json", action="store_true", help="print one JSON object")
+    return parser
+
+
+def _stderr_progress(progress: ImportProgress) -> None:
+    share = progress.bytes_done / progress.bytes_total if progress.bytes_total else 1.0
+    sys.stderr.write(f"\r{progress.source}: {share:6.1%}  {progress.messages:,} messages")
+    sys.stderr.flush()
+
+
+def _run_import(args: argparse.Namespace, data_dir: Path) -> int:
+    reports, failures = [], []
+    show_progress = not args.json and sys.stderr.isatty()
+    for path in args.paths:
+        try:
+            report = import_path(data_dir, path, args.format, _stderr_progress if show_progress else None)
+        except EngineError as exc:
+            failures.append({"path": str(path), "error": str(exc)})
+            sys.stderr.write(("\n" if show_progress else "") + f"error: {exc}\n")
+            continue
+        if show_progress:
+            sys.stderr.write("\n")
+        reports.append(report)
+        if not args.json:
+            for source in report.sources:
+                if source.status == "unchanged":
+                    sys.stdout.write(f"{source.name}: already imported, nothing new\n")
+                else:
+                    sys.stdout.write(
+                        f"{source.name} ({source.format}): {source.messages_added:,} new of "
+                        f"{source.messages_seen:,} messages in {source.chats} chats, "
+                        f"{source.artifacts_added:,} attachments\n")
+            for skipped in report.skipped:
+                sys.stdout.write(f"{skipped}: not a chat export, skipped\n")
+    if args.json:
+        payload = {
+            "imports": [
+                {"path": r.path, "seconds": round(r.seconds, 3), "skipped": r.skipped,
+                 "sources": [asdict(s) for s in r.sources]} for r in reports
+            ],
+            "errors": failures,
+            "stats": store_stats(data_dir).as_dict(),
+        }
+        sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
+    return 1 if failures else 0
+
+
+def _run_stats(args: argparse.Namespace, data_dir: Path) -> int:
+    stats = store_stats(data_dir)
+    if args.json:
+        sys.stdout.write(json.dumps({"data_dir": str(data_dir), **stats.as_dict()}) + "\n")
+    else:
+        sys.stdout.write(f"Store: {data_dir}\n")
+        for name, value in stats.as_dict().items():
+            sys.stdout.write(f"  {name:<10} {value:>12,}\n")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    data_dir = resolve_data_dir(args.data_dir)
+    try:
+        if args.command == "import":
+            return _run_import(args, data_dir)
+        if args.command == "stats":
+            return _run_stats(args, data_dir)
+        from app.gui import run_gui  # Qt is only loaded when a window is wanted
+
+        return run_gui(data_dir, demo=args.demo)
+    except EngineError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return 1
+    except KeyboardInterrupt:
+        sys.stderr.write("\ninterrupted; nothing was changed by an unfinished import\n")
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

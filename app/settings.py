@@ -1,0 +1,20 @@
+"""Where Flashback keeps its data: `--data-dir`, else `FLASHBACK_DATA_DIR`, else the OS's
+per-user data folder (platformdirs: ~/.local/share/flashback on Linux)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "flashback"
+
+
+def resolve_data_dir(cli_value: str | os.PathLike | None = None) -> Path:
+    if cli_value:
+        return Path(cli_value).expanduser()
+    env_value = os.environ.get("FLASHBACK_DATA_DIR")
+    if env_value:
+        return Path(env_value).expanduser()
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))

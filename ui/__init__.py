@@ -1,0 +1,1 @@
+"""Qt widgets only. Everything they show comes from `engine.service.FlashbackService`."""
