@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QThreadPool
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -46,6 +46,8 @@ class MainWindow(QMainWindow):
         central = QWidget()
         central.setLayout(layout)
         self.setCentralWidget(central)
+        self._store_label = QLabel(f"Store: {service.data_dir}")
+        self.statusBar().addPermanentWidget(self._store_label)
         self.refresh()
 
     def _build_menu(self) -> None:
@@ -67,9 +69,9 @@ class MainWindow(QMainWindow):
                                   "to start. You can also drop files, folders or zips on this window.")
         else:
             self._summary.setText(
-                f"<h2>{stats.messages:,} messages</h2>{stats.chats:,} chats · {stats.people:,} people · "
-                f"{stats.artifacts:,} attachments · {stats.sources:,} imported files")
-        self.statusBar().showMessage(f"Store: {self._service.data_dir}")
+                f"<h2>{_count(stats.messages, 'message')}</h2>{_count(stats.chats, 'chat')} · "
+                f"{_count(stats.people, 'person', 'people')} · {_count(stats.artifacts, 'attachment')} · "
+                f"{_count(stats.sources, 'imported file')}")
 
     # -- importing ---------------------------------------------------------------------
     def choose_import(self) -> None:
@@ -124,8 +126,17 @@ class MainWindow(QMainWindow):
             self._progress.reset()
             self._progress.deleteLater()
             self._progress = None
+        if self._task is not None:
+            self._task.signals.deleteLater()
         self._task = None
         self.refresh()
+
+    def closeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        """Closing mid-import cancels it (the transaction rolls back) before the window goes."""
+        if self._task is not None:
+            self._task.cancel()
+            QThreadPool.globalInstance().waitForDone(30_000)
+        super().closeEvent(event)
 
     # -- drag and drop -----------------------------------------------------------------
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 (Qt's name)
@@ -136,3 +147,7 @@ class MainWindow(QMainWindow):
         paths = [Path(url.toLocalFile()) for url in event.mimeData().urls() if url.isLocalFile()]
         if paths:
             self.start_import(paths[0])
+
+
+def _count(value: int, singular: str, plural: str | None = None) -> str:
+    return f"{value:,} {singular if value == 1 else plural or singular + 's'}"

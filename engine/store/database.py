@@ -74,8 +74,9 @@ def connect(path: Path) -> sqlite3.Connection:
 
 
 def migrate(path: Path, engine: Engine) -> None:
-    connection = connect(path)
+    connection = None
     try:
+        connection = connect(path)
         version = connection.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
             raise StoreError(
@@ -88,4 +89,5 @@ def migrate(path: Path, engine: Engine) -> None:
     except sqlite3.DatabaseError as exc:
         raise StoreError(f"The database {path} is damaged or not a Flashback store: {exc}") from exc
     finally:
-        connection.close()
+        if connection is not None:
+            connection.close()

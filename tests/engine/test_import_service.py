@@ -26,7 +26,8 @@ def snapshot(data_dir) -> str:
 
 
 def telegram_export(tmp_path, count: int, name: str = "result.json"):
-    msgs = [message(i, f"сообщение {i} ёлка", photo="photos/p.jpg" if i % 10 == 0 else None) for i in range(1, count + 1)]
+    msgs = [message(i, f"сообщение {i} ёлка", photo="photos/p.jpg" if i % 10 == 0 else None)
+            for i in range(1, count + 1)]
     for raw in msgs:
         if raw["photo"] is None:
             del raw["photo"]
@@ -98,7 +99,8 @@ def test_a_broken_file_inside_a_folder_keeps_nothing_of_the_folder(tmp_path):
     folder = tmp_path / "exports"
     folder.mkdir()
     telegram_export(folder, 30, "a.json")
-    (folder / "b.jsonl").write_text('{"chat": "x", "id": "1", "author": "a", "date": "2024-01-01", "text": "t"}\n{oops\n')
+    good_line = '{"chat": "x", "id": "1", "author": "a", "date": "2024-01-01", "text": "t"}'
+    (folder / "b.jsonl").write_text(good_line + "\n{oops\n")
     with pytest.raises(ImportFormatError, match="line 2"):
         import_path(data, folder)
     assert store_stats(data).messages == 0

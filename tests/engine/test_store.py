@@ -1,0 +1,59 @@
+"""The store file: pragmas, schema version, forward migrations, clear errors."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from engine.errors import StoreError
+from engine.store import database
+from engine.store.database import SCHEMA_VERSION, db_path, open_engine
+
+
+def test_new_store_has_schema_version_wal_and_fts(tmp_path):
+    open_engine(tmp_path).dispose()
+    conn = sqlite3.connect(db_path(tmp_path))
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert {"source", "chat", "person", "message", "artifact", "topic", "message_fts"} <= tables
+
+
+def test_foreign_keys_are_enforced(tmp_path):
+    open_engine(tmp_path).dispose()
+    conn = database.connect(db_path(tmp_path))
+    with pytest.raises(sqlite3.IntegrityError):
+        conn.execute("INSERT INTO artifact (message_id, kind) VALUES (999, 'photo')")
+
+
+def test_store_from_a_newer_flashback_is_refused(tmp_path):
+    open_engine(tmp_path).dispose()
+    conn = sqlite3.connect(db_path(tmp_path))
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    conn.close()
+    with pytest.raises(StoreError, match="newer Flashback"):
+        open_engine(tmp_path)
+
+
+def test_forward_migration_runs_once(tmp_path, monkeypatch):
+    open_engine(tmp_path).dispose()
+    calls = []
+
+    def add_note_table(connection, engine):
+        calls.append(1)
+        connection.execute("CREATE TABLE note (id INTEGER PRIMARY KEY, text TEXT)")
+
+    monkeypatch.setattr(database, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    monkeypatch.setitem(database.MIGRATIONS, SCHEMA_VERSION + 1, add_note_table)
+    open_engine(tmp_path).dispose()
+    open_engine(tmp_path).dispose()
+    conn = sqlite3.connect(db_path(tmp_path))
+    assert calls == [1] and conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1
+
+
+def test_damaged_database_is_a_store_error(tmp_path):
+    tmp_path.mkdir(exist_ok=True)
+    db_path(tmp_path).write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(StoreError, match="damaged"):
+        open_engine(tmp_path)
