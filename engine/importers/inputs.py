@@ -19,14 +19,14 @@ from pathlib import Path
 from engine.errors import ImportFormatError
 
 SNIFF_BYTES = 64 * 1024
-# Files inside a folder or zip worth sniffing; media files are only listed, never read.
+# Files inside a folder or zip worth sniffing; anything else (media) is never read.
 _CANDIDATE_SUFFIXES = {".json", ".txt", ".jsonl", ".ndjson"}
 _MAX_CANDIDATES = 200
 
 
 @dataclass
 class ExportInput:
-    """One export file, on disk, plus the names of the media files that came with it."""
+    """One export file on disk: what an importer reads."""
 
     path: Path  # a real file (zip members are extracted first)
     display_name: str  # what the user recognises: "export.zip › result.json"
