@@ -80,33 +80,35 @@ class ImportWriter:
         self._dropped_indexes: list[str] = []
         self.counts = WriteCounts()
 
-    def _call(self, fn: Callable, *args):
-        return fn(self._conn, *args)
-
     # -- transaction -------------------------------------------------------------------
+    @property
+    def conn(self) -> sqlite3.Connection:
+        assert self._conn is not None, "ImportWriter used outside its `with` block"
+        return self._conn
+
     def __enter__(self) -> ImportWriter:
         self._conn = connect(self._db_file)
-        self._call(_begin)
-        self._next_id = self._call(_scalar, "SELECT coalesce(max(id), 0) + 1 FROM message")
+        _begin(self.conn)
+        self._next_id = _scalar(self.conn, "SELECT coalesce(max(id), 0) + 1 FROM message")
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
         try:
-            self._call(_end, exc_type is None)
+            _end(self.conn, exc_type is None)
         finally:
             self._conn.close()
             self._conn = None
 
     def bulk_mode(self, expected_bytes: int) -> None:
         """Drop rebuildable indexes when this import dwarfs the store; `finish` restores them."""
-        existing = self._call(_scalar, "SELECT count(*) FROM message")
+        existing = _scalar(self.conn, "SELECT count(*) FROM message")
         if expected_bytes / _BYTES_PER_MESSAGE_GUESS > max(existing, 50_000) and not self._dropped_indexes:
             for name in _DEFERRABLE_INDEXES:
-                self._call(_execute, f"DROP INDEX IF EXISTS {name}")
+                _execute(self.conn, f"DROP INDEX IF EXISTS {name}")
                 self._dropped_indexes.append(name)
 
     def source_exists(self, sha256: str) -> bool:
-        return self._call(_scalar, "SELECT count(*) FROM source WHERE sha256 = ?", sha256) > 0
+        return _scalar(self.conn, "SELECT count(*) FROM source WHERE sha256 = ?", sha256) > 0
 
     # -- records -----------------------------------------------------------------------
     def begin_source(self, path: str, display_name: str, format_name: str, sha256: str, size_bytes: int) -> int:
@@ -114,8 +116,8 @@ class ImportWriter:
         self.flush()
         self._format = format_name
         self._occurrences.clear()
-        self._source_id = self._call(
-            _insert,
+        self._source_id = _insert(
+            self.conn,
             "INSERT INTO source (path, display_name, format, sha256, size_bytes, chats, messages_seen, "
             "messages_added, artifacts_added, imported_at) VALUES (?,?,?,?,?,0,0,0,0,?)",
             path, display_name, format_name, sha256, size_bytes, time.time(),
@@ -130,14 +132,14 @@ class ImportWriter:
         seen0, added0, artifacts0 = self._source_counts_start
         figures = (self.counts.messages_seen - seen0, self.counts.messages_added - added0,
                    self.counts.artifacts_added - artifacts0)
-        self._call(_execute, "UPDATE source SET chats = ?, messages_seen = ?, messages_added = ?, "
+        _execute(self.conn, "UPDATE source SET chats = ?, messages_seen = ?, messages_added = ?, "
                    "artifacts_added = ? WHERE id = ?", chats, *figures, self._source_id)
         return figures
 
     def add_chat(self, chat: ChatRecord) -> int:
         chat_id = self._chat_ids.get(chat.key)
         if chat_id is None:
-            chat_id = self._call(_upsert_chat, chat.key, chat.title, chat.kind, self._format)
+            chat_id = _upsert_chat(self.conn, chat.key, chat.title, chat.kind, self._format)
             self._chat_ids[chat.key] = chat_id
         self.counts.chats_seen.add(chat_id)
         return chat_id
@@ -148,7 +150,7 @@ class ImportWriter:
         key = f"{self._format}:{message.author_key or 'name:' + str(message.author)}"
         person_id = self._person_ids.get(key)
         if person_id is None:
-            person_id = self._call(_upsert_person, key, message.author or key, message.author_key,
+            person_id = _upsert_person(self.conn, key, message.author or key, message.author_key,
                                    message.role == "user")
             self._person_ids[key] = person_id
         return person_id
@@ -190,7 +192,7 @@ class ImportWriter:
         if not self._messages:
             return
         first_id = self._messages[0][0]
-        self._call(self._write_batch, self._messages, self._artifacts, first_id, self._next_id - 1)
+        self._write_batch(self.conn, self._messages, self._artifacts, first_id, self._next_id - 1)
         self._messages, self._artifacts = [], []
 
     def _write_batch(self, conn: sqlite3.Connection, messages, artifacts, first_id: int, last_id: int) -> None:
@@ -207,9 +209,9 @@ class ImportWriter:
         """Flush, rebuild dropped indexes, refresh per-chat and per-person aggregates."""
         self.flush()
         for name in self._dropped_indexes:
-            self._call(_execute, _DEFERRABLE_INDEXES[name])
+            _execute(self.conn, _DEFERRABLE_INDEXES[name])
         self._dropped_indexes.clear()
-        self._call(_refresh_aggregates, sorted(self.counts.chats_seen), sorted(set(self._person_ids.values())))
+        _refresh_aggregates(self.conn, sorted(self.counts.chats_seen), sorted(set(self._person_ids.values())))
         return self.counts
 
 
