@@ -17,8 +17,9 @@ DB_FILE_NAME = "flashback.sqlite3"
 SCHEMA_VERSION = 1
 
 # FTS5 over message text. External content: the index stores no copy of the text.
-# `remove_diacritics 2` folds Latin accents; ё→е is folded by `fold_for_search` before
-# indexing and querying, because unicode61 treats them as different letters.
+# `remove_diacritics 2` folds Latin accents; ё→е is folded by SQL replace() when indexing
+# (engine.store.writer) and by `fold_for_search` on queries,
+# because unicode61 treats them as different letters.
 _FTS_DDL = (
     "CREATE VIRTUAL TABLE message_fts USING fts5("
     "text, content='message', content_rowid='id', "
@@ -36,7 +37,6 @@ def apply_pragmas(connection: sqlite3.Connection) -> None:
     connection.execute("PRAGMA synchronous=NORMAL")
     connection.execute("PRAGMA foreign_keys=ON")
     connection.execute("PRAGMA busy_timeout=5000")
-    connection.create_function("fold", 1, fold_for_search, deterministic=True)
 
 
 def _create_v1(connection: sqlite3.Connection, engine: Engine) -> None:
