@@ -14,7 +14,7 @@ from engine.errors import StoreError
 from engine.store import models  # noqa: F401  (registers the tables on SQLModel.metadata)
 
 DB_FILE_NAME = "flashback.sqlite3"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 # FTS5 over message text. External content: the index stores no copy of the text.
 # `remove_diacritics 2` folds Latin accents; ё→е is folded by SQL replace() when indexing
@@ -44,8 +44,18 @@ def _create_v1(connection: sqlite3.Connection, engine: Engine) -> None:
     connection.execute(_FTS_DDL)
 
 
+def _topic_columns_v2(connection: sqlite3.Connection, engine: Engine) -> None:
+    # create_all makes the new tables (vector_item, embedding_cache) and skips existing ones;
+    # a v1 topic table gets the new columns here (a fresh store already has them).
+    SQLModel.metadata.create_all(engine)
+    existing = {row[1] for row in connection.execute("PRAGMA table_info(topic)")}
+    for column, sql_type in (("first_at", "FLOAT"), ("last_at", "FLOAT"), ("content_hash", "VARCHAR")):
+        if column not in existing:
+            connection.execute(f"ALTER TABLE topic ADD COLUMN {column} {sql_type}")
+
+
 # version reached → function that brings a store from the previous version to it.
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection, Engine], None]] = {1: _create_v1}
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection, Engine], None]] = {1: _create_v1, 2: _topic_columns_v2}
 
 
 def db_path(data_dir: Path) -> Path:

@@ -64,6 +64,40 @@ class Topic(SQLModel, table=True):
     is_consolidated: bool = False
     consolidation_checked: bool = False
     created_at: float = 0.0
+    # Schema 2: what stage 1 shows without touching messages, and what the embedding cache keys on.
+    first_at: float | None = None
+    last_at: float | None = None
+    content_hash: str | None = None  # of summary + member messages; changes when the topic does
+
+
+class VectorItem(SQLModel, table=True):
+    """One embedded text: a topic chunk, a person profile or an artifact description.
+
+    Its id is the label in the hnswlib index of its kind, so a hit maps straight back to
+    the row, and from there to the topic, person or artifact (`entity_id`). A topic may have
+    several items (chunks of a long conversation); search keeps each entity's best chunk.
+    """
+
+    __tablename__ = "vector_item"
+    __table_args__ = (Index("ix_vector_item_lookup", "model_id", "kind", "entity_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    kind: str  # topic | person | artifact
+    entity_id: int
+    chunk: int = 0
+    model_id: str
+    text_hash: str  # sha256 of the embedded text: the key into EmbeddingCache
+
+
+class EmbeddingCache(SQLModel, table=True):
+    """Vectors by (model, sha256 of the text): a rebuild or a merge never pays twice."""
+
+    __tablename__ = "embedding_cache"
+
+    model_id: str = Field(primary_key=True)
+    text_hash: str = Field(primary_key=True)
+    dim: int
+    vector: bytes = Field(sa_column=Column(LargeBinary, nullable=False))  # float32, L2-normalised
 
 
 class Message(SQLModel, table=True):

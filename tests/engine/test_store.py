@@ -57,3 +57,26 @@ def test_damaged_database_is_a_store_error(tmp_path):
     db_path(tmp_path).write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(StoreError, match="damaged"):
         open_engine(tmp_path)
+
+
+def test_v1_store_migrates_to_v2_keeping_rows(tmp_path):
+    open_engine(tmp_path).dispose()
+    conn = sqlite3.connect(db_path(tmp_path))
+    conn.execute("INSERT INTO chat (key, title, kind, format, message_count) VALUES ('k', 'Chat', 'other', 'jsonl', 0)")
+    conn.execute("INSERT INTO topic (chat_id, summary, start_msg_id, end_msg_id, size_chars, message_count,"
+                 " facts_extracted, is_consolidated, consolidation_checked, created_at) VALUES (1,'s',1,2,3,2,0,0,0,0)")
+    for column in ("first_at", "last_at", "content_hash"):  # undo v2: what a v1 store looks like
+        conn.execute(f"ALTER TABLE topic DROP COLUMN {column}")
+    conn.execute("DROP TABLE vector_item")
+    conn.execute("DROP TABLE embedding_cache")
+    conn.execute("PRAGMA user_version = 1")
+    conn.commit()
+    conn.close()
+
+    open_engine(tmp_path).dispose()
+    conn = sqlite3.connect(db_path(tmp_path))
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(topic)")}
+    assert {"first_at", "last_at", "content_hash"} <= columns
+    assert conn.execute("SELECT summary FROM topic").fetchall() == [("s",)]
+    assert conn.execute("SELECT count(*) FROM vector_item").fetchone() == (0,)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 2

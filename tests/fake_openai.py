@@ -1,0 +1,178 @@
+"""A scripted OpenAI-compatible HTTP server on 127.0.0.1 for tests (no internet, no patching).
+
+Tests queue responses per path, or install a handler; the server records every request
+(headers included) so tests can check what the client sent and that the key stays out of
+places it must not reach.
+
+    with FakeOpenAI() as server:
+        server.script("/v1/chat/completions", FakeResponse(json=chat_reply("hi")))
+        client = SomeClient(base_url=server.base_url, ...)
+
+Unscripted `/v1/embeddings` requests get deterministic vectors (`default_embedding`), so
+embedding tests need no script unless they test failures.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections import defaultdict, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import numpy as np
+
+
+@dataclass
+class FakeResponse:
+    status: int = 200
+    json: Any = None
+    body: bytes | None = None  # raw body (wins over json), e.g. broken JSON
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0  # seconds to wait before answering (timeouts, responsiveness)
+    drop: bool = False  # close the connection without answering
+
+
+@dataclass
+class RecordedRequest:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any  # parsed JSON, or the raw text when it was not JSON
+
+
+Handler = Callable[[RecordedRequest], FakeResponse]
+
+
+def default_embedding(text: str, dim: int = 16) -> list[float]:
+    """A unit vector derived from the text: equal texts give equal vectors."""
+    seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
+    vector = np.random.default_rng(seed).standard_normal(dim)
+    return (vector / np.linalg.norm(vector)).tolist()
+
+
+def embeddings_reply(request: RecordedRequest, dim: int = 16) -> FakeResponse:
+    inputs = request.body.get("input", [])
+    if isinstance(inputs, str):
+        inputs = [inputs]
+    data = [{"object": "embedding", "index": i, "embedding": default_embedding(t, dim)} for i, t in enumerate(inputs)]
+    return FakeResponse(json={"object": "list", "data": data, "model": request.body.get("model"),
+                              "usage": {"prompt_tokens": sum(len(t.split()) for t in inputs), "total_tokens": 0}})
+
+
+def chat_reply(content: str | None = None, tool_calls: list[dict] | None = None,
+               usage: dict | None = None, finish_reason: str = "stop") -> dict:
+    """The JSON body of a chat completion with one choice."""
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if tool_calls:
+        message["tool_calls"] = tool_calls
+        finish_reason = "tool_calls"
+    return {"id": "chatcmpl-fake", "object": "chat.completion", "model": "fake",
+            "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
+            "usage": usage or {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}}
+
+
+def tool_call(name: str, arguments: dict | str, call_id: str = "call_1") -> dict:
+    args = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": args}}
+
+
+class FakeOpenAI:
+    """Start with `with FakeOpenAI() as server:`; `server.base_url` ends in `/v1`."""
+
+    def __init__(self, embedding_dim: int = 16) -> None:
+        self.embedding_dim = embedding_dim
+        self.requests: list[RecordedRequest] = []
+        self._scripts: dict[str, deque[FakeResponse | Handler]] = defaultdict(deque)
+        self._handlers: dict[str, Handler] = {}
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._make_handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def script(self, path: str, *responses: FakeResponse | Handler) -> None:
+        """Queue one-shot responses for `path` (e.g. "/v1/chat/completions"), used in order."""
+        with self._lock:
+            self._scripts[path].extend(responses)
+
+    def handle(self, path: str, handler: Handler) -> None:
+        """Answer every request to `path` not covered by a script with `handler`."""
+        self._handlers[path] = handler
+
+    def requests_to(self, path: str) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.path == path]
+
+    def __enter__(self) -> FakeOpenAI:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _respond(self, request: RecordedRequest) -> FakeResponse:
+        with self._lock:
+            self.requests.append(request)
+            queue = self._scripts.get(request.path)
+            scripted = queue.popleft() if queue else None
+        if callable(scripted):
+            return scripted(request)
+        if scripted is not None:
+            return scripted
+        if request.path in self._handlers:
+            return self._handlers[request.path](request)
+        if request.path.endswith("/embeddings") and isinstance(request.body, dict):
+            return embeddings_reply(request, self.embedding_dim)
+        return FakeResponse(status=404, json={"error": {"message": f"no script for {request.path}"}})
+
+    def _make_handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class RequestHandler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: object) -> None:  # keep test output clean
+                pass
+
+            def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+                self._serve(None)
+
+            def do_POST(self) -> None:  # noqa: N802
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length).decode("utf-8", "replace")
+                try:
+                    body = json.loads(raw) if raw else None
+                except json.JSONDecodeError:
+                    body = raw
+                self._serve(body)
+
+            def _serve(self, body: Any) -> None:
+                request = RecordedRequest(self.command, self.path.split("?")[0], dict(self.headers.items()), body)
+                response = fake._respond(request)
+                if response.delay:
+                    time.sleep(response.delay)
+                if response.drop:
+                    self.close_connection = True
+                    return
+                payload = response.body if response.body is not None else json.dumps(response.json).encode()
+                self.send_response(response.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                for name, value in response.headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                try:
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (timeout or cancel): that is what the test wanted
+
+        return RequestHandler
