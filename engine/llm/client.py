@@ -1,0 +1,277 @@
+"""`ChatClient`: OpenAI-compatible /chat/completions over one `httpx.AsyncClient`.
+
+One call = one `complete()`: its `timeout` covers every attempt and every wait, retries
+follow openai-python (408/409/429/5xx and connection failures, exponential backoff with
+jitter, Retry-After honoured but capped and never past the call's budget), rejected
+optional features are dropped and remembered (`request.py`, `capabilities.py`), and every
+failure surfaces as one of the typed errors in `errors.py` with the API key scrubbed out.
+Cancelling the awaiting task cancels the HTTP request at once (httpx closes the socket).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import httpx
+
+from engine.llm.capabilities import CapabilityMemory, endpoint_key
+from engine.llm.errors import (
+    LLMAuthError,
+    LLMBadRequest,
+    LLMCancelled,
+    LLMConnectionError,
+    LLMError,
+    LLMRateLimited,
+    LLMResponseError,
+    LLMServerError,
+    LLMTimeout,
+)
+from engine.llm.presets import Endpoint
+from engine.llm.request import RequestPlan
+from engine.llm.retry import backoff_delay, parse_retry_after, should_retry
+from engine.llm.types import ChatResult, MalformedCompletion, parse_choice, parse_usage
+
+log = logging.getLogger(__name__)
+
+ErrorFactory = Callable[[str], LLMError]  # builds the final error given a suffix ("after 3 attempts")
+
+
+class ChatClient:
+    def __init__(self, endpoint: Endpoint, *, max_retries: int = 2, backoff_base: float = 0.5,
+                 backoff_cap: float = 8.0, retry_after_cap: float = 60.0, timeout: float = 120.0,
+                 connect_timeout: float = 10.0, capabilities: CapabilityMemory | None = None,
+                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self.endpoint = endpoint
+        self.preset = endpoint.spec
+        self.max_retries = max_retries
+        self.backoff_base = backoff_base
+        self.backoff_cap = backoff_cap
+        self.retry_after_cap = retry_after_cap
+        self.default_timeout = timeout  # per call when `complete(timeout=None)`
+        self.capabilities = capabilities if capabilities is not None else CapabilityMemory()
+        headers = {"Accept": "application/json", "User-Agent": "Flashback", **endpoint.extra_headers}
+        if endpoint.api_key:  # keyless local servers get no Authorization header at all
+            headers["Authorization"] = f"Bearer {endpoint.api_key}"
+        # Only connecting has its own limit; reading is bounded by the call's asyncio
+        # deadline, which also covers retries and waits.
+        self._http = httpx.AsyncClient(base_url=endpoint.url, headers=headers, transport=transport,
+                                       timeout=httpx.Timeout(None, connect=connect_timeout))
+        self._closed = False
+
+    async def __aenter__(self) -> ChatClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        self._closed = True
+        await self._http.aclose()
+
+    async def complete(self, messages: list[dict], *, model: str | None = None, tools: list[dict] | None = None,
+                       tool_choice: str | dict | None = None, response_format: dict | None = None,
+                       reasoning_effort: str | None = None, timeout: float | None = None,
+                       extra_body: Mapping[str, Any] | None = None) -> ChatResult:
+        """One chat completion. `timeout` (seconds) bounds the whole call, retries included.
+
+        `extra_body` adds provider fields (temperature, max_tokens, OpenRouter plugins).
+        """
+        label = self.preset.label
+        if self._closed:
+            raise LLMCancelled(f"The connection to {label} was closed; the request was not sent.")
+        if self.preset.needs_key and not self.endpoint.api_key:
+            raise LLMAuthError(f"{label} needs an API key. Add one in Settings → LLM.")
+        model = model or self.endpoint.default_model
+        if not model:
+            raise LLMBadRequest(f"No model is set for {label}. Choose one in Settings → LLM.")
+        budget = self.default_timeout if timeout is None else timeout
+        key = endpoint_key(self.endpoint.url, model)
+        plan = RequestPlan(preset=self.preset, caps=self.capabilities.get(key), model=model, messages=messages,
+                           tools=tools, tool_choice=tool_choice, response_format=response_format,
+                           reasoning_effort=reasoning_effort, extra_body=extra_body)
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        state = _CallState()
+        try:
+            if budget <= 0:
+                raise TimeoutError
+            async with asyncio.timeout_at(started + budget):
+                data = await self._attempts(plan, started + budget, state)
+        except TimeoutError:
+            tries = f", {state.attempts} attempt{'s' if state.attempts != 1 else ''}" if state.attempts else ""
+            raise LLMTimeout(f"{label} did not answer within {budget:g} s (model {model}{tries}). "
+                             "Try again, allow more time, or choose a faster model.", timeout_s=budget) from None
+        if plan.learned:
+            self.capabilities.learn(key, **plan.learned)
+        try:
+            content, tool_calls, finish_reason, reasoning = parse_choice(data)
+        except MalformedCompletion as exc:
+            raise LLMResponseError(f"{label} sent a reply without a usable answer ({exc}). "
+                                   "Try again or choose another model.") from None
+        answered_by = data.get("model")
+        return ChatResult(content=content, tool_calls=tool_calls, usage=parse_usage(data.get("usage")),
+                          finish_reason=finish_reason, reasoning=reasoning,
+                          model=answered_by if isinstance(answered_by, str) else None,
+                          raw_request=state.body, raw_response=data,
+                          duration_ms=(loop.time() - started) * 1000, attempts=state.attempts,
+                          degraded=plan.degraded())
+
+    async def _attempts(self, plan: RequestPlan, deadline: float, state: _CallState) -> dict[str, Any]:
+        label = self.preset.label
+        while True:
+            state.body = plan.body()
+            state.attempts += 1
+            try:
+                response = await self._http.post("/chat/completions", json=state.body)
+            except httpx.UnsupportedProtocol:  # a typo in the settings: retrying cannot help
+                raise LLMBadRequest(f"The base URL for {label} ({self.endpoint.url}) must start with http:// or "
+                                    "https://. Fix it in Settings → LLM.") from None
+            except httpx.TransportError as exc:
+                if self._closed:
+                    raise LLMCancelled(f"The connection to {label} was closed while a request was running.") from None
+                await self._pause_or_raise(state, deadline, None, self._connection_error(exc))
+                continue
+            status = response.status_code
+            if 200 <= status < 300:
+                data = self._json_body(response)
+                error = data.get("error")
+                if not error:
+                    return data
+                await self._embedded_error(error, state, deadline)
+                continue
+            message = self._server_message(response)
+            if status in (400, 404, 422):
+                dropped = plan.degrade(status, message)
+                if dropped:
+                    log.info("%s rejected %s (%s); retrying without it", label, dropped, status)
+                    continue
+            if should_retry(status):
+                retry_after = parse_retry_after(response.headers)
+                await self._pause_or_raise(state, deadline, retry_after,
+                                           self._retryable_error(status, message, retry_after))
+                continue
+            raise self._final_error(status, message, plan.model)
+
+    async def _pause_or_raise(self, state: _CallState, deadline: float, retry_after: float | None,
+                              make_error: ErrorFactory) -> None:
+        """Sleep before the next attempt, or raise when out of retries or out of time."""
+        if state.retries >= self.max_retries:
+            raise make_error(f" after {state.attempts} attempt{'s' if state.attempts != 1 else ''}")
+        state.retries += 1
+        if retry_after is not None:
+            wait = min(retry_after, self.retry_after_cap)
+        else:
+            wait = backoff_delay(state.retries, base=self.backoff_base, cap=self.backoff_cap)
+        left = deadline - asyncio.get_running_loop().time()
+        if wait >= left:  # waiting would only end in a timeout: report the real cause now
+            raise make_error(f" (the wait before retrying, {wait:.1f} s, is longer than the {max(left, 0):.1f} s "
+                             "left for this call)")
+        log.info("%s: attempt %d failed; retrying in %.2f s", self.preset.label, state.attempts, wait)
+        await asyncio.sleep(wait)
+
+    async def _embedded_error(self, error: Any, state: _CallState, deadline: float) -> None:
+        """OpenRouter reports failures after generation started as a 200 with an error body."""
+        label = self.preset.label
+        code = error.get("code") if isinstance(error, dict) else None
+        detail = self._redact(_error_text(error))[:300]
+
+        def make(suffix: str) -> LLMError:
+            return LLMResponseError(f"{label} reported an error while answering{suffix}: {detail} (code {code}). "
+                                    "Try again or choose another model.", code=code, server_message=detail)
+        if isinstance(code, int) and should_retry(code):
+            await self._pause_or_raise(state, deadline, None, make)
+            return
+        raise make("")
+
+    def _connection_error(self, exc: httpx.TransportError) -> ErrorFactory:
+        label, url = self.preset.label, self.endpoint.url
+        reason = self._redact(str(exc) or type(exc).__name__)
+        return lambda suffix: LLMConnectionError(f"Could not reach {label} at {url}{suffix} ({reason}). "
+                                                 "Check that the server is running and the base URL is right.")
+
+    def _retryable_error(self, status: int, message: str, retry_after: float | None) -> ErrorFactory:
+        label = self.preset.label
+        if status == 429:
+            return lambda suffix: LLMRateLimited(
+                f"{label} is limiting the request rate (429){suffix}: {message}. Wait a minute or choose another "
+                "model.", status=status, server_message=message, retry_after=retry_after)
+        return lambda suffix: LLMServerError(
+            f"{label} had a server error ({status}){suffix}: {message}. Try again later or choose another model.",
+            status=status, server_message=message)
+
+    def _final_error(self, status: int, message: str, model: str) -> LLMError:
+        label, url = self.preset.label, self.endpoint.url
+        kw = {"status": status, "server_message": message}
+        if status == 401:
+            hint = "Check the API key" if self.endpoint.api_key else "Add an API key"
+            hint += " in Settings → LLM."
+            return LLMAuthError(f"{label} did not accept the API key (401: {message}). {hint}", **kw)
+        if status == 402:
+            return LLMAuthError(f"{label} says the account has no credits left (402: {message}). "
+                                "Add credits or choose a free model.", **kw)
+        if status == 403:
+            return LLMAuthError(f"{label} refused the request (403: {message}). The key may not have access to "
+                                f"model {model}, or the input was flagged.", **kw)
+        if status == 404:
+            return LLMBadRequest(f"{label} answered 404 for model {model} at {url}/chat/completions: {message}. "
+                                 "Check the model name and that the base URL ends in /v1.", **kw)
+        return LLMBadRequest(f"{label} rejected the request ({status}: {message}). Check the model name "
+                             f"({model}) and the endpoint settings.", **kw)
+
+    def _json_body(self, response: httpx.Response) -> dict[str, Any]:
+        try:
+            data = response.json()
+        except ValueError:
+            snippet = self._redact(response.text[:120])
+            raise LLMResponseError(f"{self.preset.label} sent a reply that is not JSON (status {response.status_code},"
+                                   f" starting {snippet!r}). Check that the base URL points at an OpenAI-compatible "
+                                   "API.", status=response.status_code) from None
+        if not isinstance(data, dict):
+            raise LLMResponseError(f"{self.preset.label} sent JSON that is not an object; "
+                                   "check that the base URL points at an OpenAI-compatible API.")
+        return data
+
+    def _server_message(self, response: httpx.Response) -> str:
+        try:
+            data = response.json()
+        except ValueError:
+            text = response.text
+        else:
+            text = _error_text(data.get("error", data) if isinstance(data, dict) else data)
+        text = " ".join(text.split()) or response.reason_phrase or "no details"
+        return self._redact(text)[:500]
+
+    def _redact(self, text: str) -> str:
+        key = self.endpoint.api_key
+        return text.replace(key, "[API key]") if key else text
+
+
+class _CallState:
+    __slots__ = ("attempts", "retries", "body")
+
+    def __init__(self) -> None:
+        self.attempts = 0
+        self.retries = 0
+        self.body: dict[str, Any] = {}
+
+
+def _error_text(error: Any) -> str:
+    """The human part of an error body: OpenAI/OpenRouter `{"message", "metadata": {"raw"}}`,
+    Ollama/LM Studio `"error": "text"`, FastAPI `{"detail": ...}`."""
+    if isinstance(error, str):
+        return error
+    if isinstance(error, dict):
+        parts = [str(error[k]) for k in ("message", "detail") if error.get(k)]
+        metadata = error.get("metadata")
+        # OpenRouter puts the upstream provider's own message (which names the rejected
+        # parameter) in metadata.raw; degrading needs to see it.
+        if isinstance(metadata, dict) and metadata.get("raw"):
+            raw = metadata["raw"]
+            parts.append(raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False))
+        if parts:
+            return " ".join(parts)
+    return json.dumps(error, ensure_ascii=False) if error is not None else ""

@@ -1,0 +1,70 @@
+"""Typed errors of the LLM client. Messages say what happened and what to do; never the key.
+
+The reranker maps these to its fallback reasons (`llm_error`, `timeout`, ...); the UI shows
+`str(error)` as is, so every message names the server and the next step for the user.
+"""
+
+from __future__ import annotations
+
+from engine.errors import EngineError
+
+
+class LLMError(EngineError):
+    """Base of every error the LLM client raises on purpose.
+
+    `status` is the HTTP status when there was one; `server_message` is what the server
+    said (already stripped of the API key), for logs and traces.
+    """
+
+    def __init__(self, message: str, *, status: int | None = None, server_message: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.server_message = server_message
+
+
+class LLMAuthError(LLMError):
+    """401/403 (key missing, wrong or not allowed) and 402 (no credits): retrying cannot help."""
+
+
+class LLMRateLimited(LLMError):
+    """429 that did not clear within the retries and the call's time budget."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None, **kwargs) -> None:
+        super().__init__(message, **kwargs)
+        self.retry_after = retry_after
+
+
+class LLMServerError(LLMError):
+    """5xx (or 408/409) that did not clear within the retries."""
+
+
+class LLMConnectionError(LLMServerError):
+    """The server could not be reached at all (refused, reset, DNS): usually not running."""
+
+
+class LLMTimeout(LLMError):
+    """The call (all attempts together) did not finish within its timeout."""
+
+    def __init__(self, message: str, *, timeout_s: float | None = None) -> None:
+        super().__init__(message)
+        self.timeout_s = timeout_s
+
+
+class LLMBadRequest(LLMError):
+    """400/404/422 and other 4xx that dropping optional features did not fix."""
+
+
+class LLMResponseError(LLMError):
+    """A 2xx whose body is unusable: not JSON, no choices, or an error object (OpenRouter)."""
+
+    def __init__(self, message: str, *, code: object = None, **kwargs) -> None:
+        super().__init__(message, **kwargs)
+        self.code = code
+
+
+class LLMCancelled(LLMError):
+    """The client was closed (`aclose`) before or while the call ran.
+
+    Cancelling the asyncio task that awaits `complete` raises `asyncio.CancelledError` as
+    usual (never swallowed); this error is only for a client that was shut down.
+    """
