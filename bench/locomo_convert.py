@@ -1,0 +1,109 @@
+"""LoCoMo (Maharana et al., ACL 2024) → a Flashback JSONL export and a QRELS file.
+
+One chat per conversation (`sample_id`); each session's `date_time` ("1:56 pm on 8 May,
+2023") gives its first turn's time, and later turns follow 30 s apart, so a session reads
+as one sitting. Shared photos keep their BLIP caption in the text (that is all the
+benchmark's questions can see of them) and become photo attachments.
+
+QRELS: `{"queries": [{"id", "query", "relevant": [{"chat", "message"}], "category"}]}`.
+Category 5 (adversarial: unanswerable) is skipped. The annotations have known faults,
+tolerated here: several ids in one string ("D8:6; D9:17"), malformed ids ("D:11:26",
+"D30:05", "D"), ids naming turns that do not exist; a question left with no valid
+evidence is skipped and counted.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+_EVIDENCE_ID = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)")
+_SESSION_KEY = re.compile(r"session_(\d+)$")
+TURN_SPACING = timedelta(seconds=30)
+
+
+@dataclass
+class ConversionReport:
+    conversations: int = 0
+    sessions: int = 0
+    messages: int = 0
+    queries: int = 0
+    skipped_adversarial: int = 0
+    skipped_no_evidence: int = 0
+    dropped_evidence_ids: list[str] = field(default_factory=list)
+
+
+def parse_session_time(text: str) -> datetime:
+    """'1:56 pm on 8 May, 2023' → an aware UTC datetime (LoCoMo gives no zone)."""
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+
+
+def normalise_evidence(raw: str) -> list[str]:
+    """Every well-formed 'D<session>:<turn>' inside `raw`, with leading zeros dropped."""
+    return [f"D{int(s)}:{int(t)}" for s, t in _EVIDENCE_ID.findall(raw)]
+
+
+def _sessions(conversation: dict) -> list[tuple[int, list[dict], str]]:
+    found = []
+    for key, turns in conversation.items():
+        match = _SESSION_KEY.match(key)
+        date_key = f"{key}_date_time"
+        # More `session_N_date_time` keys than sessions exist: only sessions with turns count.
+        if match and isinstance(turns, list) and turns and date_key in conversation:
+            found.append((int(match.group(1)), turns, conversation[date_key]))
+    return sorted(found, key=lambda item: item[0])
+
+
+def _message_text(turn: dict) -> str:
+    text = turn.get("text", "")
+    caption = turn.get("blip_caption")
+    if caption:
+        text = f"{text} [shares a photo: {caption}]".strip()
+    return text
+
+
+def convert(locomo_path: Path, export_path: Path, qrels_path: Path) -> ConversionReport:
+    samples = json.loads(Path(locomo_path).read_text(encoding="utf-8"))
+    report = ConversionReport()
+    queries = []
+    with open(export_path, "w", encoding="utf-8") as export:
+        for sample in samples:
+            chat = str(sample["sample_id"])
+            report.conversations += 1
+            known_ids: set[str] = set()
+            for _number, turns, date_text in _sessions(sample["conversation"]):
+                report.sessions += 1
+                start = parse_session_time(date_text)
+                for position, turn in enumerate(turns):
+                    message_id = normalise_evidence(turn["dia_id"])[0]
+                    known_ids.add(message_id)
+                    row = {"chat": chat, "id": message_id, "author": turn["speaker"],
+                           "date": (start + position * TURN_SPACING).isoformat(), "text": _message_text(turn)}
+                    if turn.get("img_url") or turn.get("blip_caption"):
+                        row["attachments"] = [{"kind": "photo", "name": f"{message_id.replace(':', '_')}.jpg"}]
+                    export.write(json.dumps(row, ensure_ascii=False) + "\n")
+                    report.messages += 1
+            for number, qa in enumerate(sample["qa"], 1):
+                category = qa.get("category")
+                if category not in CATEGORIES:
+                    report.skipped_adversarial += 1
+                    continue
+                relevant = []
+                for raw in qa.get("evidence") or []:
+                    ids = normalise_evidence(str(raw))
+                    good = [i for i in ids if i in known_ids]
+                    if len(good) < max(1, len(ids)):
+                        report.dropped_evidence_ids.append(f"{chat}: {raw!r}")
+                    relevant.extend({"chat": chat, "message": i} for i in good if {"chat": chat, "message": i} not in relevant)
+                if not relevant:
+                    report.skipped_no_evidence += 1
+                    continue
+                queries.append({"id": f"{chat}-q{number}", "query": qa["question"], "relevant": relevant,
+                                "category": CATEGORIES[category]})
+    report.queries = len(queries)
+    Path(qrels_path).write_text(json.dumps({"queries": queries}, ensure_ascii=False, indent=1), encoding="utf-8")
+    return report

@@ -1,0 +1,1 @@
+"""Evaluation against relevance judgements (QRELS): the measure of the whole product."""

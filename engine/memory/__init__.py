@@ -1,0 +1,1 @@
+"""Memory building: topics → embedded documents → hnswlib indexes → score calibration."""

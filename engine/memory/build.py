@@ -1,0 +1,183 @@
+"""`flashback build`: topics for new messages, their vectors, people and artifacts, the indexes.
+
+Incremental at every step: only messages without a topic become topics; only texts not in
+the embedding cache are embedded; the indexes take the added and removed items instead of
+being rebuilt. A model switch drops the other model's items (their vectors stay cached,
+so switching back is cheap) and every text is embedded with the new model, with progress.
+Each stage commits on its own, so a cancel keeps the stages already finished.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from engine.embeddings.base import Embedder
+from engine.importers.base import CancelToken
+from engine.memory import calibration as calibration_store
+from engine.memory.documents import DEFAULT_CHUNK_CHARS
+from engine.memory.embedder_state import needs_refit, refit
+from engine.memory.entities import artifact_documents, artifacts_without_items, people_documents
+from engine.memory.indexes import IndexSet
+from engine.memory.topic_documents import topic_documents_for, topics_without_items
+from engine.memory.vectors import VectorChanges, items_of_entities, load_items, replace_items
+from engine.topics.builder import build_topics
+from engine.topics.consolidation import consolidate
+from engine.topics.settings import TopicSettings
+
+log = logging.getLogger(__name__)
+StageProgress = Callable[[str, int, int], None]  # (stage, done, total)
+
+
+@dataclass
+class BuildReport:
+    model_id: str
+    topics_created: int = 0
+    messages_assigned: int = 0
+    topics_merged: int = 0
+    embedded: int = 0  # texts sent to the embedder
+    cached: int = 0  # texts whose vector was already known
+    vectors: dict[str, int] = field(default_factory=dict)  # kind → live items after the build
+    rebuilt: dict[str, str] = field(default_factory=dict)  # kind → why its index was rebuilt
+    calibration: dict[str, float] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def add(self, changes: VectorChanges) -> None:
+        self.embedded += changes.embedded
+        self.cached += changes.cached
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    topics: TopicSettings = field(default_factory=TopicSettings)
+    chunk_chars: int = DEFAULT_CHUNK_CHARS
+    consolidate: bool = True
+
+
+def _in_transaction(connection: sqlite3.Connection, work: Callable[[], VectorChanges]) -> VectorChanges:
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        changes = work()
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+    connection.execute("COMMIT")
+    return changes
+
+
+def topic_vectors(connection: sqlite3.Connection, model_id: str) -> Callable[[list[int]], np.ndarray]:
+    """ids → one normalised row per topic (mean of its chunks), zeros where a topic has none."""
+
+    def vectors_for(topic_ids: list[int]) -> np.ndarray:
+        _labels, entities, vectors = load_items(connection, model_id, "topic",
+                                                items_of_entities(connection, model_id, "topic", topic_ids))
+        if not len(entities):
+            return np.zeros((len(topic_ids), 1), dtype=np.float32)
+        rows = np.zeros((len(topic_ids), vectors.shape[1]), dtype=np.float32)
+        position = {t: i for i, t in enumerate(topic_ids)}
+        for entity, vector in zip(entities.tolist(), vectors, strict=True):
+            rows[position[entity]] += vector
+        norms = np.linalg.norm(rows, axis=1, keepdims=True)
+        return np.divide(rows, norms, out=np.zeros_like(rows), where=norms > 0)
+
+    return vectors_for
+
+
+def build_memory(data_dir: Path, connection: sqlite3.Connection, embedder: Embedder, *,
+                 options: BuildOptions | None = None, splitter=None, merger=None,
+                 on_progress: StageProgress | None = None, cancel: CancelToken | None = None) -> BuildReport:
+    options = options or BuildOptions()
+    cancel = cancel or CancelToken()
+    progress = on_progress or (lambda stage, done, total: None)
+    report = BuildReport(embedder.model_id)
+
+    def timed(stage: str, started: float) -> None:
+        report.seconds[stage] = round(time.perf_counter() - started, 3)
+
+    started = time.perf_counter()
+    topics = build_topics(connection, splitter=splitter, settings=options.topics,
+                          on_progress=lambda d, t: progress("topics", d, t), cancel=cancel)
+    report.topics_created, report.messages_assigned = topics.topics_created, topics.messages_assigned
+    timed("topics", started)
+
+    if needs_refit(connection, embedder):
+        started = time.perf_counter()
+        progress("fit", 0, 1)
+        embedder = refit(data_dir, connection, embedder, options.chunk_chars, cancel)
+        timed("fit", started)
+    report.model_id = model = embedder.model_id
+    indexes = IndexSet(data_dir, model, embedder.dim)
+
+    # Items of another model are stale whatever happens next; their cached vectors stay.
+    connection.execute("DELETE FROM vector_item WHERE model_id != ?", (model,))
+    for kind in ("topic", "person", "artifact"):
+        loaded = indexes.get(connection, kind)  # before any change: the file on disk matches the store
+        if loaded.rebuilt_because:
+            report.rebuilt[kind] = loaded.rebuilt_because
+    changes = {kind: VectorChanges() for kind in ("topic", "person", "artifact")}
+
+    def absorb(kind: str, new: VectorChanges) -> None:
+        changes[kind].added += new.added
+        changes[kind].removed += new.removed
+        report.add(new)
+
+    started = time.perf_counter()
+    pending = topics_without_items(connection, model)
+    for start in range(0, len(pending), 2000):
+        batch = pending[start:start + 2000]
+        documents = topic_documents_for(connection, batch, options.chunk_chars)
+        absorb("topic", _in_transaction(connection, lambda d=documents: replace_items(
+            connection, embedder, "topic", d,
+            lambda done, total, s=start: progress("embeddings", s + done * len(batch) // max(total, 1), len(pending)),
+            cancel)))
+    progress("embeddings", len(pending), len(pending))
+    timed("embeddings", started)
+
+    if options.consolidate:
+        started = time.perf_counter()
+        merged = consolidate(connection, topic_vectors(connection, model), merger=merger, settings=options.topics,
+                             on_progress=lambda d, t: progress("consolidation", d, t), cancel=cancel)
+        report.topics_merged = merged.merged
+        gone = items_of_entities(connection, model, "topic", merged.deleted_ids)
+        changed = [t for t in merged.changed_ids if t not in set(merged.deleted_ids)]
+        absorb("topic", VectorChanges(removed=gone))
+        connection.execute(f"DELETE FROM vector_item WHERE id IN ({','.join('?' * len(gone))})", gone)
+        if changed:
+            absorb("topic", _in_transaction(connection, lambda: replace_items(
+                connection, embedder, "topic", topic_documents_for(connection, changed, options.chunk_chars),
+                cancel=cancel)))
+        timed("consolidation", started)
+
+    started = time.perf_counter()
+    absorb("person", _in_transaction(connection, lambda: replace_items(
+        connection, embedder, "person", people_documents(connection), cancel=cancel)))
+    new_artifacts = artifacts_without_items(connection, model)
+    absorb("artifact", _in_transaction(connection, lambda: replace_items(
+        connection, embedder, "artifact", artifact_documents(connection, new_artifacts), cancel=cancel)))
+    timed("people_artifacts", started)
+
+    started = time.perf_counter()
+    for kind, kind_changes in changes.items():
+        progress("index", 0, 1)
+        reason = indexes.apply(connection, kind, kind_changes)
+        if reason:
+            report.rebuilt[kind] = reason
+        report.vectors[kind] = connection.execute(
+            "SELECT count(*) FROM vector_item WHERE model_id = ? AND kind = ?", (model, kind)).fetchone()[0]
+    timed("index", started)
+
+    started = time.perf_counter()
+    measured = calibration_store.measure(connection, embedder)
+    if measured is not None:
+        calibration_store.save(indexes.folder, measured)
+    chosen = measured or calibration_store.load(indexes.folder, embedder)
+    report.calibration = {"unrelated": round(chosen.unrelated, 4), "related": round(chosen.related, 4),
+                          "probes": chosen.probes}
+    timed("calibration", started)
+    return report

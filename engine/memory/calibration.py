@@ -1,0 +1,110 @@
+"""Making similarity scores mean the same whatever the embedder.
+
+Raw cosines live in different ranges: a lexical hashed vector gives unrelated texts ~0.05
+and a good match ~0.35; an API model gives ~0.55 and ~0.85. Thresholds set with sliders
+(safety 0.3, threshold 0.5, gap 0.15) must cut alike for both, so every raw score goes
+through a per-model linear map fixed by two anchors measured on the store itself:
+
+- `unrelated`: the 99th percentile of cosines between probe queries and topics they were
+  not taken from (maps to 0.30: the safety threshold drops almost everything unrelated);
+- `related`: the median cosine between a probe and the topic it was taken from (maps to
+  0.70: a typical real match clears the 0.50 threshold with room to spare).
+
+A probe is one substantive message of a sampled topic, cut to question length. The
+anchors are saved per model next to the indexes; a store too small to measure (fewer than
+`MIN_TOPICS` topics) uses the embedder's own defaults.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engine.embeddings.base import Embedder
+from engine.memory.vectors import load_items
+
+UNRELATED_SCORE = 0.30
+RELATED_SCORE = 0.70
+MIN_TOPICS = 12
+PROBES = 200
+PROBE_CHARS = 160
+FILE_NAME = "calibration.json"
+
+
+@dataclass(frozen=True)
+class Calibration:
+    model_id: str
+    unrelated: float  # raw cosine mapped to UNRELATED_SCORE
+    related: float  # raw cosine mapped to RELATED_SCORE
+    probes: int = 0  # 0: defaults, not measured
+
+    def score(self, raw: float | np.ndarray) -> float | np.ndarray:
+        span = max(self.related - self.unrelated, 1e-6)
+        scaled = UNRELATED_SCORE + (np.asarray(raw) - self.unrelated) * (RELATED_SCORE - UNRELATED_SCORE) / span
+        clipped = np.clip(scaled, 0.0, 1.0)
+        return float(clipped) if np.ndim(clipped) == 0 else clipped
+
+
+def default_calibration(embedder: Embedder) -> Calibration:
+    anchors = getattr(embedder, "calibration_defaults", None)
+    if anchors:
+        return Calibration(embedder.model_id, *anchors)
+    return Calibration(embedder.model_id, unrelated=0.30, related=0.70)  # identity-like for unknown models
+
+
+def measure(connection: sqlite3.Connection, embedder: Embedder, seed: int = 7) -> Calibration | None:
+    """Anchors from probes on this store, or None when it is too small to say."""
+    rows = connection.execute(
+        "SELECT topic_id, text FROM message WHERE topic_id IS NOT NULL AND is_service = 0 AND length(text) >= 40"
+    ).fetchall()
+    by_topic: dict[int, list[str]] = {}
+    for topic_id, text in rows:
+        by_topic.setdefault(topic_id, []).append(text)
+    if len(by_topic) < MIN_TOPICS:
+        return None
+    rng = random.Random(seed)
+    topics = rng.sample(sorted(by_topic), min(PROBES, len(by_topic)))
+    probes = [rng.choice(by_topic[t])[:PROBE_CHARS] for t in topics]
+    labels, entities, vectors = load_items(connection, embedder.model_id, "topic")
+    if not len(labels):
+        return None
+    query_vectors = embedder.embed(probes, "query")
+    similarity = query_vectors @ vectors.T  # probes × items
+    topic_ids = sorted(set(entities.tolist()))
+    column = {t: i for i, t in enumerate(topic_ids)}
+    per_topic = np.full((len(probes), len(topic_ids)), -1.0, dtype=np.float32)
+    owners = np.array([column[e] for e in entities.tolist()])
+    for item, owner in enumerate(owners):  # best chunk per topic
+        per_topic[:, owner] = np.maximum(per_topic[:, owner], similarity[:, item])
+    own = np.array([column.get(t, -1) for t in topics])
+    related = [per_topic[i, own[i]] for i in range(len(probes)) if own[i] >= 0]
+    mask = np.ones_like(per_topic, dtype=bool)
+    mask[np.arange(len(probes))[own >= 0], own[own >= 0]] = False
+    unrelated = per_topic[mask]
+    if not related or not unrelated.size:
+        return None
+    return Calibration(embedder.model_id, unrelated=float(np.percentile(unrelated, 99)),
+                       related=float(np.median(related)), probes=len(probes))
+
+
+def save(folder: Path, calibration: Calibration) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / FILE_NAME
+    saved = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    saved[calibration.model_id] = asdict(calibration)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(saved, indent=1), encoding="utf-8")
+    tmp.replace(path)
+
+
+def load(folder: Path, embedder: Embedder) -> Calibration:
+    try:
+        saved = json.loads((Path(folder) / FILE_NAME).read_text(encoding="utf-8"))
+        return Calibration(**saved[embedder.model_id])
+    except (OSError, ValueError, KeyError, TypeError):
+        return default_calibration(embedder)

@@ -1,0 +1,135 @@
+"""One hnswlib index per kind (topics, people, artifacts), kept in step with the store.
+
+An index on disk is trusted only when its sidecar names the current model and dimension
+and the store checksum of its kind matches (`vectors.store_checksum`); anything else
+(missing, corrupt, stale) is rebuilt from the vectors in the store, and the reason is
+returned so it can be shown. Search results are mapped from item labels to entities, a
+topic keeping its best chunk.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engine.index.vector_index import IndexMeta, IndexUnusable, VectorIndex
+from engine.memory.vectors import VectorChanges, load_items, store_checksum
+
+log = logging.getLogger(__name__)
+INDEX_FOLDER = "index"
+KIND_FILES = {"topic": "topics", "person": "people", "artifact": "artifacts"}
+
+
+@dataclass
+class LoadedIndex:
+    index: VectorIndex
+    label_entity: dict[int, int]  # vector_item id → topic / person / artifact id
+    rebuilt_because: str | None  # None when the file on disk was used as is
+    checksum: str  # the store checksum the index matches
+
+
+class IndexSet:
+    """The indexes of one store and one model; thread-safe (one lock around load/update)."""
+
+    def __init__(self, data_dir: Path, model_id: str, dim: int) -> None:
+        self.folder = Path(data_dir) / INDEX_FOLDER
+        self.model_id = model_id
+        self.dim = dim
+        self._loaded: dict[str, LoadedIndex] = {}
+        self._lock = threading.Lock()
+
+    def path(self, kind: str) -> Path:
+        return self.folder / f"{KIND_FILES[kind]}.hnsw"
+
+    def _meta(self, connection: sqlite3.Connection, kind: str, count: int) -> IndexMeta:
+        return IndexMeta(model_id=self.model_id, dim=self.dim, count=count, params={},
+                         store_checksum=store_checksum(connection, self.model_id, kind))
+
+    def get(self, connection: sqlite3.Connection, kind: str) -> LoadedIndex:
+        """The kind's index, loaded from disk if it is current, else rebuilt (and saved)."""
+        with self._lock:
+            loaded = self._loaded.get(kind)
+            if loaded is not None and loaded.checksum == store_checksum(connection, self.model_id, kind):
+                return loaded
+            loaded = self._load_or_rebuild(connection, kind)
+            self._loaded[kind] = loaded
+            return loaded
+
+    def _label_map(self, connection: sqlite3.Connection, kind: str) -> dict[int, int]:
+        rows = connection.execute("SELECT id, entity_id FROM vector_item WHERE model_id = ? AND kind = ?",
+                                  (self.model_id, kind))
+        return dict(rows.fetchall())
+
+    def _load_or_rebuild(self, connection: sqlite3.Connection, kind: str) -> LoadedIndex:
+        labels = self._label_map(connection, kind)
+        expected = self._meta(connection, kind, len(labels))
+        try:
+            index = VectorIndex.load(self.path(kind), expected)
+            return LoadedIndex(index, labels, None, expected.store_checksum)
+        except IndexUnusable as problem:
+            reason = problem.reason
+        log.info("rebuilding the %s index: %s", kind, reason)
+        item_ids, _entities, vectors = load_items(connection, self.model_id, kind)
+        index = VectorIndex.create(self.dim, capacity=max(1024, len(item_ids)))
+        if len(item_ids):
+            index.add(item_ids, vectors)
+        self._save(index, kind, expected)
+        return LoadedIndex(index, labels, reason, expected.store_checksum)
+
+    def _save(self, index: VectorIndex, kind: str, meta: IndexMeta) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        index.save(self.path(kind), meta)
+
+    def apply(self, connection: sqlite3.Connection, kind: str, changes: VectorChanges) -> str | None:
+        """Bring the kind's index in line after `changes` were committed; returns a rebuild reason or None."""
+        with self._lock:
+            loaded = self._loaded.pop(kind, None)
+            if loaded is None:
+                # Not in memory: load what is on disk against the checksum *before* the changes
+                # is not possible any more, so a cold apply is a rebuild (cheap next to embedding).
+                loaded = self._load_or_rebuild(connection, kind)
+                self._loaded[kind] = loaded
+                return loaded.rebuilt_because
+            index = loaded.index
+            if changes.removed:
+                index.mark_deleted(np.asarray(changes.removed, dtype=np.int64))
+                for label in changes.removed:
+                    loaded.label_entity.pop(label, None)
+            if changes.added:
+                item_ids, entities, vectors = load_items(connection, self.model_id, kind, changes.added)
+                if len(item_ids):
+                    index.add(item_ids, vectors)
+                    loaded.label_entity.update(zip(item_ids.tolist(), entities.tolist(), strict=True))
+            meta = self._meta(connection, kind, len(loaded.label_entity))
+            self._save(index, kind, meta)
+            loaded.checksum = meta.store_checksum
+            self._loaded[kind] = loaded
+            return None
+
+    def search(self, connection: sqlite3.Connection, kind: str, vector: np.ndarray, entities: int,
+               chunks_per_entity: int = 4) -> list[tuple[int, float]]:
+        """(entity id, best cosine) for up to `entities` entities, best first."""
+        loaded = self.get(connection, kind)
+        wanted = entities * chunks_per_entity
+        best: dict[int, float] = {}
+        while True:
+            hits = loaded.index.search(vector, wanted)
+            best.clear()
+            for label, score in hits:
+                entity = loaded.label_entity.get(label)
+                if entity is not None and score > best.get(entity, -2.0):
+                    best[entity] = score
+            # Long topics fill the hit list with their own chunks: ask for more until enough entities show.
+            if len(best) >= entities or len(hits) < wanted:
+                break
+            wanted *= 4
+        return sorted(best.items(), key=lambda pair: -pair[1])[:entities]
+
+    def forget(self) -> None:
+        with self._lock:
+            self._loaded.clear()

@@ -1,0 +1,144 @@
+"""Embedded documents in the store: `vector_item` rows and their vectors in `embedding_cache`.
+
+Every vector is keyed by (model, sha256 of the text), so a text embedded once is never
+embedded again: not after a merge that leaves a window unchanged, not after switching to
+another model and back. `vector_item.id` is the label in that kind's hnswlib index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.embeddings.base import Embedder
+from engine.importers.base import CancelToken
+
+EMBED_BATCH = 256  # texts per embedder call: progress and cancel granularity
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class VectorChanges:
+    """What an update did to one kind's items: the index applies exactly this."""
+
+    added: list[int] = field(default_factory=list)  # new vector_item ids (labels)
+    removed: list[int] = field(default_factory=list)  # deleted vector_item ids
+    embedded: int = 0  # texts that were not in the cache
+    cached: int = 0
+
+
+def cached_vectors(connection: sqlite3.Connection, model_id: str, hashes: Iterable[str]) -> dict[str, np.ndarray]:
+    found: dict[str, np.ndarray] = {}
+    unique = list(dict.fromkeys(hashes))
+    for start in range(0, len(unique), 500):
+        chunk = unique[start:start + 500]
+        rows = connection.execute(
+            f"SELECT text_hash, vector FROM embedding_cache WHERE model_id = ? AND text_hash IN ({','.join('?' * len(chunk))})",
+            [model_id, *chunk])
+        for digest, blob in rows:
+            found[digest] = np.frombuffer(blob, dtype=np.float32)
+    return found
+
+
+def ensure_embedded(connection: sqlite3.Connection, embedder: Embedder, texts: dict[str, str],
+                    on_progress: Callable[[int, int], None] | None = None,
+                    cancel: CancelToken | None = None) -> tuple[int, int]:
+    """Put a vector for every (hash → text) into the cache; returns (embedded, already cached)."""
+    have = cached_vectors(connection, embedder.model_id, texts)
+    missing = [digest for digest in texts if digest not in have]
+    for start in range(0, len(missing), EMBED_BATCH):
+        if cancel is not None:
+            cancel.raise_if_cancelled()
+        batch = missing[start:start + EMBED_BATCH]
+        vectors = embedder.embed([texts[d] for d in batch], "document")
+        connection.executemany(
+            "INSERT OR REPLACE INTO embedding_cache (model_id, text_hash, dim, vector) VALUES (?, ?, ?, ?)",
+            [(embedder.model_id, d, int(v.shape[0]), np.asarray(v, dtype=np.float32).tobytes())
+             for d, v in zip(batch, vectors, strict=True)])
+        if on_progress is not None:
+            on_progress(start + len(batch), len(missing))
+    return len(missing), len(texts) - len(missing)
+
+
+def replace_items(connection: sqlite3.Connection, embedder: Embedder, kind: str,
+                  documents: dict[int, list[str]], on_progress: Callable[[int, int], None] | None = None,
+                  cancel: CancelToken | None = None) -> VectorChanges:
+    """Make the items of each entity in `documents` exactly its texts (chunk order kept).
+
+    Entities whose texts are unchanged keep their items (and index labels) untouched.
+    """
+    changes = VectorChanges()
+    model = embedder.model_id
+    wanted: dict[int, list[str]] = {e: [text_hash(t) for t in texts] for e, texts in documents.items()}
+    stale: list[int] = []
+    for entity_id, hashes in wanted.items():
+        rows = connection.execute(
+            "SELECT id, text_hash FROM vector_item WHERE model_id = ? AND kind = ? AND entity_id = ? ORDER BY chunk",
+            (model, kind, entity_id)).fetchall()
+        if [h for _, h in rows] == hashes:
+            continue
+        changes.removed.extend(item_id for item_id, _ in rows)
+        stale.append(entity_id)
+    all_texts = {text_hash(t): t for e in stale for t in documents[e]}
+    changes.embedded, changes.cached = ensure_embedded(connection, embedder, all_texts, on_progress, cancel)
+    delete_items(connection, changes.removed)
+    for entity_id in stale:
+        for chunk, digest in enumerate(wanted[entity_id]):
+            cursor = connection.execute(
+                "INSERT INTO vector_item (kind, entity_id, chunk, model_id, text_hash) VALUES (?, ?, ?, ?, ?)",
+                (kind, entity_id, chunk, model, digest))
+            changes.added.append(int(cursor.lastrowid))
+    return changes
+
+
+def delete_items(connection: sqlite3.Connection, item_ids: list[int]) -> None:
+    for start in range(0, len(item_ids), 500):
+        chunk = item_ids[start:start + 500]
+        connection.execute(f"DELETE FROM vector_item WHERE id IN ({','.join('?' * len(chunk))})", chunk)
+
+
+def items_of_entities(connection: sqlite3.Connection, model_id: str, kind: str, entity_ids: list[int]) -> list[int]:
+    found: list[int] = []
+    for start in range(0, len(entity_ids), 500):
+        chunk = entity_ids[start:start + 500]
+        rows = connection.execute(
+            f"SELECT id FROM vector_item WHERE model_id = ? AND kind = ? AND entity_id IN ({','.join('?' * len(chunk))})",
+            [model_id, kind, *chunk])
+        found.extend(r[0] for r in rows)
+    return found
+
+
+def load_items(connection: sqlite3.Connection, model_id: str, kind: str,
+               item_ids: list[int] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(labels, entity ids, vectors) of a kind's items, all of them or the given ones."""
+    sql = ("SELECT v.id, v.entity_id, c.vector FROM vector_item v JOIN embedding_cache c "
+           "ON c.model_id = v.model_id AND c.text_hash = v.text_hash WHERE v.model_id = ? AND v.kind = ?")
+    rows: list[tuple[int, int, bytes]] = []
+    if item_ids is None:
+        rows = connection.execute(sql + " ORDER BY v.id", (model_id, kind)).fetchall()
+    else:
+        for start in range(0, len(item_ids), 500):
+            chunk = item_ids[start:start + 500]
+            rows += connection.execute(sql + f" AND v.id IN ({','.join('?' * len(chunk))})",
+                                       [model_id, kind, *chunk]).fetchall()
+    if not rows:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, 0), np.float32)
+    labels = np.fromiter((r[0] for r in rows), np.int64, len(rows))
+    entities = np.fromiter((r[1] for r in rows), np.int64, len(rows))
+    vectors = np.vstack([np.frombuffer(r[2], dtype=np.float32) for r in rows])
+    return labels, entities, vectors
+
+
+def store_checksum(connection: sqlite3.Connection, model_id: str, kind: str) -> str:
+    """Changes whenever an item of this kind and model is added or removed (ids only grow)."""
+    count, top, total = connection.execute(
+        "SELECT count(*), coalesce(max(id), 0), coalesce(sum(id), 0) FROM vector_item WHERE model_id = ? AND kind = ?",
+        (model_id, kind)).fetchone()
+    return f"{count}:{top}:{total}"

@@ -1,0 +1,1 @@
+"""Rerankers: stage 2 of retrieval (threshold filter here; the LLM reranker beside it)."""

@@ -1,0 +1,78 @@
+"""What every reranker takes and returns, so the CLI, the window and the evaluation treat them alike.
+
+A reranker receives stage 1's candidates (already ranked, scores calibrated) and returns
+the ones it keeps, each with a reason, plus a stage report the UI shows as-is. Rerankers
+are coroutines: the LLM reranker waits on the network, and the GUI runs them on its qasync
+loop; the threshold reranker simply never awaits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+KINDS = ("topic", "person", "artifact")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    kind: str  # topic | person | artifact
+    id: int
+    rank: int  # 1-based, within its kind, in stage-1 order
+    score: float  # calibrated similarity in [0, 1]: comparable across embedders
+    raw_score: float  # what the retriever computed (cosine, or RRF when fused)
+    date: str | None = None  # ISO date of the first message (topics), last seen (people)
+    chat: str | None = None
+    messages: int = 0
+    chars: int = 0
+    summary: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Selection:
+    kind: str
+    id: int
+    reason: str
+    excerpt: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class RerankResult:
+    reranker: str
+    selected: list[Selection]
+    report: dict[str, Any] = field(default_factory=dict)
+    fallback: str | None = None  # why the reranker fell back (LLM rerankers), else None
+
+    def selected_ids(self, kind: str = "topic") -> list[int]:
+        return [s.id for s in self.selected if s.kind == kind]
+
+
+class Reranker(ABC):
+    name: str
+
+    @abstractmethod
+    async def arerank(self, query: str, candidates: list[Candidate]) -> RerankResult:
+        """Choose among `candidates` (every kind, in stage-1 order) for `query`."""
+
+    def rerank(self, query: str, candidates: list[Candidate]) -> RerankResult:
+        """Blocking form for worker threads and the CLI (no event loop running there)."""
+        return asyncio.run(self.arerank(query, candidates))
+
+
+class KeepAllReranker(Reranker):
+    """`--reranker none`: stage 1 is the answer; every candidate is kept in order."""
+
+    name = "none"
+
+    async def arerank(self, query: str, candidates: list[Candidate]) -> RerankResult:
+        selected = [Selection(c.kind, c.id, f"vector rank {c.rank}, score {c.score:.2f}") for c in candidates]
+        counts = {kind: sum(1 for c in candidates if c.kind == kind) for kind in KINDS}
+        return RerankResult(self.name, selected, {"retrieved": counts["topic"], "kept": counts["topic"]})

@@ -1,0 +1,74 @@
+"""Seed 001's two-stage filter: similarity threshold, then a score-gap cut, then a final top-K.
+
+Applied to each kind of candidate on its own (topics, people and artifacts have
+different score ranges and none should crowd out another). The report counts what each
+stage removed, as in the seed's "Stage 1 vs Stage 2" panel; the top-level numbers are the
+topics', the per-kind ones are under `by_kind`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.rerank.base import KINDS, Candidate, Reranker, RerankResult, Selection
+
+
+@dataclass(frozen=True)
+class ThresholdSettings:
+    threshold: float = 0.50  # keep similarity ≥ this
+    gap: float = 0.15  # cut everything after the first drop larger than this
+    top_k: int = 3  # then keep at most this many
+
+
+@dataclass(frozen=True)
+class StageCounts:
+    retrieved: int
+    removed_by_threshold: int
+    removed_by_gap: int
+    removed_by_top_k: int
+    kept: int
+
+
+def threshold_filter(scores: list[float], settings: ThresholdSettings) -> tuple[list[int], StageCounts]:
+    """Indices (into `scores`, sorted best first) that survive, and what each stage removed."""
+    above = [i for i, score in enumerate(scores) if score >= settings.threshold]
+    after_gap = above[:1]
+    for previous, current in zip(above, above[1:], strict=False):
+        if scores[previous] - scores[current] > settings.gap + 1e-9:
+            break
+        after_gap.append(current)
+    kept = after_gap[: max(0, settings.top_k)]
+    counts = StageCounts(
+        retrieved=len(scores),
+        removed_by_threshold=len(scores) - len(above),
+        removed_by_gap=len(above) - len(after_gap),
+        removed_by_top_k=len(after_gap) - len(kept),
+        kept=len(kept),
+    )
+    return kept, counts
+
+
+class ThresholdReranker(Reranker):
+    name = "threshold"
+
+    def __init__(self, settings: ThresholdSettings | None = None) -> None:
+        self.settings = settings or ThresholdSettings()
+
+    async def arerank(self, query: str, candidates: list[Candidate]) -> RerankResult:
+        selected: list[Selection] = []
+        by_kind: dict[str, dict[str, int]] = {}
+        for kind in KINDS:
+            group = sorted((c for c in candidates if c.kind == kind), key=lambda c: -c.score)
+            kept, counts = threshold_filter([c.score for c in group], self.settings)
+            by_kind[kind] = counts.__dict__
+            for position, index in enumerate(kept):
+                candidate = group[index]
+                why = f"score {candidate.score:.2f} ≥ {self.settings.threshold:.2f}"
+                if position:
+                    drop = group[kept[position - 1]].score - candidate.score
+                    why += f", {drop:.2f} below the previous (gap limit {self.settings.gap:.2f})"
+                selected.append(Selection(kind, candidate.id, why))
+        report = dict(by_kind["topic"])
+        report["settings"] = self.settings.__dict__
+        report["by_kind"] = by_kind
+        return RerankResult(self.name, selected, report)

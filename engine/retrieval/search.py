@@ -1,0 +1,204 @@
+"""Stage 1: a query becomes ranked candidates (topics, people, artifacts) with calibrated scores.
+
+Topics: hnswlib top-N by cosine (best chunk per topic), optionally fused with FTS5 BM25 by
+reciprocal rank fusion and diversified by MMR; then the safety threshold on the calibrated
+score. Date and chat filters are exact: when they leave few topics, those are scored
+directly from their stored vectors instead of hoping an approximate search finds them.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import numpy as np
+
+from engine.embeddings.base import Embedder
+from engine.memory.calibration import Calibration
+from engine.memory.indexes import IndexSet
+from engine.memory.vectors import load_items
+from engine.rerank.base import Candidate
+from engine.retrieval.fusion import maximal_marginal_relevance, reciprocal_rank_fusion
+from engine.retrieval.lexical import topic_bm25
+
+EXACT_FILTER_LIMIT = 20000  # filtered sets up to this many topics are scored exactly
+
+
+@dataclass(frozen=True)
+class RetrievalSettings:
+    candidates: int = 50
+    safety_threshold: float = 0.30  # calibrated score
+    hybrid: bool = True
+    mmr: bool = False
+    mmr_lambda: float = 0.5
+    people: int = 20
+    artifacts: int = 20
+    date_from: float | None = None  # UTC epoch seconds, inclusive
+    date_to: float | None = None
+    chat_ids: tuple[int, ...] = ()
+
+
+@dataclass
+class Stage1Result:
+    query: str
+    candidates: list[Candidate]
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    rebuilt: dict[str, str] = field(default_factory=dict)  # kind → why its index was rebuilt
+
+
+def _iso_date(epoch: float | None) -> str | None:
+    return datetime.fromtimestamp(epoch, UTC).date().isoformat() if epoch is not None else None
+
+
+def _in(ids: list[int]) -> str:
+    return ",".join("?" * len(ids))
+
+
+class Retriever:
+    def __init__(self, embedder: Embedder, indexes: IndexSet, calibration: Calibration) -> None:
+        self.embedder = embedder
+        self.indexes = indexes
+        self.calibration = calibration
+
+    def search(self, connection: sqlite3.Connection, query: str, settings: RetrievalSettings,
+               query_vector: np.ndarray | None = None) -> Stage1Result:
+        timings: dict[str, float] = {}
+        started = time.perf_counter()
+        if query_vector is None:
+            query_vector = self.embedder.embed([query], "query")[0]
+        timings["embed"] = (time.perf_counter() - started) * 1000
+        result = Stage1Result(query, [])
+
+        mark = time.perf_counter()
+        topic_scores = self._topic_vector_scores(connection, query_vector, settings)
+        timings["vector"] = (time.perf_counter() - mark) * 1000
+        order = [t for t, _ in topic_scores]
+        cosine = dict(topic_scores)
+        if settings.hybrid:
+            mark = time.perf_counter()
+            lexical = [t for t, _ in topic_bm25(connection, query, settings.candidates, list(settings.chat_ids) or None)]
+            lexical = self._filter_topics(connection, lexical, settings)
+            order = [t for t, _ in reciprocal_rank_fusion([order, lexical])]
+            missing = [t for t in order if t not in cosine]
+            cosine.update(self._exact_topic_scores(connection, query_vector, missing))
+            timings["lexical"] = (time.perf_counter() - mark) * 1000
+        scored = [(t, float(self.calibration.score(cosine[t]))) for t in order if t in cosine]
+        scored = [(t, s) for t, s in scored if s >= settings.safety_threshold][: settings.candidates]
+        if settings.mmr and scored:
+            scored = self._mmr(connection, scored, settings)
+        mark = time.perf_counter()
+        result.candidates = self._topic_candidates(connection, scored, cosine)
+        for kind, limit in (("person", settings.people), ("artifact", settings.artifacts)):
+            if limit > 0:
+                result.candidates += self._entity_candidates(connection, kind, query_vector, limit, settings)
+        timings["load"] = (time.perf_counter() - mark) * 1000
+        timings["total"] = (time.perf_counter() - started) * 1000
+        result.timings_ms = {k: round(v, 2) for k, v in timings.items()}
+        return result
+
+    # -- topics -------------------------------------------------------------------------
+    def _allowed_topics(self, connection: sqlite3.Connection, settings: RetrievalSettings) -> list[int] | None:
+        clauses, params = [], []
+        if settings.chat_ids:
+            clauses.append(f"chat_id IN ({_in(list(settings.chat_ids))})")
+            params += list(settings.chat_ids)
+        if settings.date_from is not None:
+            clauses.append("last_at >= ?")
+            params.append(settings.date_from)
+        if settings.date_to is not None:
+            clauses.append("first_at <= ?")
+            params.append(settings.date_to)
+        if not clauses:
+            return None
+        return [r[0] for r in connection.execute(f"SELECT id FROM topic WHERE {' AND '.join(clauses)}", params)]
+
+    def _filter_topics(self, connection: sqlite3.Connection, topics: list[int], settings: RetrievalSettings) -> list[int]:
+        allowed = self._allowed_topics(connection, settings)
+        return topics if allowed is None else [t for t in topics if t in set(allowed)]
+
+    def _topic_vector_scores(self, connection: sqlite3.Connection, vector: np.ndarray,
+                             settings: RetrievalSettings) -> list[tuple[int, float]]:
+        allowed = self._allowed_topics(connection, settings)
+        if allowed is None:
+            return self.indexes.search(connection, "topic", vector, settings.candidates)
+        if len(allowed) <= EXACT_FILTER_LIMIT:
+            scores = self._exact_topic_scores(connection, vector, allowed)
+            return sorted(scores.items(), key=lambda pair: -pair[1])[: settings.candidates]
+        allowed_set = set(allowed)
+        wanted = settings.candidates * 4
+        while True:  # approximate search, widened until enough allowed topics show up
+            hits = self.indexes.search(connection, "topic", vector, wanted)
+            kept = [(t, s) for t, s in hits if t in allowed_set]
+            if len(kept) >= settings.candidates or len(hits) < wanted:
+                return kept[: settings.candidates]
+            wanted *= 4
+
+    def _exact_topic_scores(self, connection: sqlite3.Connection, vector: np.ndarray,
+                            topics: list[int]) -> dict[int, float]:
+        if not topics:
+            return {}
+        item_ids: list[int] = []
+        for start in range(0, len(topics), 500):
+            chunk = topics[start:start + 500]
+            item_ids += [r[0] for r in connection.execute(
+                f"SELECT id FROM vector_item WHERE model_id = ? AND kind = 'topic' AND entity_id IN ({_in(chunk)})",
+                [self.embedder.model_id, *chunk])]
+        _labels, entities, vectors = load_items(connection, self.embedder.model_id, "topic", item_ids)
+        best: dict[int, float] = {}
+        if len(entities):
+            for entity, score in zip(entities.tolist(), (vectors @ vector).tolist(), strict=True):
+                best[entity] = max(score, best.get(entity, -2.0))
+        return best
+
+    def _mmr(self, connection: sqlite3.Connection, scored: list[tuple[int, float]],
+             settings: RetrievalSettings) -> list[tuple[int, float]]:
+        topics = [t for t, _ in scored]
+        _labels, entities, vectors = load_items(connection, self.embedder.model_id, "topic",
+                                                self._first_items(connection, topics))
+        row_of = {e: i for i, e in enumerate(entities.tolist())}
+        keep = [i for i, t in enumerate(topics) if t in row_of]
+        matrix = vectors[[row_of[topics[i]] for i in keep]]
+        order = maximal_marginal_relevance([scored[i][1] for i in keep], matrix, len(keep), settings.mmr_lambda)
+        return [scored[keep[i]] for i in order]
+
+    def _first_items(self, connection: sqlite3.Connection, topics: list[int]) -> list[int]:
+        rows = connection.execute(
+            f"SELECT id FROM vector_item WHERE model_id = ? AND kind = 'topic' AND chunk = 0 AND entity_id IN ({_in(topics)})",
+            [self.embedder.model_id, *topics])
+        return [r[0] for r in rows]
+
+    def _topic_candidates(self, connection: sqlite3.Connection, scored: list[tuple[int, float]],
+                          cosine: dict[int, float]) -> list[Candidate]:
+        if not scored:
+            return []
+        ids = [t for t, _ in scored]
+        rows = connection.execute(
+            "SELECT t.id, t.first_at, c.title, t.message_count, t.size_chars, t.summary FROM topic t "
+            f"JOIN chat c ON c.id = t.chat_id WHERE t.id IN ({_in(ids)})", ids)
+        meta = {r[0]: r for r in rows}
+        return [Candidate("topic", t, rank, round(score, 4), round(cosine[t], 4), _iso_date(meta[t][1]), meta[t][2],
+                          meta[t][3], meta[t][4], meta[t][5])
+                for rank, (t, score) in enumerate(((t, s) for t, s in scored if t in meta), 1)]
+
+    # -- people and artifacts -----------------------------------------------------------
+    def _entity_candidates(self, connection: sqlite3.Connection, kind: str, vector: np.ndarray, limit: int,
+                           settings: RetrievalSettings) -> list[Candidate]:
+        hits = self.indexes.search(connection, kind, vector, limit, chunks_per_entity=1)
+        scored = [(e, float(self.calibration.score(s)), s) for e, s in hits]
+        scored = [h for h in scored if h[1] >= settings.safety_threshold]
+        if not scored:
+            return []
+        ids = [e for e, _, _ in scored]
+        if kind == "person":
+            sql = ("SELECT id, last_seen, NULL, message_count, 0, display_name || CASE WHEN is_self THEN ' (you)' "
+                   f"ELSE '' END FROM person WHERE id IN ({_in(ids)})")
+        else:
+            sql = ("SELECT a.id, m.sent_at, c.title, 1, coalesce(a.size, 0), a.kind || ': ' || "
+                   "coalesce(a.file_name, '(no name)') || coalesce(' | ' || a.caption, '') FROM artifact a "
+                   f"JOIN message m ON m.id = a.message_id JOIN chat c ON c.id = m.chat_id WHERE a.id IN ({_in(ids)})")
+        meta = {r[0]: r for r in connection.execute(sql, ids)}
+        return [Candidate(kind, e, rank, round(score, 4), round(raw, 4), _iso_date(meta[e][1]), meta[e][2],
+                          meta[e][3], meta[e][4], meta[e][5])
+                for rank, (e, score, raw) in enumerate(((e, s, r) for e, s, r in scored if e in meta), 1)]
