@@ -1,0 +1,162 @@
+"""What an index file was built from, and the checks that decide whether it can still be used.
+
+Every hnswlib file has a JSON sidecar next to it (`topics.hnsw` → `topics.hnsw.json`) holding
+the embedding model, dimension, live count, build parameters and the store checksum it was
+built against, plus the size and CRC-32 of the binary. The CRC pairs the two files: a save is
+two renames, and a crash between them leaves a binary and a sidecar from different saves,
+which must read as corrupt rather than be trusted. It also keeps truncated or damaged bytes
+away from hnswlib's loader, which cannot tell a wrong dimension from a right one.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.errors import EngineError
+
+FORMAT_VERSION = 1
+_CRC_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class IndexMeta:
+    """What an index holds and was built from; `count` is the number of live (searchable) items."""
+
+    model_id: str
+    dim: int
+    count: int
+    params: dict = field(default_factory=dict)
+    store_checksum: str = ""
+
+
+class IndexUnusable(EngineError):
+    """A saved index cannot be used as it is; the caller rebuilds it from the store.
+
+    `reason` is "missing", "corrupt: …" or "stale: …" (model, store, dimension, count or
+    format changed since it was saved).
+    """
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = Path(path)
+        self.reason = reason
+        super().__init__(f"The search index {self.path.name} needs rebuilding ({reason}).")
+
+
+@dataclass(frozen=True)
+class Sidecar:
+    """The parsed sidecar: the meta plus what only the index package needs."""
+
+    meta: IndexMeta
+    elements: int  # stored items including deleted ones (hnswlib's element_count)
+    deleted: frozenset[int]
+    binary_bytes: int
+    binary_crc32: int
+    saved_at: float
+
+
+def sidecar_path(index_path: Path) -> Path:
+    index_path = Path(index_path)
+    return index_path.with_name(index_path.name + ".json")
+
+
+def file_crc32(path: Path) -> int:
+    crc = 0
+    with open(path, "rb") as handle:
+        while chunk := handle.read(_CRC_CHUNK):
+            crc = zlib.crc32(chunk, crc)
+    return crc
+
+
+def sidecar_json(sidecar: Sidecar) -> str:
+    meta = sidecar.meta
+    return json.dumps({
+        "format": FORMAT_VERSION,
+        "model_id": meta.model_id,
+        "dim": meta.dim,
+        "count": meta.count,
+        "params": meta.params,
+        "store_checksum": meta.store_checksum,
+        "elements": sidecar.elements,
+        "deleted": sorted(sidecar.deleted),
+        "binary": {"bytes": sidecar.binary_bytes, "crc32": sidecar.binary_crc32},
+        "saved_at": sidecar.saved_at,
+    }, indent=1, ensure_ascii=False)
+
+
+def read_sidecar(index_path: Path) -> Sidecar:
+    """Parse and type-check the sidecar of `index_path`; raises IndexUnusable ("missing"/"corrupt")."""
+    path = sidecar_path(index_path)
+    if not path.is_file() or not Path(index_path).is_file():
+        raise IndexUnusable(index_path, "missing")
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise IndexUnusable(index_path, f"corrupt: sidecar is not readable JSON ({exc})") from exc
+    if not isinstance(raw, dict):
+        raise IndexUnusable(index_path, "corrupt: sidecar is not a JSON object")
+    version = raw.get("format")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise IndexUnusable(index_path, "corrupt: sidecar has no format version")
+    if version != FORMAT_VERSION:
+        # Checked first: another version's fields may legitimately differ from ours.
+        raise IndexUnusable(index_path, f"stale: format version {version!r}, this Flashback reads {FORMAT_VERSION}")
+    try:
+        binary = _field(raw, "binary", dict)
+        meta = IndexMeta(
+            model_id=_field(raw, "model_id", str),
+            dim=_field(raw, "dim", int),
+            count=_field(raw, "count", int),
+            params=_field(raw, "params", dict),
+            store_checksum=_field(raw, "store_checksum", str),
+        )
+        deleted = _field(raw, "deleted", list)
+        if not all(isinstance(label, int) and not isinstance(label, bool) for label in deleted):
+            raise ValueError("deleted holds something other than integer labels")
+        return Sidecar(
+            meta=meta,
+            elements=_field(raw, "elements", int),
+            deleted=frozenset(deleted),
+            binary_bytes=_field(binary, "bytes", int),
+            binary_crc32=_field(binary, "crc32", int),
+            saved_at=float(_field(raw, "saved_at", (int, float))),
+        )
+    except ValueError as exc:
+        raise IndexUnusable(index_path, f"corrupt: sidecar {exc}") from exc
+
+
+def check_against(index_path: Path, saved: IndexMeta, expected: IndexMeta) -> None:
+    """Raise IndexUnusable("stale: …") when what the index was built from is not what the store has now."""
+    if saved.model_id != expected.model_id:
+        raise IndexUnusable(index_path, f"stale: model changed from {saved.model_id} to {expected.model_id}")
+    if saved.dim != expected.dim:
+        raise IndexUnusable(index_path, f"stale: dimension {saved.dim} in the index, {expected.dim} expected")
+    if saved.store_checksum != expected.store_checksum:
+        raise IndexUnusable(index_path, "stale: store changed")
+    if saved.count != expected.count:
+        raise IndexUnusable(index_path, f"stale: count {saved.count} in the index, {expected.count} expected")
+
+
+def check_binary(index_path: Path, sidecar: Sidecar) -> None:
+    """Raise IndexUnusable("corrupt: …") unless the binary is exactly the one the sidecar describes."""
+    size = Path(index_path).stat().st_size
+    if size != sidecar.binary_bytes:
+        raise IndexUnusable(index_path, f"corrupt: index file is {size} bytes, the sidecar says {sidecar.binary_bytes}")
+    if file_crc32(index_path) != sidecar.binary_crc32:
+        raise IndexUnusable(index_path, "corrupt: index file does not match its sidecar (checksum differs)")
+
+
+def _field(raw: dict, name: str, kind: type | tuple[type, ...]) -> Any:
+    value = raw.get(name)
+    # bool is an int subclass: a `true` count is as wrong as a missing one.
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise ValueError(f"field {name!r} is missing or not {_kind_name(kind)}")
+    return value
+
+
+def _kind_name(kind: type | tuple[type, ...]) -> str:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return " or ".join(k.__name__ for k in kinds)

@@ -1,0 +1,299 @@
+"""Approximate nearest-neighbour search over embedding vectors (hnswlib, cosine space).
+
+Labels are `vector_item` ids, so a hit maps straight back to its row. hnswlib documents
+`add_items` as unsafe next to `knn_query`, and `resize_index` as unsafe next to both, so one
+lock serialises every call into it; searches take well under a millisecond, and long adds
+are fed in chunks so a search waits for at most one chunk. hnswlib keeps deleted items in
+its counts, so the set of deleted labels is mirrored here (and saved in the sidecar).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import tempfile
+import threading
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+import hnswlib
+import numpy as np
+
+from engine.index.sidecar import (
+    IndexMeta,
+    IndexUnusable,
+    Sidecar,
+    check_against,
+    check_binary,
+    file_crc32,
+    read_sidecar,
+    sidecar_json,
+    sidecar_path,
+)
+
+__all__ = ["IndexMeta", "IndexUnusable", "VectorIndex"]
+
+SPACE = "cosine"
+_ADD_CHUNK = 2048  # rows per lock hold during add: ~0.5 s of graph building at 100k × 384
+_LOAD_HEADROOM = 1024  # room for a few additions after a load before the first resize
+_MAX_LABEL = 2**63 - 1  # labels are SQLite integer ids; hnswlib stores them as uint64
+
+
+class VectorIndex:
+    """An hnswlib index of L2-normalisable float32 vectors keyed by integer labels."""
+
+    def __init__(self, hnsw: hnswlib.Index, *, ef_search: int, deleted: Iterable[int] = ()) -> None:
+        """Wrap an initialised hnswlib index; use `create` or `load` rather than calling this."""
+        self._hnsw = hnsw
+        self._deleted: set[int] = set(deleted)
+        self._lock = threading.Lock()
+        self._ef_search = ef_search
+        hnsw.set_ef(ef_search)  # hnswlib's default ef is 10: far too low for k = 50
+
+    @classmethod
+    def create(cls, dim: int, capacity: int = 1024, m: int = 16, ef_construction: int = 200,
+               ef_search: int = 128) -> VectorIndex:
+        if dim < 1 or m < 2 or ef_construction < 1 or ef_search < 1:
+            raise ValueError(f"invalid index parameters: dim={dim}, M={m}, ef_construction={ef_construction}, "
+                             f"ef_search={ef_search}")
+        hnsw = hnswlib.Index(space=SPACE, dim=dim)
+        hnsw.init_index(max_elements=max(capacity, 1), M=m, ef_construction=ef_construction)
+        return cls(hnsw, ef_search=ef_search)
+
+    @classmethod
+    def load(cls, path: Path, expected: IndexMeta) -> VectorIndex:
+        """Load a saved index; raises IndexUnusable unless it matches `expected` in every respect.
+
+        The cheap checks (sidecar, model, dimension, store checksum, count) run before the
+        binary is read; the binary must then be byte-for-byte the one the sidecar describes.
+        """
+        path = Path(path)
+        sidecar = read_sidecar(path)
+        check_against(path, sidecar.meta, expected)
+        params = sidecar.meta.params
+        if params.get("space") != SPACE:
+            raise IndexUnusable(path, f"corrupt: sidecar space is {params.get('space')!r}, not {SPACE!r}")
+        ef_search = params.get("ef_search")
+        if not isinstance(ef_search, int) or ef_search < 1:
+            raise IndexUnusable(path, "corrupt: sidecar has no valid ef_search")
+        check_binary(path, sidecar)
+        hnsw = hnswlib.Index(space=SPACE, dim=sidecar.meta.dim)
+        try:
+            hnsw.load_index(str(path), max_elements=sidecar.elements + _LOAD_HEADROOM)
+        except (RuntimeError, MemoryError, ValueError) as exc:
+            raise IndexUnusable(path, f"corrupt: hnswlib could not read it ({exc})") from exc
+        live = hnsw.element_count - len(sidecar.deleted)
+        if hnsw.element_count != sidecar.elements or live != sidecar.meta.count:
+            raise IndexUnusable(path, f"corrupt: the file holds {hnsw.element_count} items ({live} live), "
+                                      f"the sidecar says {sidecar.elements} ({sidecar.meta.count} live)")
+        return cls(hnsw, ef_search=ef_search, deleted=sidecar.deleted)
+
+    # -- what it holds ---------------------------------------------------------------------
+
+    @property
+    def dim(self) -> int:
+        return self._hnsw.dim
+
+    @property
+    def capacity(self) -> int:
+        return self._hnsw.get_max_elements()
+
+    @property
+    def params(self) -> dict:
+        """Build and search parameters, as written to the sidecar."""
+        return {"M": self._hnsw.M, "ef_construction": self._hnsw.ef_construction,
+                "ef_search": self._ef_search, "space": SPACE}
+
+    @property
+    def live_count(self) -> int:
+        """Items a search can return (added and not deleted)."""
+        with self._lock:
+            return self._live_count()
+
+    def labels(self) -> np.ndarray:
+        """Live labels, ascending (int64)."""
+        with self._lock:
+            stored = np.asarray(self._hnsw.get_ids_list(), dtype=np.int64)
+            deleted = np.fromiter(self._deleted, dtype=np.int64, count=len(self._deleted))
+        return np.sort(stored[~np.isin(stored, deleted)])
+
+    # -- changes -----------------------------------------------------------------------------
+
+    def add(self, labels: np.ndarray, vectors: np.ndarray) -> None:
+        """Add or replace vectors (hnswlib normalises them); grows the capacity as needed.
+
+        Re-adding a deleted label brings it back with the new vector.
+        """
+        labels = _as_labels(labels)
+        vectors = self._as_vectors(vectors)
+        if len(labels) != len(vectors):
+            raise ValueError(f"{len(labels)} labels for {len(vectors)} vectors")
+        for start in range(0, len(labels), _ADD_CHUNK):
+            chunk_labels = labels[start:start + _ADD_CHUNK]
+            with self._lock:
+                self._reserve(len(chunk_labels))
+                self._hnsw.add_items(vectors[start:start + _ADD_CHUNK], chunk_labels)
+                self._deleted.difference_update(chunk_labels.tolist())
+
+    def mark_deleted(self, labels: Iterable[int] | np.ndarray | int) -> None:
+        """Hide items from searches; labels not in the index, or already deleted, are ignored."""
+        with self._lock:
+            for label in _as_labels(labels).tolist():
+                if label in self._deleted:
+                    continue  # hnswlib raises on a second delete
+                try:
+                    self._hnsw.mark_deleted(label)
+                except RuntimeError:
+                    continue  # "Label not found": nothing to hide
+                self._deleted.add(label)
+
+    def set_ef(self, ef_search: int) -> None:
+        """Search breadth: higher finds more of the true neighbours, slower (used as max(ef, k))."""
+        if ef_search < 1:
+            raise ValueError(f"ef_search must be positive, not {ef_search}")
+        with self._lock:
+            self._hnsw.set_ef(ef_search)
+            self._ef_search = ef_search
+
+    # -- search ------------------------------------------------------------------------------
+
+    def search(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """The k nearest live items as (label, cosine similarity), best first; fewer when fewer exist."""
+        queries = self._as_vectors(vector)
+        if len(queries) != 1:
+            raise ValueError(f"search takes one vector, not {len(queries)}; use search_many")
+        return self.search_many(queries, k)[0]
+
+    def search_many(self, vectors: np.ndarray, k: int) -> list[list[tuple[int, float]]]:
+        """`search` for each row of `vectors`, in one hnswlib call where possible."""
+        queries = self._as_vectors(vectors)
+        with self._lock:
+            k = min(k, self._live_count())
+            if k <= 0 or len(queries) == 0:
+                return [[] for _ in range(len(queries))]
+            try:
+                found = [self._hnsw.knn_query(queries, k=k)]
+            except RuntimeError:
+                # Some query reached fewer than k live items (deletions can cut the graph
+                # apart): search row by row so only that query gets fewer results.
+                found = [self._knn_as_many_as_found(query[None, :], k) for query in queries]
+        results = []
+        for labels, distances in found:
+            for row_labels, row_distances in zip(labels, distances, strict=True):
+                results.append([(int(label), 1.0 - float(distance))
+                                for label, distance in zip(row_labels, row_distances, strict=True)])
+        return results
+
+    def _knn_as_many_as_found(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        while k > 0:
+            try:
+                return self._hnsw.knn_query(query, k=k)
+            except RuntimeError:
+                k -= max(1, k // 4)
+        return np.empty((1, 0), np.uint64), np.empty((1, 0), np.float32)
+
+    # -- persistence ---------------------------------------------------------------------------
+
+    def save(self, path: Path, meta: IndexMeta) -> None:
+        """Write the index and its sidecar atomically: temp files beside `path`, then two renames.
+
+        `meta` must describe this index (its dim and live count); its model id and store
+        checksum are what a later `load` compares against. Extra `meta.params` are kept.
+        """
+        path = Path(path)
+        with self._lock:
+            live = self._live_count()
+            if meta.dim != self.dim or meta.count != live:
+                raise ValueError(f"meta says dim {meta.dim} and {meta.count} items; the index has dim "
+                                 f"{self.dim} and {live} live items")
+            record = IndexMeta(model_id=meta.model_id, dim=meta.dim, count=live,
+                               params={**meta.params, **self.params}, store_checksum=meta.store_checksum)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            _remove_leftover_temps(path)
+            binary_tmp = _temp_beside(path)
+            sidecar_tmp = _temp_beside(path)
+            try:
+                self._hnsw.save_index(str(binary_tmp))
+                _fsync_file(binary_tmp)
+                sidecar = Sidecar(meta=record, elements=self._hnsw.element_count, deleted=frozenset(self._deleted),
+                                  binary_bytes=binary_tmp.stat().st_size, binary_crc32=file_crc32(binary_tmp),
+                                  saved_at=time.time())
+                sidecar_tmp.write_text(sidecar_json(sidecar), encoding="utf-8")
+                _fsync_file(sidecar_tmp)
+                # Binary first: a crash between the renames leaves a pair whose CRCs disagree,
+                # which `load` reports as corrupt instead of trusting.
+                os.replace(binary_tmp, path)
+                os.replace(sidecar_tmp, sidecar_path(path))
+            except BaseException:
+                binary_tmp.unlink(missing_ok=True)
+                sidecar_tmp.unlink(missing_ok=True)
+                raise
+        _fsync_dir(path.parent)
+
+    # -- helpers (the caller holds the lock where it matters) --------------------------------------
+
+    def _live_count(self) -> int:
+        return self._hnsw.element_count - len(self._deleted)
+
+    def _reserve(self, extra: int) -> None:
+        needed = self._hnsw.element_count + extra  # replaced labels need no room: an overestimate
+        capacity = self._hnsw.get_max_elements()
+        if needed > capacity:
+            # Grow by half: amortised O(1) resizes without doubling a 100k-item index's memory.
+            self._hnsw.resize_index(max(needed, capacity + capacity // 2))
+
+    def _as_vectors(self, vectors: np.ndarray) -> np.ndarray:
+        array = np.asarray(vectors, dtype=np.float32)
+        if array.ndim == 1:
+            array = array[None, :]
+        if array.ndim != 2 or array.shape[1] != self.dim:
+            raise ValueError(f"expected vectors of dimension {self.dim}, got shape {np.shape(vectors)}")
+        if not np.isfinite(array).all():
+            raise ValueError("vectors contain NaN or infinity")
+        return np.ascontiguousarray(array)
+
+
+def _as_labels(labels: Iterable[int] | np.ndarray | int) -> np.ndarray:
+    if isinstance(labels, (int, np.integer)):
+        labels = [labels]
+    array = labels if isinstance(labels, np.ndarray) else np.asarray(list(labels))
+    if array.size == 0:
+        return np.empty(0, dtype=np.int64)
+    if array.ndim != 1 or not np.issubdtype(array.dtype, np.integer):
+        raise ValueError(f"labels must be a flat sequence of integers, got {array.dtype} of shape {array.shape}")
+    if int(array.min()) < 0 or int(array.max()) > _MAX_LABEL:
+        raise ValueError("labels must be non-negative 64-bit ids")
+    return array.astype(np.int64, copy=False)
+
+
+def _temp_beside(path: Path) -> Path:
+    # Same folder as the target, so os.replace is a rename on one file system.
+    handle, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(handle)
+    return Path(name)
+
+
+def _remove_leftover_temps(path: Path) -> None:
+    # A save killed mid-way leaves a temp copy as large as the index.
+    for leftover in path.parent.glob(glob.escape(f".{path.name}.") + "*.tmp"):
+        leftover.unlink(missing_ok=True)
+
+
+def _fsync_file(path: Path) -> None:
+    with open(path, "rb+") as handle:
+        os.fsync(handle.fileno())
+
+
+def _fsync_dir(folder: Path) -> None:
+    # Makes the renames durable on POSIX; Windows cannot open a folder, and NTFS journals renames.
+    try:
+        handle = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(handle)
+    except OSError:
+        pass
+    finally:
+        os.close(handle)
