@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 
+from app import cli_memory
 from app.settings import resolve_data_dir
 from engine.errors import EngineError
 from engine.importers.base import ImportProgress
@@ -28,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     importer.add_argument("--json", action="store_true", help="print one JSON object")
     stats = commands.add_parser("stats", help="count what the store holds")
     stats.add_argument("--json", action="store_true", help="print one JSON object")
+    cli_memory.add_commands(commands)
     return parser
 
 
@@ -93,6 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_import(args, data_dir)
         if args.command == "stats":
             return _run_stats(args, data_dir)
+        if args.command in ("build", "search", "eval"):
+            return getattr(cli_memory, f"run_{args.command}")(args, data_dir)
         from app.gui import run_gui  # Qt is only loaded when a window is wanted
 
         return run_gui(data_dir, demo=args.demo)

@@ -98,7 +98,10 @@ def convert(locomo_path: Path, export_path: Path, qrels_path: Path) -> Conversio
                     good = [i for i in ids if i in known_ids]
                     if len(good) < max(1, len(ids)):
                         report.dropped_evidence_ids.append(f"{chat}: {raw!r}")
-                    relevant.extend({"chat": chat, "message": i} for i in good if {"chat": chat, "message": i} not in relevant)
+                    for message_id in good:
+                        pair = {"chat": chat, "message": message_id}
+                        if pair not in relevant:
+                            relevant.append(pair)
                 if not relevant:
                     report.skipped_no_evidence += 1
                     continue

@@ -132,10 +132,14 @@ def build_memory(data_dir: Path, connection: sqlite3.Connection, embedder: Embed
     for start in range(0, len(pending), 2000):
         batch = pending[start:start + 2000]
         documents = topic_documents_for(connection, batch, options.chunk_chars)
-        absorb("topic", _in_transaction(connection, lambda d=documents: replace_items(
-            connection, embedder, "topic", d,
-            lambda done, total, s=start: progress("embeddings", s + done * len(batch) // max(total, 1), len(pending)),
-            cancel)))
+
+        def embed_batch(documents=documents, offset=start, size=len(batch)) -> VectorChanges:
+            def report_share(done: int, total: int) -> None:
+                progress("embeddings", offset + done * size // max(total, 1), len(pending))
+
+            return replace_items(connection, embedder, "topic", documents, report_share, cancel)
+
+        absorb("topic", _in_transaction(connection, embed_batch))
     progress("embeddings", len(pending), len(pending))
     timed("embeddings", started)
 

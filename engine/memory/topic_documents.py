@@ -17,7 +17,8 @@ def topics_without_items(connection: sqlite3.Connection, model_id: str) -> list[
     return [r[0] for r in rows]
 
 
-def topic_documents_for(connection: sqlite3.Connection, topic_ids: list[int], chunk_chars: int) -> dict[int, list[str]]:
+def topic_documents_for(connection: sqlite3.Connection, topic_ids: list[int],
+                        chunk_chars: int) -> dict[int, list[str]]:
     """topic id → its embedded texts (one per window of the log), for topics that exist."""
     summaries: dict[int, str] = {}
     lines: dict[int, list[str]] = defaultdict(list)
@@ -25,8 +26,8 @@ def topic_documents_for(connection: sqlite3.Connection, topic_ids: list[int], ch
         chunk = topic_ids[start:start + 500]
         marks = ",".join("?" * len(chunk))
         summaries.update(connection.execute(f"SELECT id, summary FROM topic WHERE id IN ({marks})", chunk).fetchall())
-        rows = connection.execute(
-            f"SELECT topic_id, {COLUMNS} FROM message WHERE topic_id IN ({marks}) ORDER BY topic_id, sent_at, id", chunk)
+        rows = connection.execute(f"SELECT topic_id, {COLUMNS} FROM message WHERE topic_id IN ({marks}) "
+                                  "ORDER BY topic_id, sent_at, id", chunk)
         for topic_id, *columns in rows:
             lines[topic_id].append(format_log([MessageRow(*columns)]))
     return {t: topic_documents(summaries[t], lines.get(t, []), chunk_chars) for t in topic_ids if t in summaries}

@@ -40,7 +40,8 @@ def cached_vectors(connection: sqlite3.Connection, model_id: str, hashes: Iterab
     for start in range(0, len(unique), 500):
         chunk = unique[start:start + 500]
         rows = connection.execute(
-            f"SELECT text_hash, vector FROM embedding_cache WHERE model_id = ? AND text_hash IN ({','.join('?' * len(chunk))})",
+            "SELECT text_hash, vector FROM embedding_cache WHERE model_id = ? "
+            f"AND text_hash IN ({','.join('?' * len(chunk))})",
             [model_id, *chunk])
         for digest, blob in rows:
             found[digest] = np.frombuffer(blob, dtype=np.float32)
@@ -109,7 +110,8 @@ def items_of_entities(connection: sqlite3.Connection, model_id: str, kind: str, 
     for start in range(0, len(entity_ids), 500):
         chunk = entity_ids[start:start + 500]
         rows = connection.execute(
-            f"SELECT id FROM vector_item WHERE model_id = ? AND kind = ? AND entity_id IN ({','.join('?' * len(chunk))})",
+            "SELECT id FROM vector_item WHERE model_id = ? AND kind = ? "
+            f"AND entity_id IN ({','.join('?' * len(chunk))})",
             [model_id, kind, *chunk])
         found.extend(r[0] for r in rows)
     return found

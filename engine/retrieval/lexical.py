@@ -29,7 +29,8 @@ def query_terms(text: str) -> list[str]:
 
 
 def _document_frequencies(connection: sqlite3.Connection, terms: list[str]) -> dict[str, int]:
-    connection.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.message_vocab USING fts5vocab(main, message_fts, 'row')")
+    connection.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.message_vocab USING fts5vocab(main, message_fts, 'row')")
     marks = ",".join("?" * len(terms))
     rows = connection.execute(f"SELECT term, doc FROM temp.message_vocab WHERE term IN ({marks})", terms)
     return dict(rows.fetchall())

@@ -20,7 +20,7 @@ from engine.memory.calibration import Calibration
 from engine.memory.indexes import IndexSet
 from engine.memory.vectors import load_items
 from engine.rerank.base import Candidate
-from engine.retrieval.fusion import maximal_marginal_relevance, reciprocal_rank_fusion
+from engine.retrieval.fusion import maximal_marginal_relevance, reciprocal_rank_fusion, weighted_score_fusion
 from engine.retrieval.lexical import topic_bm25
 
 EXACT_FILTER_LIMIT = 20000  # filtered sets up to this many topics are scored exactly
@@ -31,6 +31,8 @@ class RetrievalSettings:
     candidates: int = 50
     safety_threshold: float = 0.30  # calibrated score
     hybrid: bool = True
+    fusion: str = "score"  # "score": weighted min-max score fusion; "rrf": reciprocal rank fusion (k=60)
+    lexical_weight: float = 0.3  # share of the BM25 side in score fusion (measured on LoCoMo)
     mmr: bool = False
     mmr_lambda: float = 0.5
     people: int = 20
@@ -78,9 +80,13 @@ class Retriever:
         cosine = dict(topic_scores)
         if settings.hybrid:
             mark = time.perf_counter()
-            lexical = [t for t, _ in topic_bm25(connection, query, settings.candidates, list(settings.chat_ids) or None)]
-            lexical = self._filter_topics(connection, lexical, settings)
-            order = [t for t, _ in reciprocal_rank_fusion([order, lexical])]
+            bm25 = topic_bm25(connection, query, settings.candidates, list(settings.chat_ids) or None)
+            allowed = set(self._filter_topics(connection, [t for t, _ in bm25], settings))
+            bm25 = [(t, s) for t, s in bm25 if t in allowed]
+            if settings.fusion == "rrf":
+                order = [t for t, _ in reciprocal_rank_fusion([order, [t for t, _ in bm25]])]
+            else:
+                order = [t for t, _ in weighted_score_fusion(topic_scores, bm25, settings.lexical_weight)]
             missing = [t for t in order if t not in cosine]
             cosine.update(self._exact_topic_scores(connection, query_vector, missing))
             timings["lexical"] = (time.perf_counter() - mark) * 1000
@@ -114,7 +120,8 @@ class Retriever:
             return None
         return [r[0] for r in connection.execute(f"SELECT id FROM topic WHERE {' AND '.join(clauses)}", params)]
 
-    def _filter_topics(self, connection: sqlite3.Connection, topics: list[int], settings: RetrievalSettings) -> list[int]:
+    def _filter_topics(self, connection: sqlite3.Connection, topics: list[int],
+                       settings: RetrievalSettings) -> list[int]:
         allowed = self._allowed_topics(connection, settings)
         return topics if allowed is None else [t for t in topics if t in set(allowed)]
 
@@ -165,7 +172,8 @@ class Retriever:
 
     def _first_items(self, connection: sqlite3.Connection, topics: list[int]) -> list[int]:
         rows = connection.execute(
-            f"SELECT id FROM vector_item WHERE model_id = ? AND kind = 'topic' AND chunk = 0 AND entity_id IN ({_in(topics)})",
+            "SELECT id FROM vector_item WHERE model_id = ? AND kind = 'topic' AND chunk = 0 "
+            f"AND entity_id IN ({_in(topics)})",
             [self.embedder.model_id, *topics])
         return [r[0] for r in rows]
 

@@ -1,0 +1,150 @@
+"""What every embedder offers, how one is configured, and the errors embedding can raise.
+
+Vectors are recorded with the embedder's `model_id`, so anything that changes the vectors a
+text gets (model, dimension, vectoriser version, fitted state) must change `model_id`:
+a store whose vectors carry another id is re-embedded rather than silently mixed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from engine.errors import EngineError
+from engine.importers.base import CancelToken
+
+EmbedKind = Literal["document", "query"]
+ProgressCallback = Callable[[int, int], None]  # (texts done, texts total)
+
+__all__ = [
+    "CancelToken", "EmbedKind", "Embedder", "EmbeddingAuthError", "EmbeddingConfig", "EmbeddingError",
+    "EmbeddingRateLimited", "EmbeddingResponseError", "EmbeddingServerError", "EmbeddingTimeout",
+    "ProgressCallback", "make_embedder",
+]
+
+
+class Embedder(ABC):
+    """Turns texts into L2-normalised float32 rows, one per text, in the order given.
+
+    `embed` is synchronous and meant for worker threads; `aembed` is for code already on an
+    event loop. Both return an array of shape (len(texts), dim), also for an empty input.
+    """
+
+    model_id: str
+    dim: int
+
+    @abstractmethod
+    def embed(self, texts: Sequence[str], kind: EmbedKind = "document",
+              on_progress: ProgressCallback | None = None,
+              cancel: CancelToken | None = None) -> np.ndarray:
+        """Embed `texts`; `on_progress(done, total)` after each batch; `cancel` is checked between batches."""
+
+    async def aembed(self, texts: Sequence[str], kind: EmbedKind = "document") -> np.ndarray:
+        """Default: run `embed` in a thread so the event loop keeps turning."""
+        return await asyncio.to_thread(self.embed, list(texts), kind)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(model_id={self.model_id!r}, dim={self.dim})"
+
+
+Provider = Literal["builtin", "openrouter", "openai", "ollama", "custom"]
+
+
+@dataclass
+class EmbeddingConfig:
+    """Which embedder to use. Empty `model`/`base_url` take the provider's preset.
+
+    `api_key` is excluded from `repr` so that logging a config never leaks it.
+    """
+
+    provider: Provider = "builtin"
+    model: str = ""
+    base_url: str = ""
+    api_key: str | None = field(default=None, repr=False)
+    dimensions: int | None = None  # ask the service for shorter vectors (text-embedding-3, Gemini); builtin: its dim
+    batch_size: int = 64           # texts per request
+    concurrency: int = 4           # requests in flight at once
+    timeout: float = 60.0          # seconds per request
+
+
+def make_embedder(config: EmbeddingConfig, builtin_state: bytes | None = None) -> Embedder:
+    """The embedder `config` describes. `builtin_state` is a fitted `BuiltinEmbedder.state` (IDF), if any.
+
+    Raises `EmbeddingError` (or `EmbeddingAuthError` for a missing key) with what to set.
+    """
+    # imported here: both modules build on this one
+    from engine.embeddings.builtin import DEFAULT_DIM, BuiltinEmbedder
+    from engine.embeddings.openai_compat import PRESETS, OpenAICompatibleEmbedder
+
+    if config.provider == "builtin":
+        return BuiltinEmbedder.from_state(builtin_state, dim=config.dimensions or DEFAULT_DIM)
+    preset = PRESETS.get(config.provider)
+    if preset is None:
+        raise EmbeddingError(f"Unknown embedding provider {config.provider!r}; choose one in Settings → Embeddings.")
+    base_url = config.base_url or preset.base_url
+    model = config.model or preset.model
+    if not base_url:
+        raise EmbeddingError("Set the address of your embedding server in Settings → Embeddings "
+                             "(for example http://localhost:8080/v1).")
+    if not model:
+        raise EmbeddingError("Choose an embedding model in Settings → Embeddings.")
+    if preset.needs_key and not config.api_key:
+        raise EmbeddingAuthError(preset.label)
+    return OpenAICompatibleEmbedder(base_url=base_url, model=model, api_key=config.api_key,
+                                    provider=config.provider, dimensions=config.dimensions,
+                                    batch_size=config.batch_size, concurrency=config.concurrency,
+                                    timeout=config.timeout)
+
+
+# ---- errors: each message says what happened and what the person can do about it ----
+
+class EmbeddingError(EngineError):
+    """Base of every embedding failure."""
+
+
+class EmbeddingAuthError(EmbeddingError):
+    """The key was rejected (`status` 401/403) or, with `status` None, none was set."""
+
+    def __init__(self, service: str, status: int | None = None) -> None:
+        self.status = status
+        if status is None:
+            super().__init__(f"The embedding service ({service}) needs an API key; set it in Settings → API key.")
+        else:
+            super().__init__(f"The embedding service ({service}) rejected the API key; set it in Settings → API key, "
+                             "or check that the key has access to the embedding model.")
+
+
+class EmbeddingRateLimited(EmbeddingError):
+    def __init__(self, service: str, retry_after: float | None = None) -> None:
+        self.retry_after = retry_after
+        wait = f" (it asked to wait {retry_after:.0f} s)" if retry_after else ""
+        super().__init__(f"The embedding service ({service}) is limiting how fast Flashback may send requests{wait}. "
+                         "Try again in a few minutes, or lower the concurrency in Settings → Embeddings.")
+
+
+class EmbeddingServerError(EmbeddingError):
+    def __init__(self, service: str, status: int | None, detail: str = "") -> None:
+        self.status = status
+        code = f" (HTTP {status})" if status else ""
+        extra = f": {detail}" if detail else ""
+        super().__init__(f"The embedding service ({service}) failed{code}{extra}. "
+                         "Try again later, or check the model name and address in Settings → Embeddings.")
+
+
+class EmbeddingTimeout(EmbeddingError):
+    def __init__(self, service: str, seconds: float | None = None) -> None:
+        after = f" within {seconds:g} s" if seconds else ""
+        super().__init__(f"The embedding service ({service}) did not answer{after}. Check your connection "
+                         "(or that the local server is running) and try again, or raise the timeout in Settings.")
+
+
+class EmbeddingResponseError(EmbeddingError):
+    def __init__(self, service: str, problem: str) -> None:
+        self.problem = problem
+        super().__init__(f"The embedding service ({service}) sent an answer Flashback cannot use: {problem}. "
+                         "Check that the model in Settings → Embeddings is an embedding model.")

@@ -1,0 +1,268 @@
+"""An embedder for any OpenAI-compatible `/embeddings` endpoint: OpenRouter, OpenAI, Ollama, others.
+
+Request (OpenAI's shape, also what OpenRouter and Ollama's /v1 accept):
+POST {base_url}/embeddings {"model", "input": [...], "encoding_format": "float", "dimensions"?}
+→ {"data": [{"index", "embedding"}], "usage"}. Texts go in batches, a few requests at a time
+(a semaphore), each retried on 408/409/429/5xx and connection errors with exponential
+backoff, jitter and the server's Retry-After (the policy of openai-python's `_base_client`).
+Every failure ends as one of the typed `EmbeddingError`s; the API key never appears in
+an error message, a log line or a repr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import numpy as np
+
+from engine.embeddings.base import (
+    CancelToken,
+    Embedder,
+    EmbeddingAuthError,
+    EmbeddingError,
+    EmbeddingRateLimited,
+    EmbeddingResponseError,
+    EmbeddingServerError,
+    EmbeddingTimeout,
+    EmbedKind,
+    ProgressCallback,
+)
+from engine.embeddings.retry import RetryPolicy, parse_retry_after, redact
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Preset:
+    label: str
+    base_url: str
+    model: str
+    needs_key: bool
+    input_type: bool = False  # send OpenRouter's `input_type` (search_document / search_query)
+
+
+PRESETS: dict[str, Preset] = {
+    "openrouter": Preset("OpenRouter", "https://openrouter.ai/api/v1", "google/gemini-embedding-001", True,
+                         input_type=True),
+    "openai": Preset("OpenAI", "https://api.openai.com/v1", "text-embedding-3-small", True),
+    "ollama": Preset("Ollama", "http://localhost:11434/v1", "nomic-embed-text", False),
+    "custom": Preset("embedding server", "", "", False),
+}
+
+_RETRY_STATUSES = {408, 409, 429}
+
+
+class _Retryable(Exception):
+    """One attempt failed in a way worth trying again; `final` is what to raise when tries run out."""
+
+    def __init__(self, final: EmbeddingError, wait: float | None = None) -> None:
+        self.final = final
+        self.wait = wait
+
+
+class OpenAICompatibleEmbedder(Embedder):
+    """Embeds through an OpenAI-compatible server. `dim` is 0 until known (set `dimensions` or call `probe`)."""
+
+    def __init__(self, *, base_url: str, model: str, api_key: str | None = None, provider: str = "custom",
+                 dimensions: int | None = None, batch_size: int = 64, concurrency: int = 4,
+                 timeout: float = 60.0, retry: RetryPolicy | None = None) -> None:
+        if batch_size < 1 or concurrency < 1 or timeout <= 0:
+            raise ValueError("batch_size and concurrency must be at least 1 and timeout positive")
+        preset = PRESETS.get(provider, PRESETS["custom"])
+        self.provider = provider
+        self.service = preset.label if provider != "custom" else base_url
+        self.model = model
+        self.url = base_url.rstrip("/") + "/embeddings"
+        self.dimensions = dimensions
+        self.batch_size = batch_size
+        self.concurrency = concurrency
+        self.timeout = timeout
+        self.retry = retry or RetryPolicy()
+        self._input_type = preset.input_type
+        self._api_key = api_key or None  # private: kept out of repr and of every message
+        self.dim = dimensions or 0
+        self.model_id = f"{provider}:{model}" + (f"@{dimensions}" if dimensions else "")
+        self._client: httpx.AsyncClient | None = None
+        self._client_loop: asyncio.AbstractEventLoop | None = None
+
+    # ---- public API ----
+
+    def embed(self, texts: Sequence[str], kind: EmbedKind = "document",
+              on_progress: ProgressCallback | None = None,
+              cancel: CancelToken | None = None) -> np.ndarray:
+        """Synchronous: runs its own event loop (call from a worker thread, never from a running loop)."""
+
+        async def run() -> np.ndarray:
+            async with self._new_client() as client:
+                return await self._embed_all(client, texts, kind, on_progress, cancel)
+
+        return asyncio.run(run())
+
+    async def aembed(self, texts: Sequence[str], kind: EmbedKind = "document",
+                     on_progress: ProgressCallback | None = None,
+                     cancel: CancelToken | None = None) -> np.ndarray:
+        """For code on an event loop; keeps one client (and its connections) per loop between calls."""
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._client.is_closed or self._client_loop is not loop:
+            self._client, self._client_loop = self._new_client(), loop
+        return await self._embed_all(self._client, texts, kind, on_progress, cancel)
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    def probe(self) -> int:
+        """Embed one word to learn (and return) the vector length the service gives."""
+        self.embed(["dimension probe"])
+        return self.dim
+
+    # ---- batching and concurrency ----
+
+    def _new_client(self) -> httpx.AsyncClient:
+        headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
+        return httpx.AsyncClient(headers=headers, timeout=httpx.Timeout(self.timeout, connect=min(self.timeout, 15.0)),
+                                 limits=httpx.Limits(max_connections=self.concurrency))
+
+    async def _embed_all(self, client: httpx.AsyncClient, texts: Sequence[str], kind: EmbedKind,
+                         on_progress: ProgressCallback | None, cancel: CancelToken | None) -> np.ndarray:
+        texts = list(texts)
+        size = self.batch_size
+        batches = [range(start, min(start + size, len(texts))) for start in range(0, len(texts), size)]
+        results: list[np.ndarray | None] = [None] * len(batches)
+        pending = iter(range(len(batches)))
+        semaphore = asyncio.Semaphore(self.concurrency)
+        done = 0
+
+        async def worker() -> None:
+            nonlocal done
+            for number in pending:  # shared iterator: each batch is taken by exactly one worker
+                if cancel is not None:
+                    cancel.raise_if_cancelled()
+                async with semaphore:
+                    results[number] = await self._embed_batch(client, [texts[i] for i in batches[number]], kind)
+                done += len(batches[number])
+                if on_progress is not None:
+                    on_progress(done, len(texts))
+
+        try:
+            async with asyncio.TaskGroup() as group:
+                for _ in range(min(self.concurrency, len(batches))):
+                    group.create_task(worker())
+        except BaseExceptionGroup as group_error:
+            raise _first_error(group_error) from None
+        if not batches:
+            return np.empty((0, self.dim), dtype=np.float32)
+        return np.concatenate(results, axis=0)
+
+    # ---- one batch: request, retries, parsing ----
+
+    async def _embed_batch(self, client: httpx.AsyncClient, batch: list[str], kind: EmbedKind) -> np.ndarray:
+        body: dict[str, Any] = {"model": self.model, "encoding_format": "float",
+                                "input": [text if text.strip() else " " for text in batch]}  # "" is rejected
+        if self.dimensions:
+            body["dimensions"] = self.dimensions
+        if self._input_type:
+            body["input_type"] = "search_query" if kind == "query" else "search_document"
+        attempt = 0
+        while True:
+            try:
+                return await self._attempt(client, body, len(batch))
+            except _Retryable as failure:
+                if attempt >= self.retry.max_retries:
+                    raise failure.final from None
+                if failure.wait is not None and failure.wait > self.retry.max_retry_after:
+                    raise failure.final from None  # asked to wait longer than is sensible in an app: give up now
+                wait = failure.wait if failure.wait is not None else self.retry.backoff(attempt, random.random())
+                log.info("embedding request to %s failed (%s); retry %d in %.2f s",
+                         self.service, type(failure.final).__name__, attempt + 1, wait)
+                attempt += 1
+                await asyncio.sleep(wait)
+
+    async def _attempt(self, client: httpx.AsyncClient, body: dict, expected: int) -> np.ndarray:
+        try:
+            response = await client.post(self.url, json=body)
+        except httpx.TimeoutException as exc:
+            raise _Retryable(EmbeddingTimeout(self.service, self.timeout)) from exc
+        except httpx.TransportError as exc:  # refused, reset, DNS, dropped mid-answer
+            detail = f"could not connect to {self.url} ({type(exc).__name__}); is the server running?"
+            raise _Retryable(EmbeddingServerError(self.service, None, detail)) from exc
+        status = response.status_code
+        if status in (401, 403):
+            raise EmbeddingAuthError(self.service, status)
+        if status in _RETRY_STATUSES or status >= 500:
+            wait = parse_retry_after(response.headers)
+            if status == 429:
+                raise _Retryable(EmbeddingRateLimited(self.service, wait), wait)
+            if status == 408:
+                raise _Retryable(EmbeddingTimeout(self.service, self.timeout), wait)
+            raise _Retryable(EmbeddingServerError(self.service, status, self._error_detail(response)), wait)
+        if not 200 <= status < 300:
+            raise EmbeddingServerError(self.service, status, self._error_detail(response))
+        try:
+            payload = response.json()
+        except ValueError:
+            raise EmbeddingResponseError(self.service, "the answer is not valid JSON") from None
+        return self._parse(payload, expected)
+
+    def _parse(self, payload: Any, expected: int) -> np.ndarray:
+        if isinstance(payload, dict) and "error" in payload and "data" not in payload:
+            # OpenRouter reports some upstream failures with HTTP 200 and an error object carrying the code
+            error = payload["error"]
+            code = error.get("code") if isinstance(error, dict) else None
+            if code in (401, 403):
+                raise EmbeddingAuthError(self.service, code)
+            if code == 429:
+                raise _Retryable(EmbeddingRateLimited(self.service))
+            failure = EmbeddingServerError(self.service, code if isinstance(code, int) else None,
+                                           self._redacted_message(payload))
+            raise _Retryable(failure) if isinstance(code, int) and code >= 500 else failure
+        data = payload.get("data") if isinstance(payload, dict) else None
+        if not isinstance(data, list):
+            raise EmbeddingResponseError(self.service, "the answer has no list of vectors ('data')")
+        if len(data) != expected:
+            raise EmbeddingResponseError(self.service, f"{expected} texts were sent but {len(data)} vectors came back")
+        try:
+            indexes = [item.get("index", position) for position, item in enumerate(data)]
+            if sorted(indexes) != list(range(expected)):
+                raise EmbeddingResponseError(self.service, "the vectors' positions ('index') do not match the texts")
+            ordered = [data[position]["embedding"] for position in np.argsort(indexes, kind="stable")]
+            matrix = np.asarray(ordered, dtype=np.float32)
+        except (AttributeError, KeyError, TypeError, ValueError):
+            raise EmbeddingResponseError(self.service, "a vector is missing or is not a list of numbers") from None
+        if matrix.ndim != 2 or matrix.shape[1] == 0:
+            raise EmbeddingResponseError(self.service, "the vectors are empty or of different lengths")
+        if self.dim and matrix.shape[1] != self.dim:
+            raise EmbeddingResponseError(self.service, f"vectors have {matrix.shape[1]} numbers, expected {self.dim}")
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        if not np.all(np.isfinite(matrix)) or np.any(norms == 0):
+            raise EmbeddingResponseError(self.service, "a vector is all zeros or holds invalid numbers")
+        self.dim = matrix.shape[1]  # learned from the first answer when not configured
+        return matrix / norms
+
+    def _redacted_message(self, payload: Any) -> str:
+        error = payload.get("error") if isinstance(payload, dict) else None
+        message = error.get("message") if isinstance(error, dict) else error
+        return redact(str(message)[:300], self._api_key) if message else ""
+
+    def _error_detail(self, response: httpx.Response) -> str:
+        try:
+            return self._redacted_message(response.json())
+        except ValueError:
+            return redact(response.text[:300], self._api_key)
+
+
+def _first_error(group: BaseExceptionGroup) -> BaseException:
+    """The error that stopped a TaskGroup (its siblings were cancelled), unwrapped from nested groups."""
+    for error in group.exceptions:
+        if isinstance(error, BaseExceptionGroup):
+            return _first_error(error)
+        if not isinstance(error, asyncio.CancelledError):
+            return error
+    return group.exceptions[0]
