@@ -25,6 +25,7 @@ from engine.memory.documents import DEFAULT_CHUNK_CHARS
 from engine.memory.embedder_state import needs_refit, refit
 from engine.memory.entities import artifact_documents, artifacts_without_items, people_documents
 from engine.memory.indexes import IndexSet
+from engine.memory.lexical_index import sync_topic_fts
 from engine.memory.topic_documents import topic_documents_for, topics_without_items
 from engine.memory.vectors import VectorChanges, items_of_entities, load_items, replace_items
 from engine.topics.builder import build_topics
@@ -143,13 +144,14 @@ def build_memory(data_dir: Path, connection: sqlite3.Connection, embedder: Embed
     progress("embeddings", len(pending), len(pending))
     timed("embeddings", started)
 
+    changed_topics: list[int] = []
     if options.consolidate:
         started = time.perf_counter()
         merged = consolidate(connection, topic_vectors(connection, model), merger=merger, settings=options.topics,
                              on_progress=lambda d, t: progress("consolidation", d, t), cancel=cancel)
         report.topics_merged = merged.merged
         gone = items_of_entities(connection, model, "topic", merged.deleted_ids)
-        changed = [t for t in merged.changed_ids if t not in set(merged.deleted_ids)]
+        changed = changed_topics = [t for t in merged.changed_ids if t not in set(merged.deleted_ids)]
         absorb("topic", VectorChanges(removed=gone))
         connection.execute(f"DELETE FROM vector_item WHERE id IN ({','.join('?' * len(gone))})", gone)
         if changed:
@@ -157,6 +159,10 @@ def build_memory(data_dir: Path, connection: sqlite3.Connection, embedder: Embed
                 connection, embedder, "topic", topic_documents_for(connection, changed, options.chunk_chars),
                 cancel=cancel)))
         timed("consolidation", started)
+
+    started = time.perf_counter()
+    sync_topic_fts(connection, changed_topics)
+    timed("lexical", started)
 
     started = time.perf_counter()
     absorb("person", _in_transaction(connection, lambda: replace_items(

@@ -52,6 +52,10 @@ def _topic_columns_v2(connection: sqlite3.Connection, engine: Engine) -> None:
     for column, sql_type in (("first_at", "FLOAT"), ("last_at", "FLOAT"), ("content_hash", "VARCHAR")):
         if column not in existing:
             connection.execute(f"ALTER TABLE topic ADD COLUMN {column} {sql_type}")
+    # BM25 over whole topics (rowid = topic id): measured better than message-level BM25
+    # lifted to topics on LoCoMo (docs/benchmarks.md). Text is stored folded (ё→е).
+    connection.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS topic_fts USING fts5(body, tokenize=\"unicode61 remove_diacritics 2\")")
 
 
 # version reached → function that brings a store from the previous version to it.
