@@ -47,7 +47,10 @@ def write_export(path: Path, messages: int, chats: int, seed: int = 7, zipf: boo
                 at += rng.choice((5, 30, 60, 300, 900, 4000, 20000))
                 words = _CYRILLIC if rng.random() < 0.6 else _LATIN
                 count = rng.randint(3, 18)
-                picked = rng.choices(vocabulary, weights, k=count) if zipf else [rng.choice(words) for _ in range(count)]
+                if zipf:
+                    picked = rng.choices(vocabulary, weights, k=count)
+                else:
+                    picked = [rng.choice(words) for _ in range(count)]
                 text = " ".join(picked).capitalize()
                 row = {"chat": f"Chat {c}", "id": str(i), "author": rng.choice(members),
                        "date": datetime.fromtimestamp(at, UTC).isoformat(), "text": text}
@@ -77,7 +80,8 @@ def main() -> None:
 
         consolidation = consolidate(connection, vectors_for)
         print(json.dumps({
-            "vocabulary": "zipf-200k" if args.zipf else "synth_telegram", "messages": report.messages_assigned, "chats": report.chats, "topics": report.topics_created,
+            "vocabulary": "zipf-200k" if args.zipf else "synth_telegram", "messages": report.messages_assigned,
+            "chats": report.chats, "topics": report.topics_created,
             "import_s": round(imported, 2), "build_s": round(report.seconds, 2),
             "build_messages_per_s": round(report.messages_assigned / report.seconds),
             "consolidate_s": round(consolidation.seconds, 2), "checked": consolidation.checked,
