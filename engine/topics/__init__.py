@@ -5,7 +5,7 @@ coverage validation); consolidate merges topics that are one conversation; conte
 gives the texts the index and the reranker read.
 """
 
-from engine.topics.agents import MergeDecision, MergerAgent, SplitterAgent
+from engine.topics.agents import AgentLoop, MergeDecision, MergerAgent, SplitterAgent
 from engine.topics.builder import TopicBuildReport, build_topics
 from engine.topics.consolidation import ConsolidationReport, consolidate
 from engine.topics.content import embedding_text, format_log, topic_messages, topic_text
@@ -14,7 +14,7 @@ from engine.topics.sessions import MessageRow
 from engine.topics.settings import TopicSettings
 
 __all__ = [
-    "AgentError", "ConsolidationReport", "MergeDecision", "MergerAgent", "MessageRow", "SplitterAgent",
+    "AgentError", "AgentLoop", "ConsolidationReport", "MergeDecision", "MergerAgent", "MessageRow", "SplitterAgent",
     "TopicBuildCancelled", "TopicBuildReport", "TopicSettings", "TopicsError", "build_topics", "consolidate",
     "embedding_text", "format_log", "topic_messages", "topic_text",
 ]

@@ -46,6 +46,7 @@ _INSERT_TOPIC = (
     "VALUES (?,?,?,?,?,?,?,?,?,?,0,0,0,?)"
 )
 _MAX_EXAMPLES = 20
+_PRELOAD_FROM = 20_000  # messages to build: above this one vocabulary scan beats per-topic lookups
 _GIVE_UP_AFTER = 5  # LLM failures in a row (not bad answers) before the build stops
 
 
@@ -84,7 +85,8 @@ def build_topics(
     total = count_unassigned(connection)
     progress = on_progress or (lambda done, total: None)
     progress(0, total)
-    builder = _Builder(connection, splitter, settings, cancel or CancelToken(), report)
+    builder = _Builder(connection, splitter, settings, cancel or CancelToken(), report,
+                       preload_vocabulary=total >= _PRELOAD_FROM)
     try:
         for chat_id in chats_with_unassigned(connection):
             report.chats += 1
@@ -110,13 +112,14 @@ class _Builder:
     """The state of one build: the chat being built, the summariser's df cache, the
     splitter's failure streak."""
 
-    def __init__(self, connection, splitter, settings: TopicSettings, cancel: CancelToken, report) -> None:
+    def __init__(self, connection, splitter, settings: TopicSettings, cancel: CancelToken, report,
+                 preload_vocabulary: bool) -> None:
         self.connection = connection
         self.splitter = splitter
         self.settings = settings
         self.cancel = cancel
         self.report = report
-        self.summarizer = Summarizer(connection)
+        self.summarizer = Summarizer(connection, preload=preload_vocabulary)
         self.llm_failures_in_a_row = 0
         self.chat_id = 0
         self.title: str | None = None

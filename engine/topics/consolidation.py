@@ -95,13 +95,14 @@ def consolidate(
             if merger is None:
                 plans = _adjacent_merges(topics, vectors_for, settings, report)
             else:
-                plans = _MergerPass(connection, merger, settings, report, language).plans(topics, vectors_for)
+                plans = _MergerPass(connection, merger, settings, report, language, cancel).plans(topics, vectors_for)
             for merges, checked in plans:
-                if cancel.cancelled:
-                    raise TopicBuildCancelled(report)
+                # Applied even when cancelled: the merger's answers cost money and time.
                 _apply(connection, summarizer, language, merges, checked, report)
                 if on_progress:
                     on_progress(report.checked, total)
+                if cancel.cancelled:
+                    raise TopicBuildCancelled(report)
     finally:
         report.seconds = time.perf_counter() - started
     return report
@@ -126,12 +127,13 @@ def _adjacent_merges(topics: list[_Topic], vectors_for: VectorsFor, settings: To
     unchecked = [not topic.checked for topic in topics]
     group: list[int] = []  # positions
     group_sum: np.ndarray | None = None
-    group_size = 0
+    group_size, group_new = 0, False
 
     def close(merges: list, checked: list[int]) -> None:
         if len(group) > 1:
             merges.append(([topics[i].id for i in group], None))
-        checked.extend(topics[i].id for i in group if unchecked[i])
+        # A topic without a vector yet (not embedded) was compared with nothing: it stays unchecked.
+        checked.extend(topics[i].id for i in group if unchecked[i] and group_sum is not None)
 
     for start in range(0, len(topics), _BLOCK):
         window = range(start, min(start + _BLOCK, len(topics)))
@@ -144,7 +146,7 @@ def _adjacent_merges(topics: list[_Topic], vectors_for: VectorsFor, settings: To
         for i in window:
             vector = vectors.get(topics[i].id)
             joins = False
-            if group_sum is not None and vector is not None and (unchecked[i] or any(unchecked[j] for j in group)):
+            if group_sum is not None and vector is not None and (unchecked[i] or group_new):
                 cosine = float(group_sum @ vector) / float(np.linalg.norm(group_sum))
                 if cosine >= settings.consolidation_threshold:
                     report.candidates += 1
@@ -154,9 +156,10 @@ def _adjacent_merges(topics: list[_Topic], vectors_for: VectorsFor, settings: To
                 group.append(i)
                 group_sum = group_sum + vector
                 group_size += topics[i].size
+                group_new = group_new or unchecked[i]
                 continue
             close(merges, checked)
-            group, group_sum, group_size = [i], vector, topics[i].size
+            group, group_sum, group_size, group_new = [i], vector, topics[i].size, unchecked[i]
         if window.stop == len(topics):
             close(merges, checked)
         yield merges, checked
@@ -166,8 +169,8 @@ class _MergerPass:
     """The agent's path: windowed candidates, one question at a time, one merge per topic per run."""
 
     def __init__(self, connection, merger: MergerAgent, settings: TopicSettings, report: ConsolidationReport,
-                 language: str) -> None:
-        self.connection, self.merger = connection, merger
+                 language: str, cancel: CancelToken) -> None:
+        self.connection, self.merger, self.cancel = connection, merger, cancel
         self.settings, self.report, self.language = settings, report, language
         self.touched: set[int] = set()  # merged this run: gone, or its vector is stale
         self.asked: set[tuple[int, int]] = set()
@@ -186,6 +189,8 @@ class _MergerPass:
             merges: list[tuple[list[int], str | None]] = []
             checked: list[int] = []
             for topic in block:
+                if self.cancel.cancelled:
+                    break  # what was decided so far is still written
                 outcome = self._judge(topic, around, position, vectors)
                 if outcome is None:
                     continue  # failed or deferred: stays unchecked, asked again next run

@@ -86,22 +86,34 @@ def author_label(row: MessageRow) -> str:
 
 
 class Summarizer:
-    """Extractive summaries over one connection, with a cache of document frequencies."""
+    """Extractive summaries over one connection, with a cache of document frequencies.
 
-    def __init__(self, connection: sqlite3.Connection | None) -> None:
+    `preload` reads the whole vocabulary in one scan (0.18 s for 80k terms, measured)
+    instead of looking terms up topic by topic (16.5k lookups took 3 s on the same
+    100k-message store): right for a big build, wasteful for fifty new messages. Terms
+    seen in a single message are left out of the preload (half of a vocabulary, and the
+    default df of 1 is their value anyway).
+    """
+
+    def __init__(self, connection: sqlite3.Connection | None, preload: bool = False) -> None:
         self._connection = connection
         self._df: dict[str, int] = {}
         self._terms: dict[str, str | None] = {}
         self._documents = 1
         self._vocab = False
-        if connection is not None:
-            try:
-                connection.execute(_VOCAB_DDL)
-                self._documents = max(1, connection.execute(
-                    "SELECT count(*) FROM message WHERE is_service = 0 AND text != ''").fetchone()[0])
-                self._vocab = True
-            except sqlite3.OperationalError:
-                pass  # no FTS index (a bare test store): plain term frequency and the stop list
+        self._complete = False  # every term with df > 1 is in _df
+        if connection is None:
+            return
+        try:
+            connection.execute(_VOCAB_DDL)
+            self._documents = max(1, connection.execute(
+                "SELECT count(*) FROM message WHERE is_service = 0 AND text != ''").fetchone()[0])
+            if preload:
+                self._df = dict(connection.execute("SELECT term, doc FROM temp.fts_vocab WHERE doc > 1"))
+                self._complete = True
+            self._vocab = True
+        except sqlite3.OperationalError:
+            pass  # no FTS index (a bare test store): plain term frequency and the stop list
 
     def _document_frequencies(self, terms: list[str]) -> None:
         """Look up terms not seen before in this build (one query per 500 of them)."""
@@ -109,7 +121,7 @@ class Summarizer:
         for start in range(0, len(missing), _LOOKUP_BATCH):
             part = missing[start:start + _LOOKUP_BATCH]
             for term in part:
-                self._df[term] = 0  # not indexed (e.g. only in service messages): treated as rare
+                self._df[term] = 1  # not indexed (only in service messages?): as rare as can be
             marks = ",".join("?" * len(part))
             query = f"SELECT term, doc FROM temp.fts_vocab WHERE term IN ({marks})"
             self._df.update(self._connection.execute(query, part).fetchall())
@@ -153,11 +165,11 @@ class Summarizer:
                 capitalised[term] = capitalised.get(term, 0) + count
             if count > best.get(term, ("", 0))[1]:
                 best[term] = (token, count)
-        if self._vocab:
+        if self._vocab and not self._complete:
             self._document_frequencies(list(counts))
         scored = []
         for term, count in counts.items():
-            idf = math.log((self._documents + 1) / (self._df.get(term, 0) + 0.5)) if self._vocab else 1.0
+            idf = math.log((self._documents + 1) / (self._df.get(term, 1) + 0.5)) if self._vocab else 1.0
             # Mostly written capitalised → probably a name, product or place: those distinguish.
             boost = 1.5 if capitalised.get(term, 0) * 2 > count else 1.0
             scored.append(((1 + math.log(count)) * idf * boost, term))

@@ -11,6 +11,7 @@ prints one JSON line.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import random
 import resource
@@ -38,7 +39,7 @@ def _zipf_words(rng: random.Random, size: int = 200_000) -> list[str]:
 def write_export(path: Path, messages: int, chats: int, seed: int = 7, zipf: bool = False) -> None:
     rng = random.Random(seed)
     vocabulary = _zipf_words(rng) if zipf else []
-    weights = [1 / (rank + 1) ** 1.1 for rank in range(len(vocabulary))]
+    cumulative = list(itertools.accumulate(1 / (rank + 1) ** 1.1 for rank in range(len(vocabulary))))
     with open(path, "w", encoding="utf-8") as out:
         for c in range(chats):
             members = [name for name, _id in rng.sample(_PEOPLE, k=2 + c % 4)]
@@ -48,7 +49,7 @@ def write_export(path: Path, messages: int, chats: int, seed: int = 7, zipf: boo
                 words = _CYRILLIC if rng.random() < 0.6 else _LATIN
                 count = rng.randint(3, 18)
                 if zipf:
-                    picked = rng.choices(vocabulary, weights, k=count)
+                    picked = rng.choices(vocabulary, cum_weights=cumulative, k=count)
                 else:
                     picked = [rng.choice(words) for _ in range(count)]
                 text = " ".join(picked).capitalize()
@@ -80,7 +81,8 @@ def main() -> None:
 
         consolidation = consolidate(connection, vectors_for)
         print(json.dumps({
-            "vocabulary": "zipf-200k" if args.zipf else "synth_telegram", "messages": report.messages_assigned,
+            "vocabulary": "zipf-200k" if args.zipf else "synth_telegram",
+            "messages": report.messages_assigned,
             "chats": report.chats, "topics": report.topics_created,
             "import_s": round(imported, 2), "build_s": round(report.seconds, 2),
             "build_messages_per_s": round(report.messages_assigned / report.seconds),

@@ -6,8 +6,9 @@ import json
 
 import pytest
 
+from engine.importers.base import CancelToken
 from engine.llm import ChatClient, Endpoint
-from engine.topics import MergerAgent, SplitterAgent, TopicsError, build_topics, consolidate
+from engine.topics import MergerAgent, SplitterAgent, TopicBuildCancelled, TopicsError, build_topics, consolidate
 from engine.topics.agents import AgentLoop
 from tests.engine.topics.conftest import BASE, conversation
 from tests.engine.topics.test_consolidation import DOCKER, NEAR_DOCKER, Vectors, topics_in_order
@@ -168,3 +169,24 @@ def test_one_client_serves_both_agents_across_runs(store, server, loop):
     # a merger's answer is no splitter answer (invalid_shape), but no call failed at the HTTP level
     assert outcomes == [{"invalid_shape": 1}, {}, {"invalid_shape": 1}, {}]
     assert len(server.requests_to(CHAT)) == 3  # two splits and the one a+b question
+
+
+def test_cancel_during_merging_keeps_the_answers_already_paid_for(store, server, loop):
+    store.add(conversation("Ops", BASE, [("Ann", "Docker compose fails on the GPU box")])
+              + conversation("Ops", BASE + 7200, [("Ann", "compose again")], first_id=10)
+              + conversation("Ops", BASE + 14400, [("Ann", "compose, third time")], first_id=20))
+    build_topics(store.connection)
+    a, b, c = topics_in_order(store, "Ops")
+    token = CancelToken()
+
+    def answer_then_cancel(request):
+        token.cancel()
+        return reply({"should_merge": True, "reason": "same", "merged_summary": "Docker Compose on the GPU box"})
+
+    server.handle(CHAT, answer_then_cancel)
+    vectors = Vectors({a: DOCKER, b: DOCKER, c: NEAR_DOCKER})  # the merger asks about the closest first
+    with pytest.raises(TopicBuildCancelled) as info:
+        consolidate(store.connection, vectors, merger=MergerAgent(client_for(server), loop=loop), cancel=token)
+    assert (info.value.report.changed_ids, info.value.report.deleted_ids) == ([a], [b])
+    assert len(server.requests_to(CHAT)) == 1
+    assert store.rows("SELECT id, consolidation_checked FROM topic ORDER BY id") == [(a, 1), (c, 0)]

@@ -123,3 +123,12 @@ def test_a_chain_of_similar_sessions_becomes_one_topic_within_the_cap(store):
     assert (report.changed_ids, report.deleted_ids) == ([ids[0]], [ids[1], ids[2]])
     assert topics_in_order(store) == [ids[0], ids[3], ids[4]]
     assert store.scalar("SELECT count(*) FROM topic WHERE consolidation_checked = 0") == 0
+
+
+def test_a_topic_not_embedded_yet_waits_for_its_vector(store):
+    built(store, ("Team", 2, 0))
+    a, b = topics_in_order(store)
+    first = consolidate(store.connection, Vectors({a: DOCKER}))  # b has no vector yet (zeros)
+    assert (first.merged, first.checked) == (0, 1)
+    assert store.rows("SELECT id FROM topic WHERE consolidation_checked = 0") == [(b,)]
+    assert consolidate(store.connection, Vectors({a: DOCKER, b: NEAR_DOCKER})).deleted_ids == [b]

@@ -46,9 +46,10 @@ def test_terms_common_in_the_store_lose_to_rare_ones(store):
               + conversation("Food", BASE + 10 * DAY, [("Ann", "meeting about meeting plans, meeting again"),
                                                         ("Bob", "bring quinoa salad")]))
     rows = rows_of(store, "Food")
-    summarizer = Summarizer(store.connection)
     # "meeting" is three times as frequent in the topic, but 61 messages of the store have it.
-    assert summarizer.distinctive_terms(rows, limit=1) == ["quinoa"]
+    assert Summarizer(store.connection).distinctive_terms(rows, limit=1) == ["quinoa"]
+    preloaded = Summarizer(store.connection, preload=True)  # one vocabulary scan: same answer
+    assert preloaded.distinctive_terms(rows) == Summarizer(store.connection).distinctive_terms(rows)
     assert Summarizer(None).distinctive_terms(rows, limit=1) == ["meeting"]  # no df: frequency alone
 
 
