@@ -1,8 +1,8 @@
 """Turn what the user pointed at (a file, a folder, a .zip) into concrete export files.
 
 Zip members are extracted to a temporary file so every importer can read a real,
-seekable file (the Telegram importer memory-maps it); the temporary copy is removed when
-the import ends.
+seekable file (the Telegram importer seeks in it, and a parse child opens it by path);
+the temporary copy is removed when the import ends.
 """
 
 from __future__ import annotations

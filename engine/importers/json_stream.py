@@ -1,16 +1,20 @@
-"""Byte-level helpers for streaming big JSON exports with ijson.
+"""Byte-level helpers for streaming big JSON exports.
 
-`RepairingReader` feeds ijson from a byte range of a file and repairs, on the fly, the two known
+`RepairingReader` reads a byte range of a file and repairs, on the fly, the two known
 tdesktop breakages (FORMATS.md): `\\xNN` escapes, which JSON does not allow, and the
 unquoted `custom_emoji` `document_id` of tdesktop 4.1.1. Repairs happen per line (a raw
 newline cannot occur inside a JSON string), so a chunk boundary never splits one.
+
+`array_items` streams the elements of one JSON array with the standard library's C
+decoder, one element at a time (`raw_decode` on a sliding window of decoded text):
+measured 1.4-1.8x faster than ijson's yajl2_c `items` on Telegram messages.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
 # `\x41` preceded by an even number of backslashes (an odd count means the backslash
@@ -18,7 +22,28 @@ from typing import BinaryIO
 _BAD_ESCAPE = re.compile(rb"(?<!\\)((?:\\\\)*)\\x([0-9A-Fa-f]{2})")
 _UNQUOTED_DOCUMENT_ID = re.compile(rb'("document_id"\s*:\s*)(?![\s"\d\-\[{nt])([^,\r\n}]+)')
 _CHUNK = 256 * 1024
-_SCAN_CHUNK = 16 * 1024 * 1024
+_SCAN_CHUNK = 4 * 1024 * 1024
+_ARRAY_CHUNK = 1024 * 1024
+_MAX_ITEM_CHARS = 64 * 1024 * 1024  # one message bigger than this: the file is broken
+# How close to the end of the window a decode error must be to mean "read more".
+_NEAR_END = 16
+_SPACE = re.compile(r"[ \t\n\r]*")
+_NEXT_ELEMENT = re.compile(r"[ \t\n\r]*,[ \t\n\r]*")
+
+
+class JsonCutOff(ValueError):
+    """The JSON ends before the array does."""
+
+
+class JsonDamaged(ValueError):
+    """The JSON is not valid at this point."""
+
+
+def _reject_constant(name: str) -> float:
+    raise JsonDamaged(f"{name} is not JSON")
+
+
+_raw_decode = json.JSONDecoder(parse_constant=_reject_constant).raw_decode
 
 
 def _quote_document_id(match: re.Match[bytes]) -> bytes:
@@ -91,3 +116,123 @@ class RepairingReader:
                 data, self._carry = data[:cut], data[cut:]
             if data:
                 return repair_json_bytes(data)
+
+
+def array_items(read: Callable[[int], bytes]) -> Iterator[object]:
+    """Yield the elements of the JSON array that `read` starts with (UTF-8 bytes).
+
+    Stops at the array's closing bracket (what follows is not read). Raises `JsonCutOff`
+    when the input ends first, `JsonDamaged` for anything that is not JSON, and
+    `UnicodeDecodeError` when an element (or the array itself) reaches bytes that are
+    not UTF-8; what follows the array is not ours to judge (ijson behaved the same).
+    """
+    window = _Window(read)
+    pos = window.skip_space(0)
+    if window.text[pos] != "[":
+        raise JsonDamaged("not an array")
+    pos = window.skip_space(pos + 1)
+    if window.text[pos] == "]":
+        return
+    raw_decode = _raw_decode
+    next_element = _NEXT_ELEMENT.match
+    while True:
+        text = window.text
+        try:
+            value, end = raw_decode(text, pos)
+        except json.JSONDecodeError as exc:
+            value, end = window.decode_longer(pos, exc)
+            text = window.text
+        yield value
+        found = next_element(text, end)
+        if found is not None and found.end() < len(text):
+            pos = found.end()  # the common case: ", " and the next element already in the window
+            continue
+        pos = window.skip_space(end)
+        if window.text[pos] == "]":
+            return
+        if window.text[pos] != ",":
+            raise JsonDamaged("expected , or ] after an element")
+        pos = window.skip_space(pos + 1)
+
+
+class _Window:
+    """Decoded text of the input, from the element being read to as far as was read."""
+
+    def __init__(self, read: Callable[[int], bytes]) -> None:
+        self._read = read
+        self.text = ""
+        self._partial = b""  # an incomplete UTF-8 character at the end of the last read
+        self._at_end = False
+        self._undecodable = False  # the bytes after `text` are not UTF-8
+
+    def more(self, keep_from: int, size: int = _ARRAY_CHUNK) -> bool:
+        """Drop text before `keep_from` and append about `size` more bytes' worth."""
+        if self._undecodable:
+            raise UnicodeDecodeError("utf-8", b"", 0, 1, "invalid UTF-8 inside the messages")
+        if self._at_end:
+            return False
+        data = self._partial + self._read(size)
+        self._at_end = len(data) == len(self._partial)
+        cut = _complete_utf8(data)
+        self._partial = data[cut:]
+        try:
+            added = data[:cut].decode("utf-8")
+        except UnicodeDecodeError as exc:
+            # Keep the good part; only an element (or the array) reaching the rest fails.
+            added = data[: exc.start].decode("utf-8")
+            self._undecodable = True
+        self.text = self.text[keep_from:] + added
+        return not self._at_end
+
+    def skip_space(self, pos: int) -> int:
+        """Index of the next non-space character (reading more as needed); the window may move."""
+        while True:
+            pos = _SPACE.match(self.text, pos).end()
+            if pos < len(self.text):
+                return pos
+            if not self.more(pos):
+                raise JsonCutOff("the input ends inside the array")
+            pos = 0
+
+    def decode_longer(self, pos: int, exc: json.JSONDecodeError) -> tuple[object, int]:
+        """The element at `pos` did not decode: read on while it may just be incomplete."""
+        size = _ARRAY_CHUNK
+        while True:
+            maybe_short = len(self.text) - exc.pos <= _NEAR_END or exc.msg.startswith("Unterminated string")
+            if not maybe_short:
+                raise JsonDamaged(str(exc)) from None
+            if len(self.text) - pos > _MAX_ITEM_CHARS:
+                raise JsonDamaged("an element is far too long") from None
+            if not self.more(pos, size):  # the whole rest of the input is in the window now
+                try:
+                    return _raw_decode(self.text, 0)
+                except json.JSONDecodeError as final:
+                    raise (JsonCutOff if _ends_early(self.text, final) else JsonDamaged)(str(final)) from None
+            pos = 0
+            size *= 2  # an element longer than a chunk: grow, so re-decoding stays linear
+            try:
+                return _raw_decode(self.text, pos)
+            except json.JSONDecodeError as again:
+                exc = again
+
+
+def _ends_early(text: str, exc: json.JSONDecodeError) -> bool:
+    """With all of the input in `text`: is this error the input stopping mid-element?"""
+    rest = text[exc.pos:].strip()
+    if not rest or exc.msg.startswith("Unterminated string"):
+        return True
+    if exc.msg == "Expecting value":  # a literal or number cut short
+        return any(word.startswith(rest) for word in ("true", "false", "null", "-"))
+    return exc.msg.startswith("Invalid \\uXXXX") and '"' not in rest
+
+
+def _complete_utf8(data: bytes) -> int:
+    """Length of `data` without an incomplete multi-byte character at its end."""
+    end = len(data)
+    start = end - 1
+    while start >= 0 and end - start <= 4 and data[start] & 0xC0 == 0x80:
+        start -= 1
+    if start < 0 or data[start] < 0xC0:
+        return end
+    need = 2 if data[start] < 0xE0 else 3 if data[start] < 0xF0 else 4
+    return start if end - start < need else end

@@ -1,6 +1,9 @@
 """Run an import: resolve the path, detect each file's format by content, stream it into
 the store inside one transaction, report progress, honour cancellation.
 
+Big files are parsed in a child process (`engine.importers.worker`) while this thread
+writes; small ones in-process. Both build rows with the same `RowBuilder`.
+
 One PATH is one export (a file, a folder or a zip) and one transaction: if any file in
 it fails, nothing of it is kept.
 """
@@ -8,30 +11,20 @@ it fails, nothing of it is kept.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.errors import EngineError, ImportFormatError, UnknownFormatError
-from engine.importers.base import CancelToken, Importer, ImportProgress, ProgressCallback
+from engine.errors import ImportFormatError, UnknownFormatError
+from engine.importers import worker
+from engine.importers.base import CancelToken, ImportProgress, ProgressCallback
 from engine.importers.inputs import ExportInput, resolve_inputs
 from engine.importers.records import ChatRecord, MessageRecord
+from engine.importers.registry import guarded, importer_classes
 from engine.store.database import db_path, open_engine
 from engine.store.writer import ImportWriter
 
 FORMATS = ("telegram", "chatgpt", "whatsapp", "jsonl")
 _PROGRESS_INTERVAL_S = 0.1
-
-
-def importer_classes() -> dict[str, type[Importer]]:
-    # Imported here so a broken optional importer cannot break `engine` at import time.
-    from engine.importers.chatgpt import ChatGPTImporter
-    from engine.importers.jsonl import JsonlImporter
-    from engine.importers.telegram import TelegramImporter
-    from engine.importers.whatsapp import WhatsAppImporter
-
-    # Order matters: the most specific sniffers first.
-    return {cls.format_name: cls for cls in (ChatGPTImporter, TelegramImporter, JsonlImporter, WhatsAppImporter)}
 
 
 def detect_format(export: ExportInput) -> str | None:
@@ -109,49 +102,53 @@ def _plan(inputs: list[ExportInput], format_name: str, report: ImportReport, sin
 
 def _import_one(writer: ImportWriter, export: ExportInput, format_name: str, path: str,
                 on_progress: ProgressCallback | None, cancel: CancelToken) -> SourceReport:
-    sha = export.sha256()
-    if writer.source_exists(sha):
-        return SourceReport(export.display_name, format_name, "unchanged")
     total = export.size
-    writer.bulk_mode(total)
-    writer.begin_source(path, export.display_name, format_name, sha, total)
-    last_report = 0.0
-    seen = 0
+    # A big file's parse child starts now: its start-up overlaps the sha256 below.
+    child = worker.start(export, format_name) if worker.wanted(total) else None
+    try:
+        sha = export.sha256()
+        if writer.source_exists(sha):
+            return SourceReport(export.display_name, format_name, "unchanged")
+        writer.bulk_mode(total)
+        writer.begin_source(path, export.display_name, format_name, sha, total)
+        last_report = 0.0
+        seen = 0
 
-    def report_bytes(done: int) -> None:
-        nonlocal last_report
-        cancel.raise_if_cancelled()
-        now = time.monotonic()
-        if on_progress is not None and now - last_report >= _PROGRESS_INTERVAL_S:
-            last_report = now
-            on_progress(ImportProgress(export.display_name, min(done, total), total, seen))
+        def report_bytes(done: int) -> None:
+            nonlocal last_report
+            cancel.raise_if_cancelled()
+            now = time.monotonic()
+            if on_progress is not None and now - last_report >= _PROGRESS_INTERVAL_S:
+                last_report = now
+                on_progress(ImportProgress(export.display_name, min(done, total), total, seen))
 
-    importer = importer_classes()[format_name]()
-    chats: set[str] = set()
-    for record in _guarded(importer, export, report_bytes):
-        if type(record) is MessageRecord:
-            writer.add_message(record)
-            seen += 1
-        elif isinstance(record, ChatRecord):
-            writer.add_chat(record)
-            chats.add(record.key)
-    seen_count, added, artifacts = writer.end_source(len(chats))
+        chat_count = None
+        if child is not None:
+            try:
+                for batch, count, done in child.run(writer.worker_setup(), cancel.raise_if_cancelled):
+                    if batch:
+                        writer.write_batch(batch, count)
+                        seen += count
+                    report_bytes(done)
+                writer.adopt(child.ids)
+                chat_count = child.chats
+            except worker.WorkerUnavailable:
+                pass  # it ended before sending anything: nothing was written, parse here
+        if chat_count is None:
+            importer = importer_classes()[format_name]()
+            chats: set[str] = set()
+            for record in guarded(importer, export, report_bytes):
+                if type(record) is MessageRecord:
+                    writer.add_message(record)
+                    seen += 1
+                elif isinstance(record, ChatRecord):
+                    writer.add_chat(record)
+                    chats.add(record.key)
+            chat_count = len(chats)
+    finally:
+        if child is not None:
+            child.close()
+    seen_count, added, artifacts = writer.end_source(chat_count)
     if on_progress is not None:
         on_progress(ImportProgress(export.display_name, total, total, seen))
-    return SourceReport(export.display_name, format_name, "imported", len(chats), seen_count, added, artifacts)
-
-
-def _guarded(importer: Importer, export: ExportInput, report_bytes) -> Iterator[ChatRecord | MessageRecord]:
-    """Turn any unexpected exception from a parser into a plain-words import error."""
-    where = None
-    try:
-        for record in importer.parse(export, report_bytes):
-            if type(record) is MessageRecord:
-                where = record.where
-            yield record
-    except EngineError:
-        raise
-    except Exception as exc:  # a parser bug must not reach the user as a traceback
-        raise ImportFormatError(
-            export.display_name, f"the file has a structure Flashback did not expect ({type(exc).__name__})", where
-        ) from exc
+    return SourceReport(export.display_name, format_name, "imported", chat_count, seen_count, added, artifacts)

@@ -61,9 +61,14 @@ def _path_fields(value: object) -> tuple[str | None, str | None]:
 def _size(raw: dict, *keys: str) -> int | None:
     for key in keys:
         value = raw.get(key)
-        if isinstance(value, int):
+        if isinstance(value, int) and -(2**63) <= value < 2**63:  # what SQLite can store
             return value
     return None
+
+
+def text_or_none(value: object) -> str | None:
+    """A field that should be a string, as one (a damaged export may hold anything)."""
+    return value if value is None or type(value) is str else str(value)
 
 
 def attachments_of(raw: dict) -> list[AttachmentRecord]:
@@ -76,8 +81,8 @@ def attachments_of(raw: dict) -> list[AttachmentRecord]:
     if "file" in raw:
         rel, missing = _path_fields(raw["file"])
         kind = _MEDIA_KINDS.get(str(raw.get("media_type")), "file")
-        name = raw.get("file_name") or (basename(rel) if rel else None)
-        mime = raw.get("mime_type") or (mimetypes.guess_type(name)[0] if name else None)
+        name = text_or_none(raw.get("file_name")) or (basename(rel) if rel else None)
+        mime = text_or_none(raw.get("mime_type")) or (mimetypes.guess_type(name)[0] if name else None)
         found.append(AttachmentRecord(
             kind=kind, file_name=name, mime=mime, size=_size(raw, "file_size"), rel_path=rel, missing=missing))
     return found

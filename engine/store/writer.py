@@ -5,14 +5,15 @@ The ORM is far too slow for millions of rows (measured: `session.add_all` of 1M 
 second thread was tried and measured slower (37 s vs 20 s per 1M messages): sqlite3 must
 re-take the GIL to bind every row, and the parser holds it, so the two threads convoy.
 
-Message ids are assigned here, which lets artifacts and FTS rows be written without
-reading ids back; `INSERT OR IGNORE` on (chat, dedup key) makes re-imports add nothing,
-and artifacts and FTS rows are only written for messages that really went in.
+Message, chat and person ids are assigned up front (`engine.importers.rows.RowBuilder`,
+here or in the parse child of `engine.importers.worker`), which lets artifacts and FTS
+rows be written without reading ids back; `INSERT OR IGNORE` on (chat, dedup key) makes
+re-imports add nothing, and artifacts and FTS rows are only written for messages that
+really went in. The import transaction holds the write lock, so the ids stay free.
 """
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 import time
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.importers.records import ChatRecord, MessageRecord
+from engine.importers.rows import IdState, RowBuilder
 from engine.store.database import connect
 
 BATCH_SIZE = 5000
@@ -31,6 +33,9 @@ _DEFERRABLE_INDEXES = {
     "ix_message_chat_time": "CREATE INDEX ix_message_chat_time ON message (chat_id, sent_at)",
     "ix_message_person_id": "CREATE INDEX ix_message_person_id ON message (person_id)",
 }
+
+# Page cache of the import connection (also the sorter's memory when indexes are rebuilt).
+_CACHE_KIB = 16 * 1024
 
 _INSERT_MESSAGE = (
     "INSERT OR IGNORE INTO message (id, chat_id, dedup_key, external_id, person_id, author, role, "
@@ -62,6 +67,10 @@ class ImportWriter:
     Use as a context manager: any exception rolls everything back, so a broken export
     leaves the store exactly as it was. `flush_hook` runs before every batch (the import
     service uses it to honour cancellation).
+
+    Rows come from a `RowBuilder`: the writer's own (`add_chat`/`add_message`), or one in
+    the parse child, whose finished batches arrive through `write_batch` (`worker_setup`
+    hands the child the ids so far, `adopt` takes back what it assigned).
     """
 
     def __init__(self, db_file: Path, flush_hook: Callable[[], None] = lambda: None) -> None:
@@ -69,12 +78,7 @@ class ImportWriter:
         self._flush_hook = flush_hook
         self._conn: sqlite3.Connection | None = None
         self._format = ""
-        self._chat_ids: dict[str, int] = {}
-        self._person_ids: dict[str, int] = {}
-        self._occurrences: dict[tuple[int, str], int] = {}
-        self._messages: list[tuple] = []
-        self._artifacts: list[tuple] = []
-        self._next_id = 1
+        self._builder: RowBuilder | None = None
         self._source_id = 0
         self._source_counts_start = (0, 0, 0)
         self._dropped_indexes: list[str] = []
@@ -86,10 +90,20 @@ class ImportWriter:
         assert self._conn is not None, "ImportWriter used outside its `with` block"
         return self._conn
 
+    @property
+    def builder(self) -> RowBuilder:
+        assert self._builder is not None, "ImportWriter used outside its `with` block"
+        return self._builder
+
     def __enter__(self) -> ImportWriter:
         self._conn = connect(self._db_file)
         _begin(self.conn)
-        self._next_id = _scalar(self.conn, "SELECT coalesce(max(id), 0) + 1 FROM message")
+        ids = IdState(
+            next_message_id=_scalar(self.conn, "SELECT coalesce(max(id), 0) + 1 FROM message"),
+            next_chat_id=_scalar(self.conn, "SELECT coalesce(max(id), 0) + 1 FROM chat"),
+            next_person_id=_scalar(self.conn, "SELECT coalesce(max(id), 0) + 1 FROM person"),
+        )
+        self._builder = RowBuilder(ids, _StoreLookup(self.conn, "chat"), _StoreLookup(self.conn, "person"))
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
@@ -115,13 +129,13 @@ class ImportWriter:
         """Start a new export file; records that follow belong to it."""
         self.flush()
         self._format = format_name
-        self._occurrences.clear()
         self._source_id = _insert(
             self.conn,
             "INSERT INTO source (path, display_name, format, sha256, size_bytes, chats, messages_seen, "
             "messages_added, artifacts_added, imported_at) VALUES (?,?,?,?,?,0,0,0,0,?)",
             path, display_name, format_name, sha256, size_bytes, time.time(),
         )
+        self.builder.begin_source(format_name, self._source_id)
         self._source_counts_start = (self.counts.messages_seen, self.counts.messages_added,
                                      self.counts.artifacts_added)
         return self._source_id
@@ -137,65 +151,46 @@ class ImportWriter:
         return figures
 
     def add_chat(self, chat: ChatRecord) -> int:
-        chat_id = self._chat_ids.get(chat.key)
-        if chat_id is None:
-            chat_id = _upsert_chat(self.conn, chat.key, chat.title, chat.kind, self._format)
-            self._chat_ids[chat.key] = chat_id
-        self.counts.chats_seen.add(chat_id)
-        return chat_id
-
-    def _person_id(self, message: MessageRecord) -> int | None:
-        if not message.author and not message.author_key:
-            return None
-        key = f"{self._format}:{message.author_key or 'name:' + str(message.author)}"
-        person_id = self._person_ids.get(key)
-        if person_id is None:
-            person_id = _upsert_person(self.conn, key, message.author or key, message.author_key,
-                                   message.role == "user")
-            self._person_ids[key] = person_id
-        return person_id
+        return self.builder.add_chat(chat.key, chat.title, chat.kind)
 
     def add_message(self, message: MessageRecord) -> None:
-        chat_id = self._chat_ids.get(message.chat_key)
-        if chat_id is None:  # an importer may skip the ChatRecord for a one-chat file
-            chat_id = self.add_chat(ChatRecord(key=message.chat_key, title=message.chat_key))
-        digest = hashlib.blake2b(
-            f"{message.sent_at:.3f}\x1f{message.author}\x1f{message.text}".encode("utf-8", "surrogatepass"),
-            digest_size=8,
-        ).hexdigest()
-        dedup_key = message.external_id
-        if dedup_key is None:
-            # No ids in the format: identical messages in the same second are still
-            # distinct messages, so number the repeats (stable across re-imports).
-            seen = self._occurrences.get((chat_id, digest), 0)
-            self._occurrences[(chat_id, digest)] = seen + 1
-            dedup_key = f"h:{digest}:{seen}"
-        message_id = self._next_id
-        self._next_id += 1
-        self._messages.append((
-            message_id, chat_id, dedup_key, message.external_id, self._person_id(message),
-            message.author, message.role, message.sent_at, message.text, message.reply_to,
-            message.forwarded_from, digest, message.is_service, self._source_id,
-        ))
-        caption = message.text or None
-        for item in message.attachments:
-            self._artifacts.append((
-                message_id, item.kind, item.file_name, item.mime, item.size, item.rel_path,
-                caption, item.missing, message_id,
-            ))
         self.counts.messages_seen += 1
-        if len(self._messages) >= BATCH_SIZE:
+        if self.builder.add_message(message) >= BATCH_SIZE:
             self.flush()
 
     def flush(self) -> None:
         self._flush_hook()
-        if not self._messages:
-            return
-        first_id = self._messages[0][0]
-        self._write_batch(self.conn, self._messages, self._artifacts, first_id, self._next_id - 1)
-        self._messages, self._artifacts = [], []
+        batch = self.builder.take_batch()
+        if batch is not None:
+            self._write_batch(batch)
 
-    def _write_batch(self, conn: sqlite3.Connection, messages, artifacts, first_id: int, last_id: int) -> None:
+    # -- rows built by the parse child -----------------------------------------------------
+    def worker_setup(self) -> tuple:
+        """What a parse child needs to build this source's rows exactly as `add_message` would."""
+        self.flush()
+        prefix = f"{self._format}:"
+        known_chats = dict(self.conn.execute("SELECT key, id FROM chat"))
+        known_persons = dict(self.conn.execute(
+            "SELECT key, id FROM person WHERE key >= ? AND key < ?", (prefix, prefix[:-1] + ";")))
+        return self._source_id, self.builder.ids.as_tuple(), known_chats, known_persons
+
+    def write_batch(self, batch: tuple, seen: int) -> None:
+        """Write a batch the parse child built; `seen` = messages in it."""
+        self._flush_hook()
+        self.counts.messages_seen += seen
+        self._write_batch(batch)
+
+    def adopt(self, ids: tuple) -> None:
+        """Take over the ids the parse child assigned (its final `IdState`)."""
+        self.builder.ids = IdState.from_tuple(ids)
+
+    def _write_batch(self, batch: tuple) -> None:
+        ops, messages, artifacts = batch
+        conn = self.conn
+        for op in ops:
+            _apply_op(conn, op)
+        if not messages:
+            return
         before = conn.total_changes
         conn.executemany(_INSERT_MESSAGE, messages)
         self.counts.messages_added += conn.total_changes - before
@@ -203,7 +198,7 @@ class ImportWriter:
             before = conn.total_changes
             conn.executemany(_INSERT_ARTIFACT, artifacts)
             self.counts.artifacts_added += conn.total_changes - before
-        conn.execute(_INSERT_FTS, (first_id, last_id))
+        conn.execute(_INSERT_FTS, (messages[0][0], messages[-1][0]))
 
     def finish(self) -> WriteCounts:
         """Flush, rebuild dropped indexes, refresh per-chat and per-person aggregates."""
@@ -211,13 +206,27 @@ class ImportWriter:
         for name in self._dropped_indexes:
             _execute(self.conn, _DEFERRABLE_INDEXES[name])
         self._dropped_indexes.clear()
-        _refresh_aggregates(self.conn, sorted(self.counts.chats_seen), sorted(set(self._person_ids.values())))
+        ids = self.builder.ids
+        self.counts.chats_seen = set(ids.chat_ids.values())
+        _refresh_aggregates(self.conn, sorted(self.counts.chats_seen), sorted(set(ids.person_ids.values())))
         return self.counts
+
+
+class _StoreLookup:
+    """`get(key)` → id of the stored chat or person with that key (a `Lookup`)."""
+
+    def __init__(self, conn: sqlite3.Connection, table: str) -> None:
+        self._conn = conn
+        self._sql = f"SELECT id FROM {table} WHERE key = ?"
+
+    def get(self, key: str) -> int | None:
+        row = self._conn.execute(self._sql, (key,)).fetchone()
+        return None if row is None else row[0]
 
 
 # -- functions that run on the SQL thread ------------------------------------------------
 def _begin(conn: sqlite3.Connection) -> None:
-    conn.execute("PRAGMA cache_size=-65536")  # 64 MiB: fewer page spills in a big import
+    conn.execute(f"PRAGMA cache_size=-{_CACHE_KIB}")
     conn.execute("BEGIN IMMEDIATE")
 
 
@@ -237,27 +246,20 @@ def _insert(conn: sqlite3.Connection, sql: str, *params) -> int:
     return conn.execute(sql, params).lastrowid
 
 
-def _upsert_chat(conn: sqlite3.Connection, key: str, title: str, kind: str, format_name: str) -> int:
-    row = conn.execute("SELECT id FROM chat WHERE key = ?", (key,)).fetchone()
-    if row:
-        conn.execute("UPDATE chat SET title = ? WHERE id = ?", (title, row[0]))
-        return row[0]
-    return conn.execute(
-        "INSERT INTO chat (key, title, kind, format, message_count) VALUES (?,?,?,?,0)",
-        (key, title, kind, format_name),
-    ).lastrowid
-
-
-def _upsert_person(conn: sqlite3.Connection, key: str, name: str, external_id: str | None, is_self: bool) -> int:
-    row = conn.execute("SELECT id FROM person WHERE key = ?", (key,)).fetchone()
-    if row:
-        if is_self:
-            conn.execute("UPDATE person SET is_self = 1 WHERE id = ?", (row[0],))
-        return row[0]
-    return conn.execute(
-        "INSERT INTO person (key, display_name, external_id, message_count, is_self) VALUES (?,?,?,0,?)",
-        (key, name, external_id, is_self),
-    ).lastrowid
+def _apply_op(conn: sqlite3.Connection, op: tuple) -> None:
+    kind = op[0]
+    if kind == "chat":
+        conn.execute("INSERT INTO chat (id, key, title, kind, format, message_count) VALUES (?,?,?,?,?,0)", op[1:])
+    elif kind == "title":
+        conn.execute("UPDATE chat SET title = ? WHERE id = ?", (op[2], op[1]))
+    elif kind == "person":
+        conn.execute(
+            "INSERT INTO person (id, key, display_name, external_id, message_count, is_self) VALUES (?,?,?,?,0,?)",
+            op[1:])
+    elif kind == "self":
+        conn.execute("UPDATE person SET is_self = 1 WHERE id = ?", (op[1],))
+    else:
+        raise ValueError(f"unknown row op {kind!r}")
 
 
 def _refresh_aggregates(conn: sqlite3.Connection, chat_ids: list[int], person_ids: list[int]) -> None:
