@@ -27,7 +27,7 @@ from engine.memory.entities import artifact_documents, artifacts_without_items, 
 from engine.memory.indexes import IndexSet
 from engine.memory.lexical_index import sync_topic_fts
 from engine.memory.topic_documents import topic_documents_for, topics_without_items
-from engine.memory.vectors import VectorChanges, items_of_entities, load_items, replace_items
+from engine.memory.vectors import VectorChanges, delete_items, items_of_entities, load_items, replace_items
 from engine.topics.builder import build_topics
 from engine.topics.consolidation import consolidate
 from engine.topics.settings import TopicSettings
@@ -153,7 +153,7 @@ def build_memory(data_dir: Path, connection: sqlite3.Connection, embedder: Embed
         gone = items_of_entities(connection, model, "topic", merged.deleted_ids)
         changed = changed_topics = [t for t in merged.changed_ids if t not in set(merged.deleted_ids)]
         absorb("topic", VectorChanges(removed=gone))
-        connection.execute(f"DELETE FROM vector_item WHERE id IN ({','.join('?' * len(gone))})", gone)
+        delete_items(connection, gone)
         if changed:
             absorb("topic", _in_transaction(connection, lambda: replace_items(
                 connection, embedder, "topic", topic_documents_for(connection, changed, options.chunk_chars),

@@ -14,7 +14,7 @@ A probe is a run of 4 to 10 words (`PROBE_WORDS`) from one message of a sampled 
 share a few words with what they ask about, not whole messages (whole-message probes set
 the anchors far above where real questions land: measured on LoCoMo, docs/benchmarks.md). The
 anchors are saved per model next to the indexes; a store too small to measure (fewer than
-`MIN_TOPICS` topics) uses the embedder's own defaults.
+`MIN_TOPICS` topics) passes raw scores through.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.embeddings.base import Embedder
-from engine.memory.vectors import load_items
+from engine.memory.vectors import items_of_entities, load_items
 
 UNRELATED_SCORE = 0.30
 RELATED_SCORE = 0.70
@@ -36,6 +36,8 @@ MIN_TOPICS = 12
 PROBES = 200
 PROBE_WORDS = (4, 10)  # a query's length in words: a short search to a long question
 FILE_NAME = "calibration.json"
+COMPARISON_TOPICS = 2000
+_PROBE_TEXT = "is_service = 0 AND length(text) >= 60"
 
 
 @dataclass(frozen=True)
@@ -53,31 +55,46 @@ class Calibration:
 
 
 def default_calibration(embedder: Embedder) -> Calibration:
-    anchors = getattr(embedder, "calibration_defaults", None)
-    if anchors:
-        return Calibration(embedder.model_id, *anchors)
-    return Calibration(embedder.model_id, unrelated=0.30, related=0.70)  # identity-like for unknown models
+    """Until a store is big enough to measure: scores pass through (raw 0.30 → 0.30, 0.70 → 0.70)."""
+    return Calibration(embedder.model_id, unrelated=0.30, related=0.70)
+
+
+def _sample_comparison(rng: random.Random, eligible: list[int], probe_topics: list[int]) -> list[int]:
+    """The probes' own topics plus up to COMPARISON_TOPICS others: unrelated cosines are a
+    percentile, which a few thousand topics pin down as well as a whole big store would."""
+    if len(eligible) <= COMPARISON_TOPICS:
+        return eligible
+    return sorted(set(probe_topics) | set(rng.sample(eligible, COMPARISON_TOPICS)))
 
 
 def measure(connection: sqlite3.Connection, embedder: Embedder, seed: int = 7) -> Calibration | None:
-    """Anchors from probes on this store, or None when it is too small to say."""
-    rows = connection.execute(
-        "SELECT topic_id, text FROM message WHERE topic_id IS NOT NULL AND is_service = 0 AND length(text) >= 60"
-    ).fetchall()
-    by_topic: dict[int, list[str]] = {}
-    for topic_id, text in rows:
-        by_topic.setdefault(topic_id, []).append(text)
-    if len(by_topic) < MIN_TOPICS:
+    """Anchors from probes on this store, or None when it is too small to say.
+
+    Reads only the sampled topics' messages and vectors, so it costs the same on a store
+    of a million messages as on a small one.
+    """
+    eligible = [r[0] for r in connection.execute(
+        f"SELECT DISTINCT topic_id FROM message WHERE topic_id IS NOT NULL AND {_PROBE_TEXT} ORDER BY topic_id")]
+    if len(eligible) < MIN_TOPICS:
         return None
     rng = random.Random(seed)
-    topics = rng.sample(sorted(by_topic), min(PROBES, len(by_topic)))
+    topics = rng.sample(eligible, min(PROBES, len(eligible)))
+    texts: dict[int, list[str]] = {}
+    for start in range(0, len(topics), 500):
+        chunk = topics[start:start + 500]
+        rows = connection.execute(f"SELECT topic_id, text FROM message WHERE topic_id IN ({','.join('?' * len(chunk))})"
+                                  f" AND {_PROBE_TEXT} ORDER BY id", chunk)
+        for topic_id, text in rows:
+            texts.setdefault(topic_id, []).append(text)
     probes = []
     for topic in topics:
-        words = rng.choice(by_topic[topic]).split()
+        words = rng.choice(texts[topic]).split()
         length = rng.randint(*PROBE_WORDS)
         start = rng.randrange(max(1, len(words) - length + 1))
         probes.append(" ".join(words[start:start + length]))
-    labels, entities, vectors = load_items(connection, embedder.model_id, "topic")
+    compared = _sample_comparison(rng, eligible, topics)
+    labels, entities, vectors = load_items(connection, embedder.model_id, "topic",
+                                           items_of_entities(connection, embedder.model_id, "topic", compared))
     if not len(labels):
         return None
     query_vectors = embedder.embed(probes, "query")

@@ -74,7 +74,8 @@ class Retriever:
         result = Stage1Result(query, [])
 
         mark = time.perf_counter()
-        topic_scores = self._topic_vector_scores(connection, query_vector, settings)
+        allowed = self._allowed_topics(connection, settings)  # None: no date or chat filter
+        topic_scores = self._topic_vector_scores(connection, query_vector, settings, allowed)
         timings["vector"] = (time.perf_counter() - mark) * 1000
         order = [t for t, _ in topic_scores]
         cosine = dict(topic_scores)
@@ -82,8 +83,9 @@ class Retriever:
         if settings.hybrid:
             mark = time.perf_counter()
             bm25 = topic_bm25(connection, query, settings.candidates, list(settings.chat_ids) or None)
-            allowed = set(self._filter_topics(connection, [t for t, _ in bm25], settings))
-            bm25 = [(t, s) for t, s in bm25 if t in allowed]
+            if allowed is not None:
+                allowed_set = set(allowed)
+                bm25 = [(t, s) for t, s in bm25 if t in allowed_set]
             lexical_hits = {t for t, _ in bm25}
             if settings.fusion == "rrf":
                 order = [t for t, _ in reciprocal_rank_fusion([order, [t for t, _ in bm25]])]
@@ -125,14 +127,8 @@ class Retriever:
             return None
         return [r[0] for r in connection.execute(f"SELECT id FROM topic WHERE {' AND '.join(clauses)}", params)]
 
-    def _filter_topics(self, connection: sqlite3.Connection, topics: list[int],
-                       settings: RetrievalSettings) -> list[int]:
-        allowed = self._allowed_topics(connection, settings)
-        return topics if allowed is None else [t for t in topics if t in set(allowed)]
-
     def _topic_vector_scores(self, connection: sqlite3.Connection, vector: np.ndarray,
-                             settings: RetrievalSettings) -> list[tuple[int, float]]:
-        allowed = self._allowed_topics(connection, settings)
+                             settings: RetrievalSettings, allowed: list[int] | None) -> list[tuple[int, float]]:
         if allowed is None:
             return self.indexes.search(connection, "topic", vector, settings.candidates)
         if len(allowed) <= EXACT_FILTER_LIMIT:
