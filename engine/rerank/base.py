@@ -50,6 +50,9 @@ class RerankResult:
     selected: list[Selection]
     report: dict[str, Any] = field(default_factory=dict)
     fallback: str | None = None  # why the reranker fell back (LLM rerankers), else None
+    tool_calls: list[list[int]] = field(default_factory=list)  # ids requested per tool call (LLM)
+    usage: dict[str, Any] | None = None  # prompt_tokens, completion_tokens, cost (LLM)
+    trace: dict[str, Any] | None = None  # the whole run, JSON-able, secrets scrubbed (LLM)
 
     def selected_ids(self, kind: str = "topic") -> list[int]:
         return [s.id for s in self.selected if s.kind == kind]
