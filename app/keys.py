@@ -54,3 +54,65 @@ def store_key(provider: str, key: str) -> None:
 def masked(key: str | None) -> str:
     """What may be shown of a key: its last four characters."""
     return f"…{key[-4:]}" if key and len(key) > 8 else ("set" if key else "not set")
+
+
+class KeyStore:
+    """What the window's key dialog talks to. A key is read from the OS keyring, else a
+    session-only key (for a machine without a keyring), else the environment; it is saved
+    only to the keyring or to the session, never to a file."""
+
+    def __init__(self) -> None:
+        self._session: dict[str, str] = {}
+
+    def get(self, provider: str) -> str | None:
+        if provider in KEYLESS:
+            return None
+        return self._stored(provider) or self._session.get(provider) or self._from_env(provider)
+
+    def source(self, provider: str) -> str | None:
+        """Where the key in use comes from: "keyring", "session", "env" or None."""
+        if provider in KEYLESS:
+            return None
+        if self._stored(provider):
+            return "keyring"
+        if self._session.get(provider):
+            return "session"
+        return "env" if self._from_env(provider) else None
+
+    def backend_available(self) -> bool:
+        try:
+            backend = keyring.get_keyring()
+        except KeyringError:
+            return False
+        priority = getattr(backend, "priority", 0)
+        return priority is not None and priority > 0 and "fail" not in type(backend).__module__
+
+    def save(self, provider: str, key: str) -> None:
+        """Into the OS keyring; raises `KeyStoreError` (saying what to do) when there is none."""
+        store_key(provider, key.strip())
+
+    def set_session(self, provider: str, key: str) -> None:
+        self._session[provider] = key.strip()
+
+    def forget(self, provider: str) -> None:
+        self._session.pop(provider, None)
+        try:
+            keyring.delete_password(SERVICE, provider)
+        except KeyringError:
+            pass  # nothing stored, or no backend: either way the keyring holds no key now
+
+    @staticmethod
+    def env_vars(provider: str) -> tuple[str, ...]:
+        return ENV_VARS.get(provider, ("FLASHBACK_API_KEY",))
+
+    def _stored(self, provider: str) -> str | None:
+        try:
+            return keyring.get_password(SERVICE, provider) or None
+        except KeyringError:
+            return None
+
+    def _from_env(self, provider: str) -> str | None:
+        for name in self.env_vars(provider):
+            if os.environ.get(name):
+                return os.environ[name]
+        return None
