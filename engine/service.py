@@ -7,11 +7,15 @@ connection (WAL lets searches read while a build writes).
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from engine import browse
 from engine.embeddings.base import Embedder, EmbeddingConfig
 from engine.evaluation.runner import evaluate, load_qrels
 from engine.importers.base import CancelToken, ProgressCallback
@@ -32,9 +36,11 @@ class SearchOutcome:
     stage1: Stage1Result
     result: RerankResult
     timings_ms: dict[str, float] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)  # retrieval + reranker, as recorded
+    run_id: int | None = None  # the stored trace (rerank_run), when the run was recorded
 
     def as_dict(self) -> dict:
-        return {
+        shaped = {
             "query": self.stage1.query,
             "reranker": self.result.reranker,
             "candidates": [c.as_dict() for c in self.stage1.candidates],
@@ -43,6 +49,19 @@ class SearchOutcome:
             "fallback": self.result.fallback,
             "timings_ms": self.timings_ms,
         }
+        if self.result.reranker == "flash":  # the LLM's own figures (issue 4's search JSON)
+            shaped["tool_calls"] = self.result.tool_calls
+            shaped["usage"] = self.result.usage or {}
+        if self.run_id is not None:
+            shaped["run_id"] = self.run_id
+        return shaped
+
+
+def _settings_of(retrieval: RetrievalSettings, reranker: Reranker) -> dict[str, Any]:
+    own = getattr(reranker, "settings", None)
+    return {"retrieval": dataclasses.asdict(retrieval),
+            "reranker": {"name": reranker.name,
+                         **(dataclasses.asdict(own) if dataclasses.is_dataclass(own) else {})}}
 
 
 def make_reranker(name: str, threshold: ThresholdSettings | None = None) -> Reranker:
@@ -94,21 +113,94 @@ class FlashbackService:
                 self._retriever = Retriever(embedder, indexes, calibration_store.load(indexes.folder, embedder))
             return self._retriever
 
-    def search(self, query: str, settings: RetrievalSettings | None = None,
-               reranker: Reranker | None = None) -> SearchOutcome:
-        settings = settings or RetrievalSettings()
-        reranker = reranker or KeepAllReranker()
+    def stage1(self, query: str, settings: RetrievalSettings | None = None) -> Stage1Result:
+        """Candidates for `query` (blocking: run it in a worker). The window freezes them and
+        re-filters with the threshold reranker or hands them to Flash without repeating this."""
         connection = self._connect()
         try:
-            stage1 = self.retriever().search(connection, query, settings)
+            stage1 = self.retriever().search(connection, query, settings or RetrievalSettings())
         finally:
             connection.close()
+        return stage1
+
+    async def arerank(self, stage1: Stage1Result, reranker: Reranker, *, record: bool = True) -> SearchOutcome:
+        """Stage 2 on frozen candidates, as a coroutine (the LLM waits on the network; the
+        GUI awaits this on its qasync loop). Recording writes the trace in a worker thread."""
         started = time.perf_counter()
-        result = reranker.rerank(query, stage1.candidates)
+        result = await reranker.arerank(stage1.query, stage1.candidates)
+        outcome = self._outcome(stage1, reranker, result, started)
+        if record:
+            outcome.run_id = await asyncio.to_thread(self._record, outcome, reranker)
+        return outcome
+
+    def search(self, query: str, settings: RetrievalSettings | None = None,
+               reranker: Reranker | None = None, *, record: bool = False) -> SearchOutcome:
+        """Both stages, blocking (CLI, workers)."""
+        reranker = reranker or KeepAllReranker()
+        stage1 = self.stage1(query, settings)
+        started = time.perf_counter()
+        outcome = self._outcome(stage1, reranker, reranker.rerank(query, stage1.candidates), started)
+        if record:
+            outcome.run_id = self._record(outcome, reranker)
+        return outcome
+
+    def _outcome(self, stage1: Stage1Result, reranker: Reranker, result: RerankResult,
+                 started: float) -> SearchOutcome:
         timings = dict(stage1.timings_ms)
         timings["rerank"] = round((time.perf_counter() - started) * 1000, 2)
         timings["total"] = round(timings.get("total", 0.0) + timings["rerank"], 2)
-        return SearchOutcome(stage1, result, timings)
+        llm_timings = (result.report or {}).get("timings_ms")
+        if isinstance(llm_timings, dict):  # per-turn figures of an LLM reranker
+            timings.update({f"rerank_{name}": value for name, value in llm_timings.items()})
+        return SearchOutcome(stage1, result, timings, _settings_of(stage1.settings, reranker))
+
+    def _record(self, outcome: SearchOutcome, reranker: Reranker) -> int:
+        from engine.traces import save_run
+
+        secrets = [key for key in (getattr(reranker, "api_key", None),) if key]
+        connection = self._connect()
+        try:
+            return save_run(connection, query=outcome.stage1.query, reranker=outcome.result.reranker,
+                            settings=outcome.settings, candidates=[c.as_dict() for c in outcome.stage1.candidates],
+                            result=outcome.result, timings_ms=outcome.timings_ms, secrets=secrets)
+        finally:
+            connection.close()
+
+    # -- run history ------------------------------------------------------------------
+    def runs(self, limit: int = 50, offset: int = 0) -> list:
+        from engine.traces import list_runs
+
+        return self._read(lambda connection: list_runs(connection, limit, offset))
+
+    def run(self, run_id: int) -> dict | None:
+        from engine.traces import get_run
+
+        return self._read(lambda connection: get_run(connection, run_id))
+
+    def run_metrics(self) -> dict:
+        from engine.traces import run_metrics
+
+        return self._read(run_metrics)
+
+    # -- browsing ---------------------------------------------------------------------
+    def chats(self) -> list[browse.ChatInfo]:
+        return self._read(browse.chats)
+
+    def topics(self, chat_id: int | None = None, text: str = "", limit: int = 500) -> list[browse.TopicInfo]:
+        return self._read(lambda connection: browse.topics(connection, chat_id, text, limit))
+
+    def people(self) -> list[browse.PersonInfo]:
+        return self._read(browse.people)
+
+    def topic_detail(self, topic_id: int) -> browse.TopicDetail:
+        return self._read(lambda connection: browse.topic_detail(connection, topic_id))
+
+    def _read(self, query):
+        connection = self._connect()
+        try:
+            return query(connection)
+        finally:
+            connection.close()
 
     def evaluate(self, qrels_path: Path, settings: RetrievalSettings | None = None,
                  reranker: Reranker | None = None, on_progress=None) -> dict:

@@ -48,6 +48,7 @@ class Stage1Result:
     candidates: list[Candidate]
     timings_ms: dict[str, float] = field(default_factory=dict)
     rebuilt: dict[str, str] = field(default_factory=dict)  # kind → why its index was rebuilt
+    settings: RetrievalSettings = field(default_factory=RetrievalSettings)  # what produced them
 
 
 def _iso_date(epoch: float | None) -> str | None:
@@ -71,7 +72,7 @@ class Retriever:
         if query_vector is None:
             query_vector = self.embedder.embed([query], "query")[0]
         timings["embed"] = (time.perf_counter() - started) * 1000
-        result = Stage1Result(query, [])
+        result = Stage1Result(query, [], settings=settings)
 
         mark = time.perf_counter()
         allowed = self._allowed_topics(connection, settings)  # None: no date or chat filter
