@@ -95,7 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_import(args, data_dir)
         if args.command == "stats":
             return _run_stats(args, data_dir)
-        if args.command in ("build", "search", "eval"):
+        if args.command in ("build", "search", "eval", "export", "runs", "key"):
             return getattr(cli_memory, f"run_{args.command}")(args, data_dir)
         from app.gui import run_gui  # Qt is only loaded when a window is wanted
 

@@ -8,6 +8,7 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
+from app import cli_llm
 from app.keys import api_key_for
 from engine.embeddings.base import EmbeddingConfig
 from engine.rerank.threshold import ThresholdSettings
@@ -27,8 +28,8 @@ def _embedding_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _search_options(parser: argparse.ArgumentParser, reranker: str) -> None:
-    parser.add_argument("--reranker", default=reranker, choices=("none", "threshold"),
-                        help=f"stage 2 (default {reranker})")
+    parser.add_argument("--reranker", default=reranker, choices=("none", "threshold", "flash"),
+                        help=f"stage 2 (default {reranker}); flash asks an LLM (see the Flash options)")
     parser.add_argument("--candidates", type=int, default=50, help="stage-1 candidates (default 50)")
     parser.add_argument("--safety", type=float, default=0.30, help="stage-1 minimum calibrated score (default 0.30)")
     parser.add_argument("--threshold", type=float, default=0.50, help="similarity threshold (default 0.50)")
@@ -41,6 +42,7 @@ def _search_options(parser: argparse.ArgumentParser, reranker: str) -> None:
     parser.add_argument("--chat", action="append", type=int, default=[], help="only this chat id (repeatable)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     _embedding_options(parser)
+    cli_llm.add_flash_options(parser)
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -54,6 +56,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     evaluation = commands.add_parser("eval", help="score search against relevance judgements (QRELS)")
     evaluation.add_argument("qrels", type=Path)
     _search_options(evaluation, "none")
+    cli_llm.add_commands(commands, _search_options)
 
 
 def _service(args: argparse.Namespace, data_dir: Path) -> FlashbackService:
@@ -95,9 +98,15 @@ def _build_options(args: argparse.Namespace):
     return BuildOptions(consolidate=not args.no_consolidate)
 
 
+def _reranker(args: argparse.Namespace, service: FlashbackService):
+    if args.reranker == "flash":
+        return cli_llm.flash_reranker(args, service)
+    return make_reranker(args.reranker, _settings(args)[1])
+
+
 def run_search(args: argparse.Namespace, data_dir: Path) -> int:
-    retrieval, threshold = _settings(args)
-    outcome = _service(args, data_dir).search(args.query, retrieval, make_reranker(args.reranker, threshold))
+    service = _service(args, data_dir)
+    outcome = service.search(args.query, _settings(args)[0], _reranker(args, service), record=True)
     if args.json:
         sys.stdout.write(json.dumps(outcome.as_dict(), ensure_ascii=False) + "\n")
         return 0
@@ -111,12 +120,33 @@ def run_search(args: argparse.Namespace, data_dir: Path) -> int:
                      f"removed by threshold {report.get('removed_by_threshold', 0)}, "
                      f"by gap {report.get('removed_by_gap', 0)}, kept {report.get('kept', 0)}; "
                      f"{outcome.timings_ms.get('total', 0):.1f} ms\n")
+    if outcome.result.reranker == "flash":
+        for selection in outcome.result.selected:
+            sys.stdout.write(f"  {selection.kind} {selection.id}: {selection.reason}\n")
+        usage = outcome.result.usage or {}
+        sys.stdout.write(f"tool calls {outcome.result.tool_calls}; fallback {outcome.result.fallback or 'none'}; "
+                         f"tokens {usage.get('prompt_tokens', 0)}+{usage.get('completion_tokens', 0)}"
+                         + (f"; cost ${usage['cost']:.4f}" if usage.get("cost") else "") + "\n")
     return 0
 
 
+def run_export(args: argparse.Namespace, data_dir: Path) -> int:
+    service = _service(args, data_dir)
+    outcome = service.search(args.query, _settings(args)[0], _reranker(args, service), record=True)
+    return cli_llm.write_export(args, service, outcome)
+
+
+def run_runs(args: argparse.Namespace, data_dir: Path) -> int:
+    return cli_llm.run_runs(args, FlashbackService(data_dir))
+
+
+def run_key(args: argparse.Namespace, data_dir: Path) -> int:
+    return cli_llm.run_key(args)
+
+
 def run_eval(args: argparse.Namespace, data_dir: Path) -> int:
-    retrieval, threshold = _settings(args)
-    result = _service(args, data_dir).evaluate(args.qrels, retrieval, make_reranker(args.reranker, threshold))
+    service = _service(args, data_dir)
+    result = service.evaluate(args.qrels, _settings(args)[0], _reranker(args, service))
     if args.json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
         return 0

@@ -27,6 +27,15 @@ class KeyStoreError(EngineError):
     """The key could not be saved in the OS keyring."""
 
 
+class MissingKeyError(EngineError):
+    """A remote LLM endpoint was asked for and no key is known for it."""
+
+    def __init__(self, provider: str, env_vars: tuple[str, ...] = ()) -> None:
+        names = " or ".join(env_vars) or "FLASHBACK_API_KEY"
+        super().__init__(f"No API key for {provider}. Save one with `flashback key set --provider {provider}` "
+                         f"(kept in the OS keyring), or set {names} in the environment.")
+
+
 def api_key_for(provider: str) -> str | None:
     if provider in KEYLESS:
         return None

@@ -166,6 +166,21 @@ class FlashbackService:
         finally:
             connection.close()
 
+    def flash_reranker(self, endpoint, flash=None, recent_messages: str = "", **client_options) -> Reranker:
+        """The Flash reranker over this store, a fresh HTTP client per run (see llm_session)."""
+        from engine.rerank.flash import FlashSettings
+        from engine.rerank.llm_session import FlashSession
+
+        return FlashSession(endpoint, flash or FlashSettings(), self._connect, recent_messages, client_options)
+
+    def context(self, outcome: SearchOutcome, budget_tokens: int = 8000):
+        """The selected context packed into a token budget, ready for `engine.context` export."""
+        from engine.context.assemble import assemble_context
+
+        return self._read(lambda connection: assemble_context(
+            connection, outcome.stage1.query, outcome.result.selected, outcome.stage1.candidates, budget_tokens,
+            reranker=outcome.result.reranker))
+
     # -- run history ------------------------------------------------------------------
     def runs(self, limit: int = 50, offset: int = 0) -> list:
         from engine.traces import list_runs

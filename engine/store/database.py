@@ -11,10 +11,10 @@ from sqlalchemy.engine import Engine
 from sqlmodel import SQLModel, create_engine
 
 from engine.errors import StoreError
-from engine.store import models  # noqa: F401  (registers the tables on SQLModel.metadata)
+from engine.store import models  # also registers the tables on SQLModel.metadata
 
 DB_FILE_NAME = "flashback.sqlite3"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 # FTS5 over message text. External content: the index stores no copy of the text.
 # `remove_diacritics 2` folds Latin accents; ё→е is folded by SQL replace() when indexing
@@ -58,8 +58,15 @@ def _topic_columns_v2(connection: sqlite3.Connection, engine: Engine) -> None:
         "CREATE VIRTUAL TABLE IF NOT EXISTS topic_fts USING fts5(body, tokenize=\"unicode61 remove_diacritics 2\")")
 
 
+def _rerank_runs_v3(connection: sqlite3.Connection, engine: Engine) -> None:
+    # Only the new table: later schemas may change others, and this step must not create
+    # them ahead of their own migrations. A fresh store already has it (create_all in v1).
+    SQLModel.metadata.create_all(engine, tables=[models.RerankRun.__table__])
+
+
 # version reached → function that brings a store from the previous version to it.
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection, Engine], None]] = {1: _create_v1, 2: _topic_columns_v2}
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection, Engine], None]] = {
+    1: _create_v1, 2: _topic_columns_v2, 3: _rerank_runs_v3}
 
 
 def db_path(data_dir: Path) -> Path:

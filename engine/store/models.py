@@ -1,4 +1,4 @@
-"""SQLModel tables of the local store (schema version 1).
+"""SQLModel tables of the local store (schema version 3).
 
 Times are UTC seconds since the epoch (REAL): exports disagree on time formats, and one
 numeric column sorts, compares and bulk-inserts fast. Bulk imports bypass the ORM
@@ -135,3 +135,35 @@ class Artifact(SQLModel, table=True):
     rel_path: str | None = None  # inside the export; None when the file was not exported
     caption: str | None = None
     missing: str | None = None  # why the file is absent, as the export says
+
+
+class RerankRun(SQLModel, table=True):
+    """One recorded rerank (schema 3): what went in, what came out, and the whole LLM trace.
+
+    Scalar columns carry what `flashback runs` lists and the metrics aggregate, so neither
+    parses JSON; the JSON text columns keep everything else for the run detail view.
+    Written only by `engine.traces`, which scrubs secrets from every string first.
+    """
+
+    __tablename__ = "rerank_run"
+
+    id: int | None = Field(default=None, primary_key=True)
+    created_at: float = Field(index=True)  # UTC epoch seconds
+    query: str
+    reranker: str  # flash | threshold | none | …
+    model: str | None = None  # the LLM, when there was one
+    candidates_count: int = 0  # every kind shown to the reranker
+    selected_count: int = 0
+    tool_calls_count: int = 0
+    fallback: str | None = None  # reason name, None when the reranker's own choice stood
+    duration_ms: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None  # USD as the provider reported it; None when it did not
+    settings: str = "{}"  # JSON text from here on
+    candidates: str = "[]"
+    selected: str = "[]"
+    tool_calls: str = "[]"
+    timings_ms: str = "{}"
+    report: str = "{}"
+    trace: str | None = None

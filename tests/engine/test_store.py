@@ -79,4 +79,4 @@ def test_v1_store_migrates_to_v2_keeping_rows(tmp_path):
     assert {"first_at", "last_at", "content_hash"} <= columns
     assert conn.execute("SELECT summary FROM topic").fetchall() == [("s",)]
     assert conn.execute("SELECT count(*) FROM vector_item").fetchone() == (0,)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION

@@ -1,0 +1,126 @@
+"""What each kind of selection contributes to a context pack, read from the store.
+
+A topic: its conversation, one `format_log` line per message (or the reranker's excerpt,
+split at message starts), so packing can cut at message boundaries. A person: the same
+profile text that is embedded for people search (`person_document`), with their most
+recent lines instead of the longest ones, since the pack answers "what is going on now".
+An artifact: a reference (kind, file name, caption, who sent it when, in which chat and
+message), never the file itself.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from engine.memory.documents import artifact_document, person_document
+from engine.topics.content import format_log, topic_messages
+
+RECENT_LINES = 5  # a person's latest messages shown in their profile
+LINE_CHARS = 300  # one quoted message at most, in profiles and references
+CHATS_SHOWN = 5
+
+# An excerpt is "[Author (time)]: text" lines, possibly multi-line messages: split where
+# a line starts a new message (or is packing's "[… N messages left out …]" marker), so a
+# cut never lands inside one.
+MESSAGE_START = re.compile(r"\n(?=\[[^\]\n]{1,200}\]:|\[… )")
+
+
+def iso_date(epoch: float | None) -> str | None:
+    return datetime.fromtimestamp(epoch, UTC).date().isoformat() if epoch is not None else None
+
+
+def iso_time(epoch: float | None) -> str | None:
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds") if epoch is not None else None
+
+
+def _quote(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= LINE_CHARS else text[:LINE_CHARS - 1].rstrip() + "…"
+
+
+@dataclass
+class Material:
+    """One selection's content before packing: `pieces` joined by newlines is the full text."""
+
+    date: str | None
+    chat: str | None
+    summary: str
+    pieces: list[str]
+    sources: dict[str, Any] = field(default_factory=dict)
+    cuttable: bool = False  # only topics are shortened; a half profile is worse than none
+
+
+def topic_material(connection: sqlite3.Connection, topic_id: int, excerpt: str | None) -> Material | None:
+    row = connection.execute(
+        "SELECT t.summary, t.first_at, t.last_at, t.message_count, c.title FROM topic t "
+        "JOIN chat c ON c.id = t.chat_id WHERE t.id = ?", (topic_id,)).fetchone()
+    if row is None:
+        return None
+    summary, first_at, last_at, count, chat = row
+    messages = topic_messages(connection, topic_id)
+    if messages:  # the stored span can lag behind a consolidation; the messages are the truth
+        first_at, last_at, count = messages[0].sent_at, messages[-1].sent_at, len(messages)
+    sources = {"topic_id": topic_id, "first_message_id": messages[0].id if messages else None,
+               "last_message_id": messages[-1].id if messages else None, "messages": count,
+               "first_at": iso_time(first_at), "last_at": iso_time(last_at)}
+    if excerpt and excerpt.strip():
+        pieces = MESSAGE_START.split(excerpt.strip())
+    else:
+        pieces = [format_log([message]) for message in messages]
+    return Material(iso_date(first_at), chat, summary, pieces, sources, cuttable=True)
+
+
+def person_material(connection: sqlite3.Connection, person_id: int) -> Material | None:
+    row = connection.execute("SELECT display_name, external_id, message_count, first_seen, last_seen FROM person "
+                             "WHERE id = ?", (person_id,)).fetchone()
+    if row is None:
+        return None
+    name, handle, count, first, last = row
+    chats = [r[0] for r in connection.execute(
+        "SELECT c.title FROM message m JOIN chat c ON c.id = m.chat_id WHERE m.person_id = ? "
+        "GROUP BY c.id ORDER BY count(*) DESC, c.id LIMIT ?", (person_id, CHATS_SHOWN))]
+    recent = connection.execute(
+        "SELECT m.sent_at, c.title, m.text FROM message m JOIN chat c ON c.id = m.chat_id "
+        "WHERE m.person_id = ? AND m.is_service = 0 AND m.text != '' ORDER BY m.sent_at DESC, m.id DESC LIMIT ?",
+        (person_id, RECENT_LINES)).fetchall()
+    lines = [f"[{datetime.fromtimestamp(at, UTC):%Y-%m-%d %H:%M}, {title}] {_quote(text)}"
+             for at, title, text in reversed(recent)]
+    text = person_document(name, handle, count, chats, iso_date(first), iso_date(last), lines)
+    sources = {"person_id": person_id, "handle": handle, "messages": count, "chats": chats,
+               "first_at": iso_time(first), "last_at": iso_time(last)}
+    return Material(iso_date(last), ", ".join(chats[:3]) or None, name, text.split("\n"), sources)
+
+
+def artifact_material(connection: sqlite3.Connection, artifact_id: int) -> Material | None:
+    row = connection.execute(
+        "SELECT a.kind, a.file_name, a.caption, a.rel_path, a.missing, m.id, m.author, m.sent_at, m.text, "
+        "m.topic_id, c.title FROM artifact a JOIN message m ON m.id = a.message_id "
+        "JOIN chat c ON c.id = m.chat_id WHERE a.id = ?", (artifact_id,)).fetchone()
+    if row is None:
+        return None
+    kind, file_name, caption, rel_path, missing, message_id, author, sent_at, text, topic_id, chat = row
+    lines = artifact_document(kind, file_name, caption, author, iso_date(sent_at), []).split("\n")
+    lines.append(f"In {chat}, message {message_id}" + (f": {_quote(text)}" if text and text != caption else ""))
+    if rel_path:
+        lines.append(f"File in the export: {rel_path}")
+    elif missing:
+        lines.append(f"File not in the export ({missing})")
+    sources = {"artifact_id": artifact_id, "message_id": message_id, "topic_id": topic_id,
+               "sent_at": iso_time(sent_at), "file": rel_path}
+    head = f"{kind}: {file_name}" if file_name else kind
+    return Material(iso_date(sent_at), chat, head, lines, sources)
+
+
+def material(connection: sqlite3.Connection, kind: str, entity_id: int, excerpt: str | None) -> Material | None:
+    """The content of one selection, or None when it is no longer in the store."""
+    if kind == "topic":
+        return topic_material(connection, entity_id, excerpt)
+    if kind == "person":
+        return person_material(connection, entity_id)
+    if kind == "artifact":
+        return artifact_material(connection, entity_id)
+    return None

@@ -1,0 +1,177 @@
+"""Recording rerank runs (table `rerank_run`, schema 3) and reading them back.
+
+Every function takes the raw autocommit connection of `engine.store.database.connect`;
+`save_run` and `delete_runs` write in one `BEGIN IMMEDIATE` transaction each. Times are
+stored as UTC epoch seconds and shown as ISO 8601 (UTC).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from engine.rerank.base import RerankResult
+from engine.traces.errors import TracesError
+from engine.traces.scrub import scrub_text, scrubbed_json
+
+_JSON_COLUMNS = ("settings", "candidates", "selected", "tool_calls", "timings_ms", "report", "trace")
+_SUMMARY_COLUMNS = ("id, created_at, query, reranker, model, candidates_count, selected_count, tool_calls_count, "
+                    "fallback, duration_ms, prompt_tokens, completion_tokens, cost")
+_INSERT = (
+    "INSERT INTO rerank_run (created_at, query, reranker, model, candidates_count, selected_count, "
+    "tool_calls_count, fallback, duration_ms, prompt_tokens, completion_tokens, cost, "
+    f"{', '.join(_JSON_COLUMNS)}) VALUES ({', '.join('?' * 19)})"
+)
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One line of `flashback runs`."""
+
+    id: int
+    created_at: str  # ISO 8601, UTC
+    query: str
+    reranker: str
+    model: str | None
+    candidates: int
+    selected: int
+    tool_calls: int
+    fallback: str | None
+    duration_ms: float
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def iso(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds")
+
+
+def _failed(action: str, exc: sqlite3.Error) -> TracesError:
+    if "no such table" in str(exc):
+        return TracesError(f"Could not {action}: this store predates run history; open it with Flashback once "
+                           "to upgrade it.")
+    return TracesError(f"Could not {action}: {exc}")
+
+
+def _model(settings: Mapping[str, Any], result: RerankResult) -> str | None:
+    """The LLM's name: from the reranker's own trace when it has one (what it really used),
+    else the caller's settings, flat (`model`) or as the service nests them (`reranker.model`)."""
+    places = [(result.trace or {}).get("settings"), settings, settings.get("reranker")]
+    for place in places:
+        model = place.get("model") if isinstance(place, Mapping) else None
+        if model:
+            return str(model)
+    return None
+
+
+def _total_ms(timings_ms: Mapping[str, Any], result: RerankResult) -> float:
+    """The run's duration: `total` from the caller (the service measures stage 1 + rerank:
+    what the user waited, seed 000's E2E latency), else from the reranker's report, else
+    the sum of the caller's parts (which then are stages, not nested spans)."""
+    for source in (timings_ms, result.report.get("timings_ms") or {}):
+        total = source.get("total") if isinstance(source, Mapping) else None
+        if isinstance(total, int | float):
+            return float(total)
+    return float(sum(v for v in timings_ms.values() if isinstance(v, int | float)))
+
+
+def _number(usage: Mapping[str, Any], key: str) -> float | None:
+    value = usage.get(key)
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _scrubbed(text: str | None, secrets: Sequence[str]) -> str | None:
+    return None if text is None else scrub_text(text, secrets)
+
+
+def save_run(connection: sqlite3.Connection, *, query: str, reranker: str, settings: dict, candidates: list[dict],
+             result: RerankResult, timings_ms: dict, secrets: Sequence[str] = ()) -> int:
+    """Record one rerank in one transaction and return its id. Every string stored (query
+    and JSON alike) is scrubbed of `secrets` and of credential-shaped tokens."""
+    usage = result.usage or {}
+    cost = _number(usage, "cost")
+    row = (
+        time.time(), scrub_text(query, secrets), scrub_text(reranker, secrets),
+        _scrubbed(_model(settings, result), secrets), len(candidates), len(result.selected), len(result.tool_calls),
+        _scrubbed(result.fallback, secrets), round(_total_ms(timings_ms, result), 3),
+        int(_number(usage, "prompt_tokens") or 0), int(_number(usage, "completion_tokens") or 0), cost,
+        scrubbed_json(settings, secrets), scrubbed_json(candidates, secrets),
+        scrubbed_json([s.as_dict() for s in result.selected], secrets), scrubbed_json(result.tool_calls, secrets),
+        scrubbed_json(timings_ms, secrets), scrubbed_json(result.report, secrets),
+        None if result.trace is None else scrubbed_json(result.trace, secrets),
+    )
+    try:
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            run_id = connection.execute(_INSERT, row).lastrowid
+            connection.execute("COMMIT")
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+    except sqlite3.Error as exc:
+        raise _failed("record the rerank run", exc) from exc
+    return int(run_id)
+
+
+def _summary(row: tuple) -> RunSummary:
+    return RunSummary(row[0], iso(row[1]), *row[2:])
+
+
+def list_runs(connection: sqlite3.Connection, limit: int = 50, offset: int = 0) -> list[RunSummary]:
+    """Recorded runs, newest first."""
+    try:
+        rows = connection.execute(
+            f"SELECT {_SUMMARY_COLUMNS} FROM rerank_run ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?",
+            (max(0, limit), max(0, offset))).fetchall()
+    except sqlite3.Error as exc:
+        raise _failed("read the run history", exc) from exc
+    return [_summary(row) for row in rows]
+
+
+def get_run(connection: sqlite3.Connection, run_id: int) -> dict[str, Any] | None:
+    """Everything stored about one run: the summary fields (`created_at` as ISO, plus
+    `created_at_epoch`) and the JSON columns parsed back; None when there is no such run."""
+    try:
+        cursor = connection.execute(f"SELECT {_SUMMARY_COLUMNS}, {', '.join(_JSON_COLUMNS)} FROM rerank_run "
+                                    "WHERE id = ?", (run_id,))
+        row = cursor.fetchone()
+    except sqlite3.Error as exc:
+        raise _failed(f"read run {run_id}", exc) from exc
+    if row is None:
+        return None
+    names = [d[0] for d in cursor.description]
+    run = dict(zip(names, row, strict=True))
+    for column in _JSON_COLUMNS:
+        run[column] = None if run[column] is None else json.loads(run[column])
+    run["created_at_epoch"] = run["created_at"]
+    run["created_at"] = iso(run["created_at"])
+    return run
+
+
+def delete_runs(connection: sqlite3.Connection, before: float | datetime | None = None) -> int:
+    """Delete runs recorded before `before` (epoch seconds or an aware datetime), or all of
+    them when it is None; returns how many went."""
+    if isinstance(before, datetime):
+        before = before.timestamp()
+    sql, params = ("DELETE FROM rerank_run", ()) if before is None else \
+        ("DELETE FROM rerank_run WHERE created_at < ?", (float(before),))
+    try:
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            deleted = connection.execute(sql, params).rowcount
+            connection.execute("COMMIT")
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+    except sqlite3.Error as exc:
+        raise _failed("delete old runs", exc) from exc
+    return deleted

@@ -1,0 +1,101 @@
+"""`search --reranker flash`, `runs`, `export` and `key` as a user runs them, against a
+scripted OpenAI-compatible server on 127.0.0.1 (real HTTP from the CLI's own process)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.fake_openai import FakeOpenAI, FakeResponse, RecordedRequest, chat_reply, tool_call
+from tests.test_cli import ROOT
+
+DEMO = ROOT / "resources" / "demo" / "telegram_demo_export.json"
+KEY = "sk-or-v1-cli-test-key-0123456789"
+
+
+def run(*args: str, data_dir: Path, **env: str) -> subprocess.CompletedProcess:
+    environment = {**{k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")},
+                   "FLASHBACK_DATA_DIR": str(data_dir), **env}
+    return subprocess.run([sys.executable, "-m", "app", *args], cwd=ROOT, env=environment, capture_output=True,
+                          text=True, timeout=120)
+
+
+def scripted_model(request: RecordedRequest) -> FakeResponse:
+    """Turn 1 loads the first three topic candidates; turn 2 keeps the first two of them."""
+    messages = request.body["messages"]
+    shown = [int(i) for i in re.findall(r"\[Topic:(\d+)\]", messages[1]["content"])]
+    if not any(m["role"] == "tool" for m in messages):
+        return FakeResponse(json=chat_reply(tool_calls=[tool_call("get_topics_content", {"topic_ids": shown[:3]})],
+                                            usage={"prompt_tokens": 900, "completion_tokens": 20, "cost": 0.0002}))
+    answer = {"topic_ids": [{"id": f"Topic:{i}", "reason": f"talks about it ({n})"} for n, i in enumerate(shown[:2])]}
+    return FakeResponse(json=chat_reply("Here you go:\n```json\n" + json.dumps(answer) + "\n```",
+                                        usage={"prompt_tokens": 1500, "completion_tokens": 60, "cost": 0.0003}))
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory) -> Path:
+    data = tmp_path_factory.mktemp("cli-flash") / "store"
+    assert run("import", str(DEMO), data_dir=data).returncode == 0
+    assert run("build", data_dir=data).returncode == 0
+    return data
+
+
+@pytest.fixture(scope="module")
+def server():
+    with FakeOpenAI() as fake:
+        fake.handle("/v1/chat/completions", scripted_model)
+        yield fake
+
+
+def test_flash_search_json_has_tool_calls_usage_and_a_recorded_run(store, server):
+    found = run("search", "hotel in Lisbon", "--reranker", "flash", "--endpoint", "openrouter",
+                "--base-url", server.base_url, "--json", data_dir=store, FLASHBACK_API_KEY=KEY)
+    assert found.returncode == 0, found.stderr
+    result = json.loads(found.stdout)
+    loaded = result["tool_calls"][0]
+    assert result["reranker"] == "flash" and result["fallback"] is None and len(loaded) == 3
+    assert [s["id"] for s in result["selected"]] == loaded[:2]
+    assert result["selected"][0]["reason"].startswith("talks about it")
+    assert result["usage"]["prompt_tokens"] == 2400 and result["usage"]["cost"] == pytest.approx(0.0005)
+    assert {"rerank_turn_1", "rerank_turn_2"} <= result["timings_ms"].keys()
+    assert server.requests[-1].headers["Authorization"] == f"Bearer {KEY}"
+
+    runs = json.loads(run("runs", "--json", data_dir=store).stdout)
+    newest = runs["runs"][0]
+    assert newest["id"] == result["run_id"] and newest["reranker"] == "flash" and newest["tool_calls"] == 1
+    shown = json.loads(run("runs", "--show", str(result["run_id"]), data_dir=store).stdout)
+    assert shown["query"] == "hotel in Lisbon" and len(shown["trace"]["turns"]) == 2
+    database = b"".join(p.read_bytes() for p in store.iterdir() if p.name.startswith("flashback"))
+    assert KEY.encode() not in database, "the API key reached the store"
+
+
+def test_export_markdown_holds_the_selected_topics(store, server, tmp_path):
+    target = tmp_path / "context.md"
+    done = run("export", "hotel in Lisbon", "--reranker", "flash", "--endpoint", "custom",
+               "--base-url", server.base_url, "--model", "local-test", "--format", "md", "-o", str(target),
+               data_dir=store)
+    assert done.returncode == 0, done.stderr
+    text = target.read_text(encoding="utf-8")
+    assert "hotel in Lisbon" in text and "talks about it" in text and "Topic" in text
+    as_json = json.loads(run("export", "hotel in Lisbon", "--format", "json", data_dir=store).stdout)
+    assert as_json["items"] and all(item["kind"] in ("topic", "person", "artifact") for item in as_json["items"])
+
+
+def test_flash_without_a_key_says_how_to_set_one(store):
+    missing = run("search", "hotel", "--reranker", "flash", data_dir=store)
+    assert missing.returncode == 1 and "Traceback" not in missing.stderr
+    assert "flashback key set" in missing.stderr and "OPENROUTER_API_KEY" in missing.stderr
+    no_model = run("search", "hotel", "--reranker", "flash", "--endpoint", "custom", "--base-url",
+                   "http://127.0.0.1:9/v1", data_dir=store)
+    assert no_model.returncode == 1 and "--model" in no_model.stderr
+
+
+def test_key_show_never_prints_the_whole_key(store):
+    shown = run("key", "show", data_dir=store, OPENROUTER_API_KEY=KEY)
+    assert shown.returncode == 0 and KEY not in shown.stdout and KEY[-4:] in shown.stdout and "env" in shown.stdout
