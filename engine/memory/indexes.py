@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.index.vector_index import IndexMeta, IndexUnusable, VectorIndex
-from engine.memory.vectors import VectorChanges, load_items, store_checksum
+from engine.memory.vectors import VectorChanges, iter_items, load_items, store_checksum
 
 log = logging.getLogger(__name__)
 INDEX_FOLDER = "index"
@@ -78,9 +78,8 @@ class IndexSet:
         except IndexUnusable as problem:
             reason = problem.reason
         log.info("rebuilding the %s index: %s", kind, reason)
-        item_ids, _entities, vectors = load_items(connection, self.model_id, kind)
-        index = VectorIndex.create(self.dim, capacity=max(1024, len(item_ids)), ef_search=EF_SEARCH)
-        if len(item_ids):
+        index = VectorIndex.create(self.dim, capacity=max(1024, len(labels)), ef_search=EF_SEARCH)
+        for item_ids, vectors in iter_items(connection, self.model_id, kind):
             index.add(item_ids, vectors)
         self._save(index, kind, expected)
         return LoadedIndex(index, labels, reason, expected.store_checksum)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -136,6 +136,21 @@ def load_items(connection: sqlite3.Connection, model_id: str, kind: str,
     entities = np.fromiter((r[1] for r in rows), np.int64, len(rows))
     vectors = np.vstack([np.frombuffer(r[2], dtype=np.float32) for r in rows])
     return labels, entities, vectors
+
+
+def iter_items(connection: sqlite3.Connection, model_id: str, kind: str,
+               batch: int = 20000) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """(labels, vectors) of every item of a kind, `batch` rows at a time: an index rebuild
+    then holds one batch of vectors besides the index instead of every vector twice (a list
+    of row bytes and their stacked copy: 2.4 GB at 285k × 1024 measured, on top of the index)."""
+    cursor = connection.execute(
+        "SELECT v.id, c.vector FROM vector_item v JOIN embedding_cache c "
+        "ON c.model_id = v.model_id AND c.text_hash = v.text_hash WHERE v.model_id = ? AND v.kind = ? ORDER BY v.id",
+        (model_id, kind))
+    while rows := cursor.fetchmany(batch):
+        labels = np.fromiter((r[0] for r in rows), np.int64, len(rows))
+        vectors = np.vstack([np.frombuffer(r[1], dtype=np.float32) for r in rows])
+        yield labels, vectors
 
 
 def store_checksum(connection: sqlite3.Connection, model_id: str, kind: str) -> str:
