@@ -174,8 +174,9 @@ def build_memory(data_dir: Path, connection: sqlite3.Connection, embedder: Embed
 
     started = time.perf_counter()
     for kind, kind_changes in changes.items():
-        progress("index", 0, 1)
-        reason = indexes.apply(connection, kind, kind_changes)
+        progress(f"index {kind}", 0, 1)
+        reason = indexes.apply(connection, kind, kind_changes,
+                               on_progress=lambda done, total, kind=kind: progress(f"index {kind}", done, total))
         if reason:
             report.rebuilt[kind] = reason
         report.vectors[kind] = connection.execute(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,7 +69,8 @@ class IndexSet:
                                   (self.model_id, kind))
         return dict(rows.fetchall())
 
-    def _load_or_rebuild(self, connection: sqlite3.Connection, kind: str) -> LoadedIndex:
+    def _load_or_rebuild(self, connection: sqlite3.Connection, kind: str,
+                         on_progress: Callable[[int, int], None] | None = None) -> LoadedIndex:
         labels = self._label_map(connection, kind)
         expected = self._meta(connection, kind, len(labels))
         try:
@@ -79,8 +81,12 @@ class IndexSet:
             reason = problem.reason
         log.info("rebuilding the %s index: %s", kind, reason)
         index = VectorIndex.create(self.dim, capacity=max(1024, len(labels)), ef_search=EF_SEARCH)
+        done = 0
         for item_ids, vectors in iter_items(connection, self.model_id, kind):
             index.add(item_ids, vectors)
+            done += len(item_ids)
+            if on_progress:  # a 285k-vector rebuild takes minutes: show it moving
+                on_progress(done, len(labels))
         self._save(index, kind, expected)
         return LoadedIndex(index, labels, reason, expected.store_checksum)
 
@@ -88,14 +94,15 @@ class IndexSet:
         self.folder.mkdir(parents=True, exist_ok=True)
         index.save(self.path(kind), meta)
 
-    def apply(self, connection: sqlite3.Connection, kind: str, changes: VectorChanges) -> str | None:
+    def apply(self, connection: sqlite3.Connection, kind: str, changes: VectorChanges,
+              on_progress: Callable[[int, int], None] | None = None) -> str | None:
         """Bring the kind's index in line after `changes` were committed; returns a rebuild reason or None."""
         with self._lock:
             loaded = self._loaded.pop(kind, None)
             if loaded is None:
                 # Not in memory: load what is on disk against the checksum *before* the changes
                 # is not possible any more, so a cold apply is a rebuild (cheap next to embedding).
-                loaded = self._load_or_rebuild(connection, kind)
+                loaded = self._load_or_rebuild(connection, kind, on_progress)
                 self._loaded[kind] = loaded
                 return loaded.rebuilt_because
             index = loaded.index
