@@ -3,14 +3,45 @@
 A topic is embedded as NOTES.md says (`Topic Summary: …` + the conversation log); a long
 topic is cut into windows of whole log lines, each carrying the summary, because one vector
 for 25,000 chars blurs the details a question asks about. Search maps every window back to
-its topic and keeps the best one.
+its topic and keeps the best one. Windows are 4,000 chars: since long sessions are cut
+into subjects of ~2,000 chars (engine/topics/subjects.py), that is one vector for most
+topics (LoCoMo: 193 vectors instead of 341 at 2,000, recall@5 0.924 vs 0.921).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
 
-DEFAULT_CHUNK_CHARS = 2000
+DEFAULT_CHUNK_CHARS = 4000
+MAX_DATES = 7  # distinct days named; a topic spanning more names its months instead
+_MONTHS_EN = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+              "November", "December")
+_MONTHS_RU = ("января", "февраля", "марта", "апреля", "мая", "июня", "июля", "августа", "сентября", "октября",
+              "ноября", "декабря")  # genitive: "8 мая 2023"; the Russian stemmer maps май/мае/мая alike
+_MONTHS_RU_NOMINATIVE = ("январь", "февраль", "март", "апрель", "май", "июнь", "июль", "август", "сентябрь",
+                         "октябрь", "ноябрь", "декабрь")
+
+
+def date_words(timestamps: Iterable[float]) -> str:
+    """When a topic happened, in words a question uses: "8 May 2023 · 8 мая 2023".
+
+    Topics store epoch seconds and show ISO dates ("2023-05-08"); people ask "what did we
+    discuss in May 2023" or "что было в мае". Naming the days (UTC, as the log does) in
+    English and Russian lets BM25 match those words. Up to `MAX_DATES` distinct days;
+    a longer topic names its months ("May 2023 · май 2023") instead.
+    """
+    days = sorted({datetime.fromtimestamp(t, UTC).date() for t in timestamps})
+    if not days:
+        return ""
+    if len(days) <= MAX_DATES:
+        english = [f"{d.day} {_MONTHS_EN[d.month - 1]} {d.year}" for d in days]
+        russian = [f"{d.day} {_MONTHS_RU[d.month - 1]} {d.year}" for d in days]
+    else:
+        months = sorted({(d.year, d.month) for d in days})
+        english = [f"{_MONTHS_EN[m - 1]} {y}" for y, m in months]
+        russian = [f"{_MONTHS_RU_NOMINATIVE[m - 1]} {y}" for y, m in months]
+    return " · ".join(english + russian)
 
 
 def log_windows(lines: Sequence[str], chunk_chars: int) -> list[list[str]]:

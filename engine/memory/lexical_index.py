@@ -1,29 +1,59 @@
-"""Keeping `topic_fts` (BM25 over each topic's whole text) in step with the topics."""
+"""Keeping `topic_fts` (BM25 over each topic's whole text) in step with the topics.
+
+A row holds the topic's stemmed terms (`engine.retrieval.stemming`) in two columns: the
+log (the days in words, "Author: text" lines) and the summary (`topic_search_texts`), so
+that search can weigh the summary apart (it repeats words of the log when extractive).
+Queries are stemmed the same way, so "painted" finds "painting" and "машину" finds
+"машины". FTS5 cannot call a Python stemmer, hence terms are stored already stemmed,
+separated by spaces, and unicode61 only splits them.
+
+The table's definition doubles as the version of what it stores: a store whose `topic_fts`
+was made otherwise (schema 2 created it over raw text, column `body`) has it dropped and
+recreated here, and every topic is indexed again by the same call. Change `TOPIC_FTS_DDL`
+(the column name) whenever what a row holds changes, and old stores re-index themselves.
+"""
 
 from __future__ import annotations
 
 import sqlite3
 
-from engine.memory.topic_documents import topic_documents_for
-from engine.store.database import fold_for_search
+from engine.memory.topic_documents import topic_search_texts
+from engine.retrieval.stemming import stem_text
 
-WHOLE_TOPIC = 10**9  # one window: the whole log
+TOPIC_FTS_DDL = ("CREATE VIRTUAL TABLE topic_fts USING fts5(log_terms, summary_terms, "
+                 "tokenize=\"unicode61 remove_diacritics 2\")")
+BATCH_TOPICS = 1000
+
+
+def topic_fts_is_current(connection: sqlite3.Connection) -> bool:
+    row = connection.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'topic_fts'").fetchone()
+    return row is not None and row[0] == TOPIC_FTS_DDL
+
+
+def _ensure_table(connection: sqlite3.Connection) -> bool:
+    """Recreate `topic_fts` when missing or of another definition (inside the caller's transaction)."""
+    if topic_fts_is_current(connection):
+        return False
+    connection.execute("DROP TABLE IF EXISTS topic_fts")
+    connection.execute(TOPIC_FTS_DDL)
+    return True
 
 
 def sync_topic_fts(connection: sqlite3.Connection, changed: list[int] = ()) -> int:
     """Drop rows of deleted topics and of `changed` ones, index every topic without a row; returns rows added."""
     connection.execute("BEGIN IMMEDIATE")
     try:
+        _ensure_table(connection)
         connection.execute("DELETE FROM topic_fts WHERE rowid NOT IN (SELECT id FROM topic)")
         for start in range(0, len(changed), 500):
             chunk = list(changed[start:start + 500])
             connection.execute(f"DELETE FROM topic_fts WHERE rowid IN ({','.join('?' * len(chunk))})", chunk)
         missing = [r[0] for r in connection.execute(
             "SELECT id FROM topic WHERE id NOT IN (SELECT rowid FROM topic_fts) ORDER BY id")]
-        for start in range(0, len(missing), 1000):
-            documents = topic_documents_for(connection, missing[start:start + 1000], WHOLE_TOPIC)
-            connection.executemany("INSERT INTO topic_fts (rowid, body) VALUES (?, ?)",
-                                   [(t, fold_for_search("\n".join(d))) for t, d in documents.items()])
+        for start in range(0, len(missing), BATCH_TOPICS):
+            texts = topic_search_texts(connection, missing[start:start + BATCH_TOPICS])
+            connection.executemany("INSERT INTO topic_fts (rowid, log_terms, summary_terms) VALUES (?, ?, ?)",
+                                   [(t, stem_text(log), stem_text(summary)) for t, (log, summary) in texts.items()])
     except BaseException:
         connection.execute("ROLLBACK")
         raise

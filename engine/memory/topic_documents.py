@@ -5,9 +5,10 @@ from __future__ import annotations
 import sqlite3
 from collections import defaultdict
 
-from engine.memory.documents import topic_documents
+from engine.memory.documents import date_words, topic_documents
 from engine.topics.content import format_log
 from engine.topics.sessions import COLUMNS, MessageRow
+from engine.topics.summary import author_label
 
 
 def topics_without_items(connection: sqlite3.Connection, model_id: str) -> list[int]:
@@ -31,3 +32,26 @@ def topic_documents_for(connection: sqlite3.Connection, topic_ids: list[int],
         for topic_id, *columns in rows:
             lines[topic_id].append(format_log([MessageRow(*columns)]))
     return {t: topic_documents(summaries[t], lines.get(t, []), chunk_chars) for t in topic_ids if t in summaries}
+
+
+def topic_search_texts(connection: sqlite3.Connection, topic_ids: list[int]) -> dict[int, tuple[str, str]]:
+    """topic id → (log, summary): what BM25 indexes. The log is the days in words (`date_words`)
+    and one "Author: text" line per message. No per-line timestamps: forty copies of
+    "2023 05 08 13" would only lengthen the topic and match numbers in questions by accident."""
+    out: dict[int, tuple[str, str]] = {}
+    for start in range(0, len(topic_ids), 500):
+        chunk = topic_ids[start:start + 500]
+        marks = ",".join("?" * len(chunk))
+        summaries = dict(connection.execute(f"SELECT id, summary FROM topic WHERE id IN ({marks})", chunk).fetchall())
+        lines: dict[int, list[str]] = defaultdict(list)
+        times: dict[int, list[float]] = defaultdict(list)
+        rows = connection.execute(f"SELECT topic_id, {COLUMNS} FROM message WHERE topic_id IN ({marks}) "
+                                  "ORDER BY topic_id, sent_at, id", chunk)
+        for topic_id, *columns in rows:
+            row = MessageRow(*columns)
+            lines[topic_id].append(f"{author_label(row)}: {row.text}")
+            times[topic_id].append(row.sent_at)
+        for topic_id in chunk:
+            if topic_id in summaries:
+                out[topic_id] = ("\n".join([date_words(times[topic_id]), *lines[topic_id]]), summaries[topic_id])
+    return out

@@ -1,7 +1,23 @@
 """BM25 over whole topics (`topic_fts`, kept by the build), for hybrid retrieval.
 
-Very common words are left out of the query: they cost time (FTS5 scores every topic
-holding them) and carry no signal; if only common words remain, they are used.
+Query and topics are reduced to the same stemmed terms (`engine.retrieval.stemming`), and
+function words are left out of the query (`QUERY_STOPWORDS`).
+
+Which query terms are searched is bounded by cost, not by a share of the store: FTS5
+scores every topic that holds any query term (~0.7 µs per posting, measured on 100k
+topics), so terms are taken rarest first while their postings together stay within
+`POSTING_BUDGET` (the rarest useful one up to three budgets). A term in more than half
+of the topics is never useful: FTS5's IDF floors it at 1e-6. In a store of a few hundred
+topics every other term is searched (dropping the words in more than a quarter of the
+topics, names among them, cost 0.013 recall@5 on LoCoMo); in a store of 100k topics the
+words in more than a few percent of the topics, whose IDF is small, are left out and a
+query stays within a few milliseconds.
+
+Document frequencies come from `fts5vocab`, which counts them by reading the term's
+postings: as slow as searching for it (6 ms per query at 100k topics). `TermStatistics`
+remembers them between queries; the retriever keeps one per store and drops it after a
+build. A frequency a little out of date only changes which terms are searched, never a
+score (FTS5 computes BM25 itself).
 """
 
 from __future__ import annotations
@@ -9,40 +25,116 @@ from __future__ import annotations
 import re
 import sqlite3
 
+from engine.memory.lexical_index import topic_fts_is_current
+from engine.retrieval.stemming import fold, stem_word
+from engine.retrieval.stemming import terms as stemmed_terms
 from engine.store.database import fold_for_search
 
-_WORD = re.compile(r"\w+", re.UNICODE)
-COMMON_WORD_SHARE = 0.25  # a word in more than this share of topics is not searched for
+POSTING_BUDGET = 8_000  # topic postings a query may touch (~5 ms of FTS5 on this VM)
+SINGLE_TERM_BUDGETS = 3  # a query's rarest useful term is searched up to 3 budgets (~15 ms)
+SUMMARY_WEIGHT = 0.3  # BM25 column weights: log 1.0, summary this (see docs/benchmarks.md)
+
+# Function words of questions and requests, English and Russian (the usual IR stop lists,
+# minus words that are also names of months or numbers). They are left out of the query
+# only (topics keep every word): "what did … do" otherwise ranks topics by how often they
+# say "what" and "did" (+0.015 recall@5 on LoCoMo, docs/benchmarks.md). A query made only
+# of them keeps them.
+_QUERY_STOPWORDS = """
+a about above after again against all am an and any are as at be because been before being below between both but
+by can could did do does doing down during each few for from further had has have having he her here hers herself
+him himself his how i if in into is it its itself just me might more most must my myself no nor not now of off on
+once only or other our ours ourselves out over own same shall she should so some such than that the their theirs
+them themselves then there these they this those through to too under until up very was we were what when where
+which while who whom whose why will with would you your yours yourself yourselves
+и в во не что он на я с со как а то все всё она так его но да ты к у же вы за бы по только ее её мне было вот от
+меня еще ещё нет о об из ему теперь когда даже ну вдруг ли если уже или ни быть был него до вас нибудь опять уж
+вам ведь там потом себя ничего ей может они тут где есть надо ней для мы тебя их чем была сам чтоб без будто чего
+раз тоже себе под будет ж тогда кто этот того потому этого какой какая какие каким какую совсем ним здесь этом
+почти мой тем чтобы нее сейчас были куда зачем всех никогда можно при наконец другой хоть после над больше тот
+через эти нас про всего них много разве эту моя впрочем свою этой перед иногда том нельзя такой им более всегда
+конечно всю между это мной тебе твой твоя свой сколько почему
+""".split()
+QUERY_STOPWORDS = frozenset(stem_word(fold(word)) for word in _QUERY_STOPWORDS)
 
 
 def query_terms(text: str) -> list[str]:
+    """The distinct stemmed terms of a query, in order, without function words (unless that leaves
+    none); one-letter words only if they are digits."""
     seen: dict[str, None] = {}
-    for word in _WORD.findall(fold_for_search(text).lower()):
+    for term in stemmed_terms(text):
+        if len(term) > 1 or term.isdigit():
+            seen.setdefault(term, None)
+    content = [term for term in seen if term not in QUERY_STOPWORDS]
+    return content or list(seen)
+
+
+def _legacy_terms(text: str) -> list[str]:
+    """Unstemmed words, for a `topic_fts` still of the old definition (before the first build)."""
+    seen: dict[str, None] = {}
+    for word in re.findall(r"\w+", fold_for_search(text).lower()):
         if len(word) > 1 or word.isdigit():
             seen.setdefault(word, None)
     return list(seen)
 
 
-def _document_frequencies(connection: sqlite3.Connection, terms: list[str]) -> dict[str, int]:
-    connection.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.topic_vocab USING fts5vocab(main, topic_fts, 'row')")
-    marks = ",".join("?" * len(terms))
-    return dict(connection.execute(f"SELECT term, doc FROM temp.topic_vocab WHERE term IN ({marks})", terms))
+class TermStatistics:
+    """Document frequencies of `topic_fts` terms and the topic count, remembered between queries.
+
+    Forgotten when the store's newest topic changes (a build added topics); thread-safe
+    enough for its use (a dict filled with values that are equal whoever computes them).
+    """
+
+    MAX_TERMS = 200_000
+
+    def __init__(self) -> None:
+        self._frequencies: dict[str, int] = {}
+        self._version: tuple | None = None
+        self.topics = 0
+
+    def frequencies(self, connection: sqlite3.Connection, terms: list[str]) -> dict[str, int]:
+        version = connection.execute("SELECT max(id) FROM topic").fetchone()
+        if version != self._version or len(self._frequencies) > self.MAX_TERMS:
+            self._frequencies = {}
+            self.topics = connection.execute("SELECT count(*) FROM topic").fetchone()[0]
+            self._version = version
+        missing = [t for t in terms if t not in self._frequencies]
+        if missing:
+            connection.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.topic_vocab USING fts5vocab(main, topic_fts, 'row')")
+            found = dict(connection.execute(
+                f"SELECT term, doc FROM temp.topic_vocab WHERE term IN ({','.join('?' * len(missing))})", missing))
+            self._frequencies.update({t: found.get(t, 0) for t in missing})
+        return {t: self._frequencies[t] for t in terms}
+
+
+def within_budget(frequencies: dict[str, int], topics: int, budget: int = POSTING_BUDGET) -> list[str]:
+    """Useful terms (in some topic, in at most half of them), rarest first, while their postings
+    fit `budget`; the rarest one even beyond it, up to `SINGLE_TERM_BUDGETS` budgets."""
+    chosen: list[str] = []
+    spent = 0
+    useful = ((t, n) for t, n in frequencies.items() if 0 < n and 2 * n <= max(topics, 1))
+    for term, count in sorted(useful, key=lambda pair: (pair[1], pair[0])):
+        if spent + count > (budget if chosen else SINGLE_TERM_BUDGETS * budget):
+            break
+        chosen.append(term)
+        spent += count
+    return chosen
 
 
 def topic_bm25(connection: sqlite3.Connection, query: str, limit: int = 50,
-               chat_ids: list[int] | None = None) -> list[tuple[int, float]]:
-    """(topic id, BM25 score; higher is better) best first; [] when no query word is in any topic."""
-    terms = query_terms(query)
+               chat_ids: list[int] | None = None, statistics: TermStatistics | None = None) -> list[tuple[int, float]]:
+    """(topic id, BM25 score; higher is better) best first; [] when no query term is useful."""
+    current = topic_fts_is_current(connection)
+    terms = query_terms(query) if current else _legacy_terms(query)
     if not terms:
         return []
-    frequencies = _document_frequencies(connection, terms)
-    total = max(1, connection.execute("SELECT count(*) FROM topic").fetchone()[0])
-    present = [t for t in terms if frequencies.get(t, 0) > 0]
-    rare = [t for t in present if frequencies[t] <= COMMON_WORD_SHARE * total] or present
-    if not rare:
+    statistics = statistics or TermStatistics()
+    chosen = within_budget(statistics.frequencies(connection, terms), statistics.topics)
+    if not chosen:
         return []
-    match = " OR ".join('"' + t.replace('"', '""') + '"' for t in rare)
-    sql = "SELECT f.rowid, -bm25(topic_fts) FROM topic_fts f"
+    match = " OR ".join('"' + t.replace('"', '""') + '"' for t in chosen)
+    rank = f"bm25(topic_fts, 1.0, {SUMMARY_WEIGHT})" if current else "bm25(topic_fts)"
+    sql = f"SELECT f.rowid, -{rank} FROM topic_fts f"
     params: list[object] = [match]
     where = " WHERE topic_fts MATCH ?"
     if chat_ids:
@@ -50,4 +142,4 @@ def topic_bm25(connection: sqlite3.Connection, query: str, limit: int = 50,
         where += f" AND t.chat_id IN ({','.join('?' * len(chat_ids))})"
         params.extend(chat_ids)
     params.append(limit)
-    return connection.execute(sql + where + " ORDER BY bm25(topic_fts) LIMIT ?", params).fetchall()
+    return connection.execute(sql + where + f" ORDER BY {rank} LIMIT ?", params).fetchall()

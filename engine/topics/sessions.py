@@ -2,8 +2,10 @@
 
 A chat's unassigned messages are read in (sent_at, id) order, a page at a time (memory
 stays flat on a chat of a million messages), and cut where the conversation paused for at
-least `chunk_interval_s` or where a chunk reached its message or character cap. Each
-chunk is what the splitter sees, or, without a language model, one topic.
+least `chunk_interval_s` or where a chunk reached its message or character cap. A chunk
+longer than 1.5× `subject_chars` is then cut where its subject changes (subjects.py) into
+parts near that size. Each chunk is what the splitter sees, or, without a language model,
+one topic.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from engine.topics.settings import TopicSettings
+from engine.topics.subjects import split_subjects
 
 
 class MessageRow(NamedTuple):
@@ -62,11 +65,18 @@ def unassigned_messages(connection: sqlite3.Connection, chat_id: int, page_size:
 
 
 def cut_sessions(rows: Iterable[MessageRow], settings: TopicSettings) -> Iterator[list[MessageRow]]:
-    """Cut time-ordered rows into chunks at inactivity gaps and at the size caps.
+    """Cut time-ordered rows into chunks at inactivity gaps, at the size caps, and where the subject changes.
 
     A gap of exactly `chunk_interval_s` cuts (seed: "pause ≥ chunk_interval"). A chunk
     never exceeds the caps unless one message alone does; that message is a chunk of its own.
+    A subject cut needs words to read (see subjects.py): rows without them are cut only
+    at gaps and caps.
     """
+    for session in _sessions(rows, settings):
+        yield from split_subjects(session, settings.subject_chars, settings.chunk_interval_s)
+
+
+def _sessions(rows: Iterable[MessageRow], settings: TopicSettings) -> Iterator[list[MessageRow]]:
     interval, max_count, max_chars = settings.chunk_interval_s, settings.max_chunk_messages, settings.max_chunk_chars
     chunk: list[MessageRow] = []
     chars = 0

@@ -21,6 +21,11 @@ class TopicSettings:
     # split_threshold_chars = 25,000). One message longer than the char cap is its own chunk.
     max_chunk_messages: int = 400
     max_chunk_chars: int = 25_000
+    # Without a language model, a session longer than 1.5× this is cut where its subject
+    # changes into parts near this size (engine/topics/subjects.py); 0 keeps sessions whole.
+    # LoCoMo (docs/benchmarks.md): 2,000 → recall@5 0.924, evidence@8000 0.815; 1,500 gives
+    # more evidence and less recall (0.903 / 0.840), 2,500 the reverse (0.924 / 0.778).
+    subject_chars: int = 2_000
     # Consolidation candidates: cosine of the topic vectors (code: 0.8; the document says 0.85).
     consolidation_threshold: float = 0.8
     # Two topics are never merged into one larger than this (seed: max_merged_size_chars).
@@ -38,6 +43,8 @@ class TopicSettings:
     def __post_init__(self) -> None:
         if self.chunk_interval_s <= 0 or self.max_chunk_messages < 1 or self.max_chunk_chars < 1:
             raise TopicsError("chunk_interval_s, max_chunk_messages and max_chunk_chars must be positive")
+        if self.subject_chars < 0:
+            raise TopicsError("subject_chars must be 0 (off) or positive")
         if not -1.0 <= self.consolidation_threshold <= 1.0:
             raise TopicsError("consolidation_threshold is a cosine: between -1 and 1")
         if self.splitter_concurrency < 1 or self.batch_messages < 1 or self.max_merge_candidates < 1:

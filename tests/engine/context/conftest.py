@@ -69,7 +69,7 @@ def memory(tmp_path_factory) -> Memory:
     store = Store(tmp_path_factory.mktemp("context"))
     store.add(_rows())
     # Sessions kept whole (no subject cuts): the tests need one topic far over the budget.
-    build_topics(store.connection, settings=TopicSettings())
+    build_topics(store.connection, settings=TopicSettings(subject_chars=0))
     assert store.scalar("SELECT count(*) FROM topic") == 3
 
     def topic_of(chat: str, at: float) -> int:

@@ -1,0 +1,68 @@
+"""BM25 over stemmed topics on a real store: word forms, Russian, dates in words, an old index rebuilt."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from engine.memory.lexical_index import TOPIC_FTS_DDL, sync_topic_fts, topic_fts_is_current
+from engine.retrieval.lexical import topic_bm25
+from engine.topics import build_topics
+from tests.engine.topics.conftest import conversation
+
+MAY = datetime(2023, 5, 8, 13, 0, tzinfo=UTC).timestamp()
+JULY = datetime(2023, 7, 20, 9, 0, tzinfo=UTC).timestamp()
+SEPTEMBER = datetime(2023, 9, 2, 18, 0, tzinfo=UTC).timestamp()
+
+
+def _store(store):
+    rows = conversation("Mel", MAY, [("Mel", "We finished a painting of the lake with the kids"),
+                                     ("Caro", "Lovely colours, which paints did you use?")])
+    rows += conversation("Mel", JULY, [("Mel", "The garden needs watering every day now"),
+                                       ("Caro", "Tomatoes love the heat though")], first_id=10)
+    rows += conversation("Друзья", SEPTEMBER, [("Аня", "Отвезла машину в сервис, меняют тормоза"),
+                                               ("Олег", "Сколько стоит ремонт тормозов?")], first_id=20)
+    store.add(rows)
+    build_topics(store.connection)
+    sync_topic_fts(store.connection)
+    return {store.scalar("SELECT t.id FROM topic t JOIN message m ON m.topic_id = t.id WHERE m.text LIKE ?",
+                         f"%{word}%"): word for word in ("painting", "garden", "машину")}
+
+
+def _best(store, query: str) -> int | None:
+    hits = topic_bm25(store.connection, query)
+    return hits[0][0] if hits else None
+
+
+def test_word_forms_and_russian_cases_find_their_topic(store):
+    topics = {word: topic for topic, word in _store(store).items()}
+    assert _best(store, "Who painted the lake?") == topics["painting"]
+    assert _best(store, "где машины ремонтируют") == topics["машину"]
+    assert _best(store, "тормоз") == topics["машину"]
+
+
+def test_dates_in_words_match_month_names_in_either_language(store):
+    topics = {word: topic for topic, word in _store(store).items()}
+    assert _best(store, "what happened in July 2023") == topics["garden"]
+    assert _best(store, "что было в сентябре") == topics["машину"]
+    assert _best(store, "8 May") == topics["painting"]
+
+
+def test_only_function_words_or_unknown_words_find_nothing(store):
+    _store(store)
+    assert topic_bm25(store.connection, "what was it?") == []
+    assert topic_bm25(store.connection, "xylophone") == []
+
+
+def test_an_index_of_the_old_definition_is_rebuilt_and_searched_meanwhile(store):
+    topics = _store(store)
+    connection = store.connection
+    connection.execute("DROP TABLE topic_fts")
+    connection.execute("CREATE VIRTUAL TABLE topic_fts USING fts5(body, tokenize=\"unicode61 remove_diacritics 2\")")
+    connection.execute("INSERT INTO topic_fts (rowid, body) SELECT id, summary FROM topic")
+    assert not topic_fts_is_current(connection)
+    assert topic_bm25(connection, "garden")  # unstemmed words still work until the next build
+    added = sync_topic_fts(connection)
+    assert topic_fts_is_current(connection) and added == len(topics)
+    assert connection.execute("SELECT sql FROM sqlite_master WHERE name = 'topic_fts'").fetchone()[0] == TOPIC_FTS_DDL
+    assert _best(store, "paints") == {w: t for t, w in topics.items()}["painting"]
+    assert sync_topic_fts(connection) == 0  # nothing new: nothing indexed twice
