@@ -37,6 +37,9 @@ class LoadedIndex:
     checksum: str  # the store checksum the index matches
 
 
+ADD_BATCH = 20000  # vectors read from the store and added to hnswlib at a time
+
+
 class IndexSet:
     """The indexes of one store and one model; thread-safe (one lock around load/update)."""
 
@@ -110,11 +113,15 @@ class IndexSet:
                 index.mark_deleted(np.asarray(changes.removed, dtype=np.int64))
                 for label in changes.removed:
                     loaded.label_entity.pop(label, None)
-            if changes.added:
-                item_ids, entities, vectors = load_items(connection, self.model_id, kind, changes.added)
+            # In batches, for the same reason as the rebuild: a first build adds every vector.
+            for start in range(0, len(changes.added), ADD_BATCH):
+                batch = changes.added[start:start + ADD_BATCH]
+                item_ids, entities, vectors = load_items(connection, self.model_id, kind, batch)
                 if len(item_ids):
                     index.add(item_ids, vectors)
                     loaded.label_entity.update(zip(item_ids.tolist(), entities.tolist(), strict=True))
+                if on_progress:
+                    on_progress(min(start + ADD_BATCH, len(changes.added)), len(changes.added))
             meta = self._meta(connection, kind, len(loaded.label_entity))
             self._save(index, kind, meta)
             loaded.checksum = meta.store_checksum
