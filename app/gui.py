@@ -1,4 +1,4 @@
-"""Start the desktop app: QApplication on a qasync event loop, one service, one window."""
+"""Start the desktop app: QApplication on a qasync event loop, one service, one key store, one window."""
 
 from __future__ import annotations
 
@@ -11,20 +11,28 @@ DEMO_EXPORT = Path(__file__).resolve().parent.parent / "resources" / "demo" / "t
 
 def run_gui(data_dir: Path, demo: bool = False) -> int:
     import qasync
+    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
+    from app.keys import KeyStore
     from engine.service import FlashbackService
+    from ui import i18n
     from ui.main_window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv)
     app.setApplicationName("Flashback")
     app.setOrganizationName("Flashback")
+    app.setOrganizationDomain("flashback.local")
+    i18n.install(app)  # before any widget exists: texts are set in constructors
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    window = MainWindow(FlashbackService(data_dir))
+    demo_export = DEMO_EXPORT if DEMO_EXPORT.exists() else None
+    window = MainWindow(FlashbackService(data_dir), KeyStore(), demo_export=demo_export)
     window.show()
-    if demo and DEMO_EXPORT.exists():
-        window.start_import(DEMO_EXPORT)  # idempotent: a second start adds nothing
+    if demo and demo_export is not None:
+        # After the first paint: the window shows at once, the import and build run behind
+        # the progress panel. Idempotent: a second start imports nothing and builds nothing new.
+        QTimer.singleShot(0, window.open_demo)
     closed = asyncio.Event()
     app.aboutToQuit.connect(closed.set)
     with loop:

@@ -105,6 +105,12 @@ class FlashbackService:
             self._retriever = None  # the model id (IDF refit) or the indexes may have changed
         return report
 
+    def invalidate(self) -> None:
+        """Forget cached search state (the retriever, its indexes and term statistics): call
+        after the store changed behind this object's back, e.g. a build in another process."""
+        with self._lock:
+            self._retriever = None
+
     def retriever(self) -> Retriever:
         with self._lock:
             if self._retriever is None:

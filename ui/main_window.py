@@ -1,153 +1,279 @@
-"""The main window: for now the store's contents and importing with progress and cancel."""
+"""The main window: composes the shell's parts over one service and one key store.
+
+It owns no engine logic and little of its own: the search panel (`ui.search`) is the
+central view (the empty state stands in while the store is empty), browsing and run history are docks, the
+import/build pipeline is `ImportController` with `ProgressPanel` showing it, and errors
+go through `ui.shell.errors`. This class wires them together and handles what only a
+window can: menus, drag and drop, geometry, closing.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QThreadPool
-from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
+    QDockWidget,
     QFileDialog,
     QLabel,
     QMainWindow,
-    QMessageBox,
-    QProgressDialog,
-    QPushButton,
+    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from engine.errors import EngineError, ImportCancelled
-from engine.importers.base import ImportProgress
-from engine.importers.service import ImportReport
 from engine.service import FlashbackService
-from ui.tasks import BackgroundTask
+from ui import i18n
+from ui.search import SearchPanel
+from ui.shell.actions import WindowActions, install_menus
+from ui.shell.browse import BrowsePanel
+from ui.shell.empty_state import EmptyState
+from ui.shell.errors import show_error, show_message
+from ui.shell.import_controller import ImportController, PipelineSummary
+from ui.shell.keys_dialog import KeysDialog
+from ui.shell.progress_panel import ProgressPanel
+from ui.shell.run_history import RunHistoryPanel
+from ui.shell.topic_viewer import TopicViewer
+from ui.tasks import run_in_background, wait_for_background_work
+
+EXPORT_FILTER = "Chat exports (*.json *.jsonl *.ndjson *.txt *.zip);;All files (*)"
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, service: FlashbackService) -> None:
+    def __init__(self, service: FlashbackService, keys, *, demo_export: Path | None = None) -> None:
         super().__init__()
         self._service = service
-        self._task: BackgroundTask | None = None
-        self._progress: QProgressDialog | None = None
+        self._keys = keys
+        self._demo_export = Path(demo_export) if demo_export else None
+        self._viewers: dict[int, TopicViewer] = {}
+        self._showing_empty: bool | None = None  # unknown until the first stats arrive
+        self.stats = None
+        self.setObjectName("main_window")
         self.setWindowTitle("Flashback")
-        self.resize(960, 640)
+        self.resize(1280, 800)
         self.setAcceptDrops(True)
-        self._build_menu()
-        self._summary = QLabel(alignment=Qt.AlignmentFlag.AlignCenter)
-        self._summary.setWordWrap(True)
-        import_button = QPushButton("Import an export…")
-        import_button.clicked.connect(self.choose_import)
-        layout = QVBoxLayout()
-        layout.addStretch()
-        layout.addWidget(self._summary)
-        layout.addWidget(import_button, alignment=Qt.AlignmentFlag.AlignCenter)
-        layout.addStretch()
+
+        self.imports = ImportController(service, self)
+        self.empty_state = EmptyState(demo_available=self._demo_export is not None)
+        self.search_panel = SearchPanel(service, keys)
+        self.progress_panel = ProgressPanel()
+        self._stack = QStackedWidget()
+        self._stack.addWidget(self.empty_state)
+        self._stack.addWidget(self.search_panel)
         central = QWidget()
-        central.setLayout(layout)
+        central_layout = QVBoxLayout(central)
+        central_layout.setContentsMargins(0, 0, 0, 6)
+        central_layout.addWidget(self._stack, stretch=1)
+        central_layout.addWidget(self.progress_panel)
         self.setCentralWidget(central)
-        self._store_label = QLabel(f"Store: {service.data_dir}")
+
+        self.browse = BrowsePanel(service)
+        self.history = RunHistoryPanel(service)
+        self.browse_dock = self._dock(self.tr("Browse"), "browse_dock", self.browse)
+        self.history_dock = self._dock(self.tr("Run history"), "history_dock", self.history)
+        self.tabifyDockWidget(self.browse_dock, self.history_dock)
+        self.browse_dock.raise_()
+        self.resizeDocks([self.browse_dock], [390], Qt.Orientation.Horizontal)
+
+        self.actions = WindowActions(self)
+        self.actions.check_language(i18n.saved_choice())
+        self.toolbar = install_menus(self, self.actions, [self.browse_dock, self.history_dock],
+                                     _export_actions(self.search_panel), self._demo_export is not None)
+        self._store_label = QLabel()
         self.statusBar().addPermanentWidget(self._store_label)
+        self._connect()
+        self._default_state = self.saveState()
+        self._restore_window()
         self.refresh()
 
-    def _build_menu(self) -> None:
-        menu = self.menuBar().addMenu("&File")
-        open_file = QAction("&Import file or zip…", self, shortcut=QKeySequence.StandardKey.Open)
-        open_file.triggered.connect(self.choose_import)
-        open_folder = QAction("Import &folder…", self)
-        open_folder.triggered.connect(self.choose_import_folder)
-        quit_action = QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit)
-        quit_action.triggered.connect(self.close)
-        menu.addActions([open_file, open_folder])
-        menu.addSeparator()
-        menu.addAction(quit_action)
+    def _dock(self, title: str, name: str, widget: QWidget) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)  # saveState/restoreState find docks by name
+        dock.setWidget(widget)
+        dock.setMinimumWidth(340)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
+        return dock
 
+    def _connect(self) -> None:
+        actions = self.actions
+        actions.import_file.triggered.connect(self.choose_import)
+        actions.import_folder.triggered.connect(self.choose_import_folder)
+        actions.open_demo.triggered.connect(self.open_demo)
+        actions.build.triggered.connect(self.start_build)
+        actions.api_key.triggered.connect(self.open_keys_dialog)
+        actions.reset_window.triggered.connect(self.reset_window)
+        actions.quit.triggered.connect(self.close)
+        actions.language.triggered.connect(self._on_language_chosen)
+        self.empty_state.import_requested.connect(self.choose_import)
+        self.empty_state.demo_requested.connect(self.open_demo)
+        self.progress_panel.cancel_requested.connect(self.imports.cancel)
+        self.imports.started.connect(self._on_pipeline_started)
+        self.imports.progress.connect(self.progress_panel.show_step)
+        self.imports.succeeded.connect(self._on_pipeline_succeeded)
+        self.imports.cancelled.connect(self._on_pipeline_cancelled)
+        self.imports.failed.connect(self._on_pipeline_failed)
+        self.imports.finished.connect(self._on_pipeline_finished)
+        self.browse.open_topic.connect(self.open_topic)
+        for panel in (self.browse, self.history):
+            panel.failed.connect(lambda error: show_error(self, self.tr("Could not read the store"), error))
+        self.search_panel.open_topic.connect(self.open_topic)
+        self.search_panel.run_recorded.connect(self.history.refresh)
+        self.history.rerun_requested.connect(self._on_rerun_requested)
+
+    # -- state ----------------------------------------------------------------------------
     def refresh(self) -> None:
-        stats = self._service.stats()
-        if stats.messages == 0:
-            self._summary.setText("<h2>No chats yet</h2>Import a Telegram, ChatGPT, WhatsApp or JSONL export "
-                                  "to start. You can also drop files, folders or zips on this window.")
-        else:
-            self._summary.setText(
-                f"<h2>{_count(stats.messages, 'message')}</h2>{_count(stats.chats, 'chat')} · "
-                f"{_count(stats.people, 'person', 'people')} · {_count(stats.artifacts, 'attachment')} · "
-                f"{_count(stats.sources, 'imported file')}")
+        """Re-read the store's counts (in a worker) and show the empty state or the search."""
+        run_in_background(self, self._service.stats, self._on_stats,
+                          lambda error: show_error(self, self.tr("Could not open the store"), error))
 
-    # -- importing ---------------------------------------------------------------------
-    def choose_import(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
-            self, "Import a chat export", "", "Chat exports (*.json *.jsonl *.txt *.zip);;All files (*)")
-        if path:
-            self.start_import(Path(path))
+    def _on_stats(self, stats) -> None:
+        self.stats = stats
+        self._store_label.setText(self.tr("Messages: {messages} · chats: {chats} · topics: {topics}").format(
+            messages=f"{stats.messages:,}", chats=f"{stats.chats:,}", topics=f"{stats.topics:,}"))
+        self._store_label.setToolTip(str(self._service.data_dir))
+        empty = stats.messages == 0
+        if empty != self._showing_empty:
+            self._stack.setCurrentIndex(0 if empty else 1)
+            if self._showing_empty is not None or empty:  # the first time, keep the restored layout
+                self.browse_dock.setVisible(not empty)
+                self.history_dock.setVisible(not empty)
+            self._showing_empty = empty
+        if not empty:
+            self.browse.refresh()
+            self.history.refresh()
+            if stats.topics == 0 and not self.imports.busy:
+                self.statusBar().showMessage(self.tr(
+                    "These messages are not in memory yet: choose Memory → Build memory to search them."))
 
-    def choose_import_folder(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Import an export folder")
-        if path:
-            self.start_import(Path(path))
+    # -- importing and building -------------------------------------------------------------
+    def choose_import(self) -> QFileDialog:
+        dialog = QFileDialog(self, self.tr("Import chat exports"), "", EXPORT_FILTER)
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
+        dialog.filesSelected.connect(lambda files: self.start_import(*[Path(f) for f in files]))
+        dialog.open()  # not exec(): the event loop (and any running import) keeps going
+        return dialog
 
-    def start_import(self, path: Path) -> BackgroundTask | None:
-        if self._task is not None:
-            self.statusBar().showMessage("An import is already running.", 5000)
-            return None
-        service = self._service
-        task = BackgroundTask(lambda progress, cancel: service.import_path(path, on_progress=progress, cancel=cancel),
-                              self)
-        self._progress = QProgressDialog(f"Importing {path.name}…", "Cancel", 0, 1000, self)
-        self._progress.setWindowModality(Qt.WindowModality.WindowModal)
-        self._progress.setMinimumDuration(300)
-        self._progress.canceled.connect(task.cancel)
-        task.signals.progress.connect(self._on_import_progress)
-        task.signals.succeeded.connect(self._on_import_succeeded)
-        task.signals.failed.connect(self._on_import_failed)
-        task.signals.finished.connect(self._on_import_finished)
-        self._task = task.start()
-        return task
+    def choose_import_folder(self) -> QFileDialog:
+        dialog = QFileDialog(self, self.tr("Import an export folder"))
+        dialog.setFileMode(QFileDialog.FileMode.Directory)
+        dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
+        dialog.fileSelected.connect(lambda folder: self.start_import(Path(folder)))
+        dialog.open()
+        return dialog
 
-    def _on_import_progress(self, progress: ImportProgress) -> None:
-        if self._progress is not None and progress.bytes_total:
-            self._progress.setValue(int(1000 * progress.bytes_done / progress.bytes_total))
-            self._progress.setLabelText(f"Importing {progress.source}… {progress.messages:,} messages")
+    def start_import(self, *paths: Path) -> bool:
+        """Import `paths` (files, folders or zips) then build; False when something already runs."""
+        if self.imports.import_paths(list(paths)):
+            return True
+        self.statusBar().showMessage(self.tr("An import or build is already running."), 5000)
+        return False
 
-    def _on_import_succeeded(self, report: ImportReport) -> None:
-        added = report.messages_added
-        self.statusBar().showMessage(
-            f"Imported {added:,} new messages from {report.path}" if added else f"Nothing new in {report.path}", 10000)
+    def open_demo(self) -> bool:
+        if self._demo_export is None:
+            return False
+        return self.start_import(self._demo_export)
 
-    def _on_import_failed(self, error: Exception) -> None:
-        if isinstance(error, ImportCancelled):
-            self.statusBar().showMessage(str(error), 10000)
-        elif isinstance(error, EngineError):
-            QMessageBox.warning(self, "Import failed", str(error))
-        else:  # a bug: still no traceback in the user's face, but say it is ours
-            QMessageBox.critical(self, "Import failed", f"Flashback hit an internal error: {error!r}")
+    def start_build(self) -> bool:
+        if self.imports.build():
+            return True
+        self.statusBar().showMessage(self.tr("An import or build is already running."), 5000)
+        return False
 
-    def _on_import_finished(self) -> None:
-        if self._progress is not None:
-            self._progress.reset()
-            self._progress.deleteLater()
-            self._progress = None
-        if self._task is not None:
-            self._task.signals.deleteLater()
-        self._task = None
+    def _on_pipeline_started(self, title: str) -> None:
+        self.progress_panel.show_running(title)
+        self.actions.set_busy(True)
+        self.empty_state.set_busy(True)
+
+    def _on_pipeline_succeeded(self, summary: PipelineSummary) -> None:
+        self.progress_panel.show_summary(summary)  # stays until closed: no status-bar echo
+
+    def _on_pipeline_cancelled(self, phase: str) -> None:
+        self.progress_panel.show_cancelled(phase)
+
+    def _on_pipeline_failed(self, phase: str, error: Exception) -> None:
+        self.progress_panel.hide()
+        show_error(self, self.tr("Import failed") if phase == "import" else self.tr("Building memory failed"), error)
+
+    def _on_pipeline_finished(self) -> None:
+        self.actions.set_busy(False)
+        self.empty_state.set_busy(False)
         self.refresh()
+
+    # -- dialogs ------------------------------------------------------------------------------
+    def open_topic(self, topic_id: int) -> TopicViewer:
+        viewer = self._viewers.get(topic_id)
+        if viewer is None:
+            viewer = TopicViewer(self._service, topic_id, self)
+            viewer.destroyed.connect(lambda *_args, key=topic_id: self._viewers.pop(key, None))
+            self._viewers[topic_id] = viewer
+        viewer.show()
+        viewer.raise_()
+        viewer.activateWindow()
+        return viewer
+
+    def open_keys_dialog(self) -> KeysDialog:
+        dialog = KeysDialog(self._keys, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        # Flash's "needs a key" hint follows what was saved or forgotten.
+        dialog.finished.connect(lambda _result: self.search_panel.refresh_keys())
+        dialog.open()
+        return dialog
+
+    def _on_rerun_requested(self, settings: dict, query: str) -> None:
+        self.search_panel.rerun(settings, query)
+
+    def _on_language_chosen(self, action) -> None:
+        i18n.save_choice(action.data())
+        show_message(self, self.tr("Language"), self.tr("Flashback will use the new language after a restart."))
+
+    # -- window ---------------------------------------------------------------------------------
+    def reset_window(self) -> None:
+        settings = QSettings()
+        settings.remove("window")
+        self.restoreState(self._default_state)
+        self.resize(1280, 800)
+        empty = bool(self._showing_empty)
+        self.browse_dock.setVisible(not empty)
+        self.history_dock.setVisible(not empty)
+        self.browse_dock.raise_()
+
+    def _restore_window(self) -> None:
+        settings = QSettings()
+        geometry, state = settings.value("window/geometry"), settings.value("window/state")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        if state is not None:
+            self.restoreState(state)
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
-        """Closing mid-import cancels it (the transaction rolls back) before the window goes."""
-        if self._task is not None:
-            self._task.cancel()
-            QThreadPool.globalInstance().waitForDone(30_000)
+        """Closing mid-import cancels it (the import rolls back; a build keeps finished stages)."""
+        self.imports.cancel()
+        wait_for_background_work(30_000)
+        settings = QSettings()
+        settings.setValue("window/geometry", self.saveGeometry())
+        settings.setValue("window/state", self.saveState())
+        for viewer in list(self._viewers.values()):
+            viewer.close()
         super().closeEvent(event)
 
-    # -- drag and drop -----------------------------------------------------------------
+    # -- drag and drop --------------------------------------------------------------------------
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 (Qt's name)
-        if event.mimeData().hasUrls():
+        if any(url.isLocalFile() for url in event.mimeData().urls()):
             event.acceptProposedAction()
 
     def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 (Qt's name)
         paths = [Path(url.toLocalFile()) for url in event.mimeData().urls() if url.isLocalFile()]
         if paths:
-            self.start_import(paths[0])
+            event.acceptProposedAction()
+            self.start_import(*paths)
 
 
-def _count(value: int, singular: str, plural: str | None = None) -> str:
-    return f"{value:,} {singular if value == 1 else plural or singular + 's'}"
+def _export_actions(panel: QWidget) -> list:
+    """The search panel's export actions (Markdown, JSON, clipboard) for File → Export, when
+    it offers them as actions; today it exports from its own bar, so the menu has none."""
+    actions = getattr(panel, "export_actions", None)
+    if callable(actions):
+        actions = actions()
+    return list(actions or [])
+

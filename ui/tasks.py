@@ -3,10 +3,15 @@
 The shape follows Anki's `CollectionOp`: the operation receives nothing from the widget
 but the arguments it needs, never touches widgets, and its success, failure and progress
 are delivered as Qt signals (queued connections, so slots run on the GUI thread).
+
+Every piece of background work in `ui/` goes through this module: `BackgroundTask` for
+cancellable work with progress (imports, builds), `run_in_background` for quick reads
+(browse lists, run history) whose results only need a callback.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -14,44 +19,106 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from engine.importers.base import CancelToken
 
+Work = Callable[[Callable[[Any], None], CancelToken], Any]
+# Progress faster than this is dropped in the worker: a flood of queued signals would keep
+# the GUI thread busy repainting a bar nobody can read that fast.
+PROGRESS_INTERVAL_S = 0.05
+
 
 class TaskSignals(QObject):
+    """What a task reports. Only `progress` and `done` cross threads; `succeeded`/`failed`
+    and then `finished` are emitted on the GUI thread by the task itself when `done`
+    arrives, so every receiver sees them in that order, and the object can be deleted
+    afterwards without racing a worker that is still posting events. (Emitting three
+    signals from the worker and deleting the object from a `finished` slot lost the
+    other receivers' calls now and then: a controller stayed "busy" forever.)"""
+
     progress = Signal(object)
     succeeded = Signal(object)
     failed = Signal(object)  # the exception
     finished = Signal()
+    done = Signal(bool, object)  # worker → task only: (succeeded?, result or exception)
 
 
 class _Runnable(QRunnable):
-    def __init__(self, work: Callable[[Callable[[Any], None], CancelToken], Any], signals: TaskSignals,
-                 cancel: CancelToken) -> None:
+    def __init__(self, work: Work, signals: TaskSignals, cancel: CancelToken, interval: float,
+                 key: Callable[[Any], Any] | None) -> None:
         super().__init__()
         self._work = work
         self._signals = signals
         self._cancel = cancel
+        self._interval = interval
+        self._key = key
 
     def run(self) -> None:
+        last, last_key = 0.0, object()
+
+        def progress(value: Any) -> None:
+            nonlocal last, last_key
+            now, key = time.monotonic(), self._key(value) if self._key else None
+            # A new stage always gets through (its label matters even if it lasts 1 ms);
+            # more of the same stage only every `interval`.
+            if key != last_key or now - last >= self._interval:
+                last, last_key = now, key
+                self._signals.progress.emit(value)
+
         try:
-            result = self._work(self._signals.progress.emit, self._cancel)
+            result = self._work(progress, self._cancel)
         except Exception as exc:  # delivered to the GUI, which turns it into plain words
-            self._signals.failed.emit(exc)
+            self._signals.done.emit(False, exc)
         else:
-            self._signals.succeeded.emit(result)
-        finally:
-            self._signals.finished.emit()
+            self._signals.done.emit(True, result)
 
 
 class BackgroundTask:
-    """A cancellable piece of work on the global thread pool."""
+    """A cancellable piece of work on the global thread pool.
 
-    def __init__(self, work: Callable[[Callable[[Any], None], CancelToken], Any], parent: QObject | None = None):
+    `work(progress, cancel)` runs on a worker thread; connect to `signals` before `start()`.
+    Progress is thinned to one report per `progress_interval`, except that a report whose
+    `progress_key` differs from the previous one (a new stage) is always delivered.
+    The task keeps itself alive until `finished` has been delivered, so callers may drop it.
+    """
+
+    def __init__(self, work: Work, parent: QObject | None = None, *,
+                 progress_interval: float = PROGRESS_INTERVAL_S,
+                 progress_key: Callable[[Any], Any] | None = None) -> None:
         self.signals = TaskSignals(parent)
         self.cancel_token = CancelToken()
-        self._runnable = _Runnable(work, self.signals, self.cancel_token)
+        self.running = False
+        self._runnable = _Runnable(work, self.signals, self.cancel_token, progress_interval, progress_key)
+        self._runnable.setAutoDelete(False)  # Python owns it: no double free when the task is dropped
+        self.signals.done.connect(self._on_done)
 
     def start(self) -> BackgroundTask:
+        self.running = True
+        self.signals._task = self  # keep-alive until finished (the runnable holds no Python ref)
         QThreadPool.globalInstance().start(self._runnable)
         return self
 
     def cancel(self) -> None:
         self.cancel_token.cancel()
+
+    def _on_done(self, ok: bool, payload: Any) -> None:
+        self.running = False
+        try:
+            (self.signals.succeeded if ok else self.signals.failed).emit(payload)
+        finally:
+            self.signals.finished.emit()
+            self.signals._task = None
+            if self.signals.parent() is not None:
+                self.signals.deleteLater()  # parented: would otherwise pile up until the parent goes
+
+
+def run_in_background(parent: QObject, call: Callable[[], Any], on_success: Callable[[Any], None],
+                      on_failure: Callable[[Exception], None] | None = None) -> BackgroundTask:
+    """Run a quick blocking `call()` (a service read) off the GUI thread; callbacks run on it."""
+    task = BackgroundTask(lambda _progress, _cancel: call(), parent)
+    task.signals.succeeded.connect(on_success)
+    if on_failure is not None:
+        task.signals.failed.connect(on_failure)
+    return task.start()
+
+
+def wait_for_background_work(timeout_ms: int = 30_000) -> bool:
+    """Block until every worker is done (only for shutdown, after cancelling)."""
+    return QThreadPool.globalInstance().waitForDone(timeout_ms)

@@ -30,3 +30,62 @@ def write_jsonl(path: Path, lines: int, chats: int = 2) -> Path:
 def screenshots_dir() -> Path:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS
+
+
+# -- search view fixtures (ui/search) ---------------------------------------------------------
+DEMO_EXPORT = Path(__file__).parents[2] / "resources" / "demo" / "telegram_demo_export.json"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_qsettings(tmp_path):
+    """QSettings() in widgets writes an INI file under this test's tmp dir, never the user's config."""
+    from PySide6.QtCore import QSettings
+
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "qsettings"))
+    yield
+
+
+class FakeKeys:
+    """The KeyStore interface the window is given (app/keys.py), over a dict: no keyring, no env."""
+
+    def __init__(self, keys: dict[str, str] | None = None) -> None:
+        self.keys = dict(keys or {})
+
+    def get(self, provider: str) -> str | None:
+        return self.keys.get(provider)
+
+    def source(self, provider: str) -> str | None:
+        return "session" if provider in self.keys else None
+
+    @staticmethod
+    def env_vars(provider: str) -> tuple[str, ...]:
+        return ("FLASHBACK_API_KEY",)
+
+
+@pytest.fixture
+def demo_service(tmp_path):
+    """A real store: the bundled bilingual Telegram demo imported and built (topics, vectors, index)."""
+    from engine.service import FlashbackService
+
+    service = FlashbackService(tmp_path / "demo-data")
+    service.import_path(DEMO_EXPORT)
+    service.build()
+    return service
+
+
+@pytest.fixture
+def qasync_loop(qapp):
+    """qasync's loop on the test's Qt app, so coroutines (Flash) run while qtbot waits."""
+    import asyncio
+
+    import qasync
+
+    loop = qasync.QEventLoop(qapp, already_running=True)
+    executor = qasync.QThreadExecutor()  # asyncio.to_thread's threads, joined below
+    loop.set_default_executor(executor)
+    asyncio.set_event_loop(loop)
+    yield loop
+    executor.shutdown(wait=True)
+    asyncio.events._set_running_loop(None)  # qasync marked it running for the whole test
+    asyncio.set_event_loop(None)

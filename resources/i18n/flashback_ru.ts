@@ -1,0 +1,1280 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="ru_RU">
+<context>
+    <name>BrowsePanel</name>
+    <message>
+        <location filename="../../ui/shell/browse.py" line="57"/>
+        <location filename="../../ui/shell/browse.py" line="69"/>
+        <source>Chat</source>
+        <translation>Чат</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/browse.py" line="57"/>
+        <location filename="../../ui/shell/browse.py" line="69"/>
+        <location filename="../../ui/shell/browse.py" line="85"/>
+        <source>Messages</source>
+        <translation>Сообщ.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/browse.py" line="57"/>
+        <source>Topics</source>
+        <translation>Темы</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/browse.py" line="57"/>
+        <source>Last</source>
+        <translation>Последнее</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/browse.py" line="59"/>
+        <source>Double-click a chat to see its topics.</source>
+        <translation>Двойной щелчок по чату покажет его темы.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/browse.py" line="64"/>
+        <source>Filter topics…</source>
+        <translation>Фильтр тем…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/browse.py" line="69"/>
+        <source>Date</source>
+        <translation>Дата</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/browse.py" line="69"/>
+        <source>Summary</source>
+        <translation>Описание</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/browse.py" line="71"/>
+        <source>Double-click a topic to read the conversation.</source>
+        <translation>Двойной щелчок по теме откроет переписку.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/browse.py" line="85"/>
+        <source>Person</source>
+        <translation>Человек</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/browse.py" line="85"/>
+        <source>Handle</source>
+        <translation>Имя пользователя</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/browse.py" line="85"/>
+        <source>Chats</source>
+        <translation>Чаты</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/browse.py" line="117"/>
+        <location filename="../../ui/shell/browse.py" line="132"/>
+        <source>(unnamed)</source>
+        <translation>(без названия)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/browse.py" line="130"/>
+        <source>All chats</source>
+        <translation>Все чаты</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/browse.py" line="147"/>
+        <source>Showing the newest {limit}; narrow the filter to see others.</source>
+        <translation>Показаны {limit} самых новых; уточните фильтр, чтобы увидеть остальные.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/browse.py" line="166"/>
+        <source>Chats ({count})</source>
+        <translation>Чаты ({count})</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/browse.py" line="168"/>
+        <source>Topics ({count})</source>
+        <translation>Темы ({count})</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/browse.py" line="170"/>
+        <source>Topics ({shown} of {count})</source>
+        <translation>Темы ({shown} из {count})</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/browse.py" line="173"/>
+        <source>People ({count})</source>
+        <translation>Люди ({count})</translation>
+    </message>
+</context>
+<context>
+    <name>CandidatesModel</name>
+    <message>
+        <location filename="../../ui/search/candidates_model.py" line="27"/>
+        <source>#</source>
+        <translation>№</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/candidates_model.py" line="27"/>
+        <source>ID</source>
+        <translation>ID</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/candidates_model.py" line="27"/>
+        <source>Date</source>
+        <translation>Дата</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/candidates_model.py" line="27"/>
+        <source>Chat</source>
+        <translation>Чат</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/candidates_model.py" line="27"/>
+        <source>Msgs</source>
+        <translation>Сообщ.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/candidates_model.py" line="28"/>
+        <source>Size</source>
+        <translation>Размер</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/candidates_model.py" line="28"/>
+        <source>Score</source>
+        <translation>Оценка</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/candidates_model.py" line="28"/>
+        <source>Summary</source>
+        <translation>Описание</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/candidates_model.py" line="29"/>
+        <source>Topic</source>
+        <translation>Тема</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/candidates_model.py" line="29"/>
+        <source>Person</source>
+        <translation>Человек</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/candidates_model.py" line="29"/>
+        <source>Attachment</source>
+        <translation>Вложение</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/candidates_model.py" line="64"/>
+        <source>Kind: topic, person or attachment</source>
+        <translation>Вид: тема, человек или вложение</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/candidates_model.py" line="80"/>
+        <source>calibrated {0:.3f} · raw {1:.3f}</source>
+        <translation>откалибровано {0:.3f} · исходно {1:.3f}</translation>
+    </message>
+</context>
+<context>
+    <name>EmptyState</name>
+    <message>
+        <location filename="../../ui/shell/empty_state.py" line="16"/>
+        <source>No chats yet</source>
+        <translation>Пока нет чатов</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/empty_state.py" line="20"/>
+        <source>Flashback turns your chat exports into a memory you can search: it groups the messages into topics and finds them again by meaning, in English and Russian.
+
+Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder or a zip), or open the bundled demo to try it first. Everything stays on this computer.</source>
+        <translation>Flashback превращает выгрузки ваших чатов в память, по которой можно искать: он группирует сообщения в темы и находит их по смыслу — на русском и на английском.
+
+Импортируйте выгрузку Telegram Desktop, ChatGPT, WhatsApp или JSONL (файл, папку или zip) или сначала откройте встроенное демо. Всё остаётся на этом компьютере.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/empty_state.py" line="33"/>
+        <source>Import an export…</source>
+        <translation>Импортировать выгрузку…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/empty_state.py" line="36"/>
+        <source>Open the demo</source>
+        <translation>Открыть демо</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/empty_state.py" line="41"/>
+        <source>You can also drop files, folders or zips on this window.</source>
+        <translation>Файлы, папки и zip-архивы можно также перетащить в это окно.</translation>
+    </message>
+</context>
+<context>
+    <name>ExportBar</name>
+    <message>
+        <location filename="../../ui/search/export_bar.py" line="48"/>
+        <source>Context budget</source>
+        <translation>Бюджет контекста</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/export_bar.py" line="54"/>
+        <source> tokens</source>
+        <translation> токенов</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/export_bar.py" line="58"/>
+        <source>Copy context</source>
+        <translation>Копировать контекст</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/export_bar.py" line="60"/>
+        <source>Export Markdown…</source>
+        <translation>Экспорт в Markdown…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/export_bar.py" line="62"/>
+        <source>Export JSON…</source>
+        <translation>Экспорт в JSON…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/export_bar.py" line="75"/>
+        <source>Export context as Markdown</source>
+        <translation>Экспорт контекста в Markdown</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/export_bar.py" line="75"/>
+        <source>Markdown (*.md)</source>
+        <translation>Markdown (*.md)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/export_bar.py" line="77"/>
+        <source>Export context as JSON</source>
+        <translation>Экспорт контекста в JSON</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/export_bar.py" line="77"/>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/export_bar.py" line="87"/>
+        <source>Search first: there is nothing selected to export.</source>
+        <translation>Сначала выполните поиск: экспортировать пока нечего.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/export_bar.py" line="107"/>
+        <source>Copied the context ({0} items) to the clipboard.</source>
+        <translation>Контекст (элементов: {0}) скопирован в буфер обмена.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/export_bar.py" line="109"/>
+        <source>Saved the context ({0} items) to {1}.</source>
+        <translation>Контекст (элементов: {0}) сохранён в {1}.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/export_bar.py" line="113"/>
+        <source>Could not write the file: {0}</source>
+        <translation>Не удалось записать файл: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/export_bar.py" line="115"/>
+        <source>Export</source>
+        <translation>Экспорт</translation>
+    </message>
+</context>
+<context>
+    <name>ImportController</name>
+    <message>
+        <location filename="../../ui/shell/import_controller.py" line="52"/>
+        <source>Importing {name}…</source>
+        <translation>Импорт {name}…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/import_controller.py" line="53"/>
+        <source>Importing {count} exports…</source>
+        <translation>Импорт выгрузок: {count}…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/import_controller.py" line="57"/>
+        <source>Building memory…</source>
+        <translation>Построение памяти…</translation>
+    </message>
+</context>
+<context>
+    <name>KeysDialog</name>
+    <message>
+        <location filename="../../ui/shell/keys_dialog.py" line="41"/>
+        <source>API key</source>
+        <translation>API-ключ</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/keys_dialog.py" line="44"/>
+        <source>Custom endpoint</source>
+        <translation>Свой сервер</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/keys_dialog.py" line="53"/>
+        <source>Paste a new key here</source>
+        <translation>Вставьте сюда новый ключ</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/keys_dialog.py" line="55"/>
+        <source>Save in keyring</source>
+        <translation>Сохранить в связке ключей</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/keys_dialog.py" line="57"/>
+        <source>Forget</source>
+        <translation>Забыть</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/keys_dialog.py" line="58"/>
+        <source>Remove the key from the keyring and from this session.</source>
+        <translation>Удалить ключ из связки ключей и из этого сеанса.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/keys_dialog.py" line="66"/>
+        <source>Use for this session only</source>
+        <translation>Только на этот сеанс</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/keys_dialog.py" line="75"/>
+        <source>Flash (the LLM reranker) and API embeddings need a key. Flashback keeps it in the system keyring, never in its own files, and never shows it in full.</source>
+        <translation>Ключ нужен для Flash (LLM-реранкера) и для эмбеддингов через API. Flashback хранит его в системной связке ключей, а не в своих файлах, и никогда не показывает целиком.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/keys_dialog.py" line="79"/>
+        <source>Provider:</source>
+        <translation>Провайдер:</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/keys_dialog.py" line="80"/>
+        <source>Key in use:</source>
+        <translation>Используемый ключ:</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/keys_dialog.py" line="84"/>
+        <source>New key:</source>
+        <translation>Новый ключ:</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/keys_dialog.py" line="98"/>
+        <source>This system has no keyring: a key can be used for this session only, or set in an environment variable.</source>
+        <translation>В этой системе нет связки ключей: ключ можно использовать только в этом сеансе или задать в переменной окружения.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/keys_dialog.py" line="118"/>
+        <source>Saved in the system keyring.</source>
+        <translation>Сохранено в системной связке ключей.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/keys_dialog.py" line="124"/>
+        <source>Paste the key first.</source>
+        <translation>Сначала вставьте ключ.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/keys_dialog.py" line="129"/>
+        <source>The key will be used until Flashback closes.</source>
+        <translation>Ключ будет использоваться, пока Flashback не закроется.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/keys_dialog.py" line="134"/>
+        <source>Forgotten.</source>
+        <translation>Ключ забыт.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/keys_dialog.py" line="139"/>
+        <source>This system has no keyring to keep the key in, so it cannot be saved. Use it for this session only (it is forgotten when Flashback closes), or set one of these environment variables before starting Flashback: {names}.</source>
+        <translation>В этой системе нет связки ключей, поэтому ключ нельзя сохранить. Используйте его только в этом сеансе (он забудется, когда Flashback закроется) или задайте перед запуском Flashback одну из переменных окружения: {names}.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/keys_dialog.py" line="154"/>
+        <source>{key} from the system keyring</source>
+        <translation>{key} из системной связки ключей</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/keys_dialog.py" line="156"/>
+        <source>{key} for this session only</source>
+        <translation>{key} только на этот сеанс</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/keys_dialog.py" line="158"/>
+        <source>{key} from an environment variable ({names})</source>
+        <translation>{key} из переменной окружения ({names})</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/keys_dialog.py" line="161"/>
+        <source>none set</source>
+        <translation>не задан</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <location filename="../../ui/main_window.py" line="73"/>
+        <source>Browse</source>
+        <translation>Обзор</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="74"/>
+        <source>Run history</source>
+        <translation>История запусков</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="119"/>
+        <source>Could not read the store</source>
+        <translation>Не удалось прочитать хранилище</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="128"/>
+        <source>Could not open the store</source>
+        <translation>Не удалось открыть хранилище</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="132"/>
+        <source>Messages: {messages} · chats: {chats} · topics: {topics}</source>
+        <translation>Сообщений: {messages} · чатов: {chats} · тем: {topics}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="147"/>
+        <source>These messages are not in memory yet: choose Memory → Build memory to search them.</source>
+        <translation>Эти сообщения ещё не в памяти: выберите «Память → Построить память», чтобы искать по ним.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="151"/>
+        <source>Import chat exports</source>
+        <translation>Импорт выгрузок чатов</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="158"/>
+        <source>Import an export folder</source>
+        <translation>Импорт папки с выгрузкой</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="169"/>
+        <location filename="../../ui/main_window.py" line="180"/>
+        <source>An import or build is already running.</source>
+        <translation>Импорт или построение уже идёт.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="196"/>
+        <source>Import failed</source>
+        <translation>Импорт не удался</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="196"/>
+        <source>Building memory failed</source>
+        <translation>Построить память не удалось</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="228"/>
+        <source>Language</source>
+        <translation>Язык</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="228"/>
+        <source>Flashback will use the new language after a restart.</source>
+        <translation>Flashback переключится на новый язык после перезапуска.</translation>
+    </message>
+</context>
+<context>
+    <name>ProgressPanel</name>
+    <message>
+        <location filename="../../ui/shell/progress_panel.py" line="32"/>
+        <location filename="../../ui/shell/progress_panel.py" line="59"/>
+        <source>Cancel</source>
+        <translation>Отмена</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/progress_panel.py" line="36"/>
+        <source>Close</source>
+        <translation>Закрыть</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/progress_panel.py" line="55"/>
+        <source>Starting…</source>
+        <translation>Запуск…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/progress_panel.py" line="73"/>
+        <source>Done</source>
+        <translation>Готово</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/progress_panel.py" line="77"/>
+        <source>Build stopped. Finished stages are kept; Build memory continues where it stopped.</source>
+        <translation>Построение остановлено. Завершённые этапы сохранены; «Построить память» продолжит с того же места.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/progress_panel.py" line="79"/>
+        <source>Import cancelled; nothing was changed.</source>
+        <translation>Импорт отменён; ничего не изменилось.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/progress_panel.py" line="80"/>
+        <source>Cancelled</source>
+        <translation>Отменено</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/progress_panel.py" line="92"/>
+        <source>Cancelling…</source>
+        <translation>Отмена…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/progress_panel.py" line="98"/>
+        <source>Reading {name}: {messages} messages so far</source>
+        <translation>Чтение {name}: прочитано сообщений: {messages}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/progress_panel.py" line="101"/>
+        <source>Finding topics in the conversations</source>
+        <translation>Поиск тем в переписке</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/progress_panel.py" line="102"/>
+        <source>Fitting the embedder to your vocabulary</source>
+        <translation>Настройка эмбеддера под ваш словарь</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/progress_panel.py" line="103"/>
+        <source>Embedding topics</source>
+        <translation>Векторизация тем</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/progress_panel.py" line="104"/>
+        <source>Merging similar neighbouring topics</source>
+        <translation>Объединение похожих соседних тем</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/progress_panel.py" line="105"/>
+        <source>Updating the search index</source>
+        <translation>Обновление поискового индекса</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/progress_panel.py" line="109"/>
+        <source>{stage}: {done} of {total}</source>
+        <translation>{stage}: {done} из {total}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/progress_panel.py" line="116"/>
+        <source>Chats: {chats} · Messages: {messages} · Attachments: {attachments}</source>
+        <translation>Чатов: {chats} · Сообщений: {messages} · Вложений: {attachments}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/progress_panel.py" line="120"/>
+        <source>Already imported, nothing new: {names}</source>
+        <translation>Уже импортировано, нового нет: {names}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/progress_panel.py" line="122"/>
+        <source>New topics: {topics}</source>
+        <translation>Новых тем: {topics}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/progress_panel.py" line="123"/>
+        <source>Time: {seconds} s</source>
+        <translation>Время: {seconds} с</translation>
+    </message>
+</context>
+<context>
+    <name>RunHistoryPanel</name>
+    <message>
+        <location filename="../../ui/shell/run_history.py" line="44"/>
+        <source>When</source>
+        <translation>Когда</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/run_history.py" line="44"/>
+        <source>Query</source>
+        <translation>Запрос</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/run_history.py" line="44"/>
+        <source>Reranker</source>
+        <translation>Реранкер</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/run_history.py" line="44"/>
+        <source>Kept</source>
+        <translation>Оставлено</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/run_history.py" line="45"/>
+        <source>ms</source>
+        <translation>мс</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/run_history.py" line="56"/>
+        <source>Choose a run to see its settings, candidates, selections and trace.</source>
+        <translation>Выберите запуск, чтобы увидеть его настройки, кандидатов, выбор и трассировку.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/run_history.py" line="57"/>
+        <source>Re-run with current settings</source>
+        <translation>Повторить с текущими настройками</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/run_history.py" line="58"/>
+        <source>Search this query again with the settings now in the search panel.</source>
+        <translation>Повторить этот запрос с настройками, заданными сейчас в панели поиска.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/run_history.py" line="61"/>
+        <source>Refresh</source>
+        <translation>Обновить</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/run_history.py" line="112"/>
+        <source>No searches recorded yet. Each search you run is kept here.</source>
+        <translation>Записанных поисков пока нет. Здесь сохраняется каждый ваш поиск.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/run_history.py" line="117"/>
+        <source>Runs: {runs} · fallbacks: {fallbacks} · tool calls per run: {tools} · cost: ${cost} · p50 {p50} ms</source>
+        <translation>Запусков: {runs} · откаты: {fallbacks} · вызовов инструментов на запуск: {tools} · стоимость: ${cost} · p50 {p50} мс</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/run_history.py" line="128"/>
+        <source>This run is no longer stored.</source>
+        <translation>Этот запуск больше не хранится.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/run_history.py" line="141"/>
+        <source>fallback: {reason}</source>
+        <translation>откат: {reason}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/run_history.py" line="144"/>
+        <source>{tokens} tokens</source>
+        <translation>токенов: {tokens}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/run_history.py" line="147"/>
+        <source>Selected</source>
+        <translation>Выбрано</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/run_history.py" line="151"/>
+        <source>Candidates</source>
+        <translation>Кандидаты</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/run_history.py" line="160"/>
+        <source>…and {more} more</source>
+        <translation>…и ещё {more}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/run_history.py" line="164"/>
+        <source>Tool calls</source>
+        <translation>Вызовы инструментов</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/run_history.py" line="167"/>
+        <source>Settings</source>
+        <translation>Настройки</translation>
+    </message>
+</context>
+<context>
+    <name>ScoreChart</name>
+    <message>
+        <location filename="../../ui/search/score_chart.py" line="80"/>
+        <source>Search to see the scores by rank</source>
+        <translation>Выполните поиск, чтобы увидеть оценки по рангу</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/score_chart.py" line="124"/>
+        <source>threshold {0:.2f}</source>
+        <translation>порог {0:.2f}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/score_chart.py" line="131"/>
+        <source>gap cut</source>
+        <translation>срез по разрыву</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/score_chart.py" line="134"/>
+        <source>kept</source>
+        <translation>оставлено</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/score_chart.py" line="134"/>
+        <source>cut by gap / top-K</source>
+        <translation>отсечено разрывом / top-K</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/score_chart.py" line="134"/>
+        <source>not kept</source>
+        <translation>не оставлено</translation>
+    </message>
+</context>
+<context>
+    <name>SearchPanel</name>
+    <message>
+        <location filename="../../ui/search/flash_runner.py" line="22"/>
+        <source>{0} hit an internal error ({1}: {2}). Please report it.</source>
+        <translation>{0}: внутренняя ошибка ({1}: {2}). Пожалуйста, сообщите о ней.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/panel.py" line="67"/>
+        <source>Type a question first.</source>
+        <translation>Сначала введите вопрос.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/panel.py" line="79"/>
+        <source>Searching…</source>
+        <translation>Поиск…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/panel.py" line="101"/>
+        <location filename="../../ui/search/panel.py" line="289"/>
+        <source>Flash</source>
+        <translation>Flash</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/panel.py" line="105"/>
+        <source>Flash is choosing among {0} topics…</source>
+        <translation>Flash выбирает среди тем: {0}…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/panel.py" line="124"/>
+        <source>Ask your memory: “when did we move the Postgres upgrade?”</source>
+        <translation>Спросите свою память: «когда мы перенесли обновление Postgres?»</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/panel.py" line="127"/>
+        <source>Search</source>
+        <translation>Поиск</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/panel.py" line="129"/>
+        <source>Recent messages</source>
+        <translation>Недавние сообщения</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/panel.py" line="133"/>
+        <source>Settings</source>
+        <translation>Настройки</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/panel.py" line="135"/>
+        <source>Optional: paste the last few messages of the conversation you are in; Flash uses them as context.</source>
+        <translation>Необязательно: вставьте несколько последних сообщений текущего разговора; Flash использует их как контекст.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/panel.py" line="138"/>
+        <location filename="../../ui/search/panel.py" line="278"/>
+        <source>Run Flash</source>
+        <translation>Запустить Flash</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/panel.py" line="140"/>
+        <source>Cancel</source>
+        <translation>Отмена</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/panel.py" line="176"/>
+        <source>&lt;b&gt;Selections&lt;/b&gt; (in the order chosen)</source>
+        <translation>&lt;b&gt;Выбор&lt;/b&gt; (в порядке выбора)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/panel.py" line="208"/>
+        <source>The search</source>
+        <translation>Поиск</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/panel.py" line="269"/>
+        <source>Flash cancelled; nothing was charged after the cancel.</source>
+        <translation>Flash отменён; после отмены ничего не списано.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/panel.py" line="277"/>
+        <source>Run Flash (1 API call)</source>
+        <translation>Запустить Flash (1 вызов API)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/panel.py" line="289"/>
+        <source>threshold</source>
+        <translation>порог</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/panel.py" line="290"/>
+        <source>rerank</source>
+        <translation>реранкинг</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/presenter.py" line="90"/>
+        <source>Topic {0} · stage-1 rank {1}</source>
+        <translation>Тема {0} · ранг на 1-м этапе {1}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/presenter.py" line="93"/>
+        <source>Topic scores (kept by Flash)</source>
+        <translation>Оценки тем (оставленные Flash)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/presenter.py" line="95"/>
+        <location filename="../../ui/search/presenter.py" line="99"/>
+        <source>Topic scores</source>
+        <translation>Оценки тем</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/presenter.py" line="105"/>
+        <source>Selections appear here after a search.</source>
+        <translation>Выбранное появится здесь после поиска.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/presenter.py" line="108"/>
+        <source>Press “Run Flash” to let the LLM choose among the candidates.</source>
+        <translation>Нажмите «Запустить Flash», чтобы LLM выбрала из кандидатов.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/presenter.py" line="119"/>
+        <source>Nothing passed the threshold. Lower the similarity or widen the gap.</source>
+        <translation>Порог не прошёл никто. Уменьшите сходство или увеличьте разрыв.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/presenter.py" line="121"/>
+        <source>Flash kept nothing ({0}).</source>
+        <translation>Flash ничего не оставил ({0}).</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/presenter.py" line="122"/>
+        <source>Nothing was kept.</source>
+        <translation>Ничего не оставлено.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/presenter.py" line="130"/>
+        <source>Enter the server&apos;s URL in Settings → Flash to use a custom endpoint.</source>
+        <translation>Чтобы использовать свой сервер, укажите его URL в «Настройки → Flash».</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/presenter.py" line="132"/>
+        <source>Choose a model in Settings → Flash.</source>
+        <translation>Выберите модель в «Настройки → Flash».</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/presenter.py" line="135"/>
+        <source>No API key for {0}: add one in the API key dialog, or set {1}.</source>
+        <translation>Нет API-ключа для {0}: добавьте его в окне «API-ключ» или задайте {1}.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/presenter.py" line="138"/>
+        <source>Search first; Flash then chooses among the candidates.</source>
+        <translation>Сначала выполните поиск; затем Flash выберет из кандидатов.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/presenter.py" line="140"/>
+        <source>Costs one paid API call to {0} ({1}), up to {2} tool turns.</source>
+        <translation>Стоит один платный вызов API к {0} ({1}), до {2} ходов с инструментами.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/presenter.py" line="144"/>
+        <source>Runs on {0} at {1} ({2}): local, no cost.</source>
+        <translation>Работает на {0} по адресу {1} ({2}): локально, бесплатно.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/presenter.py" line="146"/>
+        <source>Sends the candidates to {0} at {1} ({2}), up to {3} tool turns.</source>
+        <translation>Отправляет кандидатов на {0} по адресу {1} ({2}), до {3} ходов с инструментами.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/report.py" line="82"/>
+        <source>Stage 1: {0}</source>
+        <translation>Этап 1: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/report.py" line="84"/>
+        <source>{0}: {1}</source>
+        <translation>{0}: {1}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/report.py" line="87"/>
+        <source>{0:,} + {1:,} tokens</source>
+        <translation>токенов: {0:,} + {1:,}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/report.py" line="89"/>
+        <source>cost ${0:.4f}</source>
+        <translation>стоимость ${0:.4f}</translation>
+    </message>
+</context>
+<context>
+    <name>SelectionCards</name>
+    <message>
+        <location filename="../../ui/search/cards.py" line="98"/>
+        <source>Topic</source>
+        <translation>Тема</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/cards.py" line="98"/>
+        <source>Person</source>
+        <translation>Человек</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/cards.py" line="98"/>
+        <source>Attachment</source>
+        <translation>Вложение</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/cards.py" line="109"/>
+        <source>Selections appear here after a search.</source>
+        <translation>Выбранное появится здесь после поиска.</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsPanel</name>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="43"/>
+        <source>Reset to defaults</source>
+        <translation>Сбросить настройки</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="69"/>
+        <source>Search</source>
+        <translation>Поиск</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="71"/>
+        <source>Vector only</source>
+        <translation>Только векторы</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="71"/>
+        <location filename="../../ui/search/settings_panel.py" line="83"/>
+        <source>Threshold</source>
+        <translation>Порог</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="72"/>
+        <location filename="../../ui/search/settings_panel.py" line="91"/>
+        <source>Flash (LLM)</source>
+        <translation>Flash (LLM)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="73"/>
+        <source>Vector only keeps every candidate; Threshold cuts by score instantly; Flash asks an LLM to choose (one API call per run).</source>
+        <translation>«Только векторы» оставляет всех кандидатов; «Порог» мгновенно отсекает по оценке; Flash просит LLM выбрать (один вызов API за запуск).</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="75"/>
+        <source>Reranker</source>
+        <translation>Реранкер</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="76"/>
+        <source>Candidates</source>
+        <translation>Кандидаты</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="77"/>
+        <source>Hybrid (vectors + keywords)</source>
+        <translation>Гибридный (векторы + ключевые слова)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="85"/>
+        <source>Similarity ≥</source>
+        <translation>Сходство ≥</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="86"/>
+        <source>Score gap</source>
+        <translation>Разрыв оценок</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="87"/>
+        <source>Final top-K</source>
+        <translation>Итоговый top-K</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="94"/>
+        <source>Custom URL</source>
+        <translation>Свой URL</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="95"/>
+        <source>Endpoint</source>
+        <translation>Сервер</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="98"/>
+        <source>URL</source>
+        <translation>URL</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="106"/>
+        <source>Model</source>
+        <translation>Модель</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="107"/>
+        <source>Reasoning</source>
+        <translation>Рассуждение</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="108"/>
+        <source>Timeout</source>
+        <translation>Тайм-аут</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="108"/>
+        <source> s</source>
+        <translation> с</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="109"/>
+        <source>Max tool calls</source>
+        <translation>Макс. вызовов инструментов</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="110"/>
+        <source>Max topics</source>
+        <translation>Макс. тем</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="111"/>
+        <source>Max people</source>
+        <translation>Макс. людей</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="112"/>
+        <source>Max artifacts</source>
+        <translation>Макс. вложений</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="165"/>
+        <source>http://host:port/v1</source>
+        <translation>http://host:port/v1</translation>
+    </message>
+</context>
+<context>
+    <name>StageReport</name>
+    <message>
+        <location filename="../../ui/search/report.py" line="26"/>
+        <source>No search yet.</source>
+        <translation>Поиска ещё не было.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/report.py" line="29"/>
+        <source>&lt;b&gt;Flash&lt;/b&gt;: {0} topic candidates ready. Press &lt;i&gt;Run Flash&lt;/i&gt; to let the LLM choose (one paid API call for remote endpoints).</source>
+        <translation>&lt;b&gt;Flash&lt;/b&gt;: готово кандидатов-тем: {0}. Нажмите &lt;i&gt;Запустить Flash&lt;/i&gt;, чтобы LLM сделала выбор (один платный вызов API для удалённых серверов).</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/report.py" line="39"/>
+        <source>&lt;b&gt;Vector only&lt;/b&gt;: {0} topics retrieved, all kept.</source>
+        <translation>&lt;b&gt;Только векторы&lt;/b&gt;: найдено тем: {0}, оставлены все.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/report.py" line="44"/>
+        <source>&lt;b&gt;Threshold&lt;/b&gt; — topics: {0} retrieved → &lt;b&gt;{1}&lt;/b&gt; removed by threshold (&amp;lt; {2:.2f}) → &lt;b&gt;{3}&lt;/b&gt; removed by gap (&amp;gt; {4:.2f}) → &lt;b&gt;{5}&lt;/b&gt; over top-K ({6}) → &lt;b&gt;{7} kept&lt;/b&gt;</source>
+        <translation>&lt;b&gt;Порог&lt;/b&gt; — темы: найдено {0} → &lt;b&gt;{1}&lt;/b&gt; отсечено порогом (&amp;lt; {2:.2f}) → &lt;b&gt;{3}&lt;/b&gt; отсечено разрывом (&amp;gt; {4:.2f}) → &lt;b&gt;{5}&lt;/b&gt; сверх top-K ({6}) → &lt;b&gt;оставлено {7}&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/report.py" line="52"/>
+        <source>people</source>
+        <translation>люди</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/report.py" line="52"/>
+        <source>attachments</source>
+        <translation>вложения</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/report.py" line="55"/>
+        <source>{0}: {1} retrieved, {2} kept</source>
+        <translation>{0}: найдено {1}, оставлено {2}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/report.py" line="62"/>
+        <source>&lt;b&gt;Flash&lt;/b&gt; — {0} topics retrieved → &lt;b&gt;{1} kept&lt;/b&gt; · {2} turn(s)</source>
+        <translation>&lt;b&gt;Flash&lt;/b&gt; — найдено тем: {0} → &lt;b&gt;оставлено {1}&lt;/b&gt; · ходов: {2}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/report.py" line="66"/>
+        <source>Tool calls:</source>
+        <translation>Вызовы инструментов:</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/report.py" line="68"/>
+        <source>(no ids)</source>
+        <translation>(без id)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/report.py" line="71"/>
+        <source>No tool calls.</source>
+        <translation>Вызовов инструментов не было.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/report.py" line="74"/>
+        <source>&lt;span style=&apos;color:#b45309&apos;&gt;&lt;b&gt;Fallback&lt;/b&gt;: {0}&lt;/span&gt;</source>
+        <translation>&lt;span style=&apos;color:#b45309&apos;&gt;&lt;b&gt;Откат&lt;/b&gt;: {0}&lt;/span&gt;</translation>
+    </message>
+</context>
+<context>
+    <name>TopicViewer</name>
+    <message>
+        <location filename="../../ui/shell/topic_viewer.py" line="28"/>
+        <source>Topic {id}</source>
+        <translation>Тема {id}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/topic_viewer.py" line="31"/>
+        <source>Loading…</source>
+        <translation>Загрузка…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/topic_viewer.py" line="50"/>
+        <source>Topic {id} · {chat}</source>
+        <translation>Тема {id} · {chat}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/topic_viewer.py" line="52"/>
+        <source>{chat} · {when} · messages: {messages} · characters: {chars}</source>
+        <translation>{chat} · {when} · сообщений: {messages} · символов: {chars}</translation>
+    </message>
+</context>
+<context>
+    <name>WindowActions</name>
+    <message>
+        <location filename="../../ui/shell/actions.py" line="24"/>
+        <source>&amp;Import file or zip…</source>
+        <translation>&amp;Импорт файла или zip…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/actions.py" line="26"/>
+        <source>Import</source>
+        <translation>Импорт</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/actions.py" line="27"/>
+        <source>Import a chat export: a file or a zip</source>
+        <translation>Импортировать выгрузку чата: файл или zip</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/actions.py" line="28"/>
+        <source>Import &amp;folder…</source>
+        <translation>Импорт &amp;папки…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/actions.py" line="29"/>
+        <source>Import folder</source>
+        <translation>Импорт папки</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/actions.py" line="30"/>
+        <source>Import an export folder (for example a Telegram DataExport folder)</source>
+        <translation>Импортировать папку с выгрузкой (например, папку DataExport из Telegram)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/actions.py" line="31"/>
+        <source>Open the &amp;demo</source>
+        <translation>Открыть &amp;демо</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/actions.py" line="32"/>
+        <source>&amp;Build memory</source>
+        <translation>&amp;Построить память</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/actions.py" line="34"/>
+        <source>Build memory</source>
+        <translation>Построить память</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/actions.py" line="35"/>
+        <source>Find topics, embed them and update the index for new messages</source>
+        <translation>Найти темы в новых сообщениях, векторизовать их и обновить индекс</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/actions.py" line="36"/>
+        <source>API &amp;key…</source>
+        <translation>API-&amp;ключ…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/actions.py" line="37"/>
+        <source>API key</source>
+        <translation>API-ключ</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/actions.py" line="38"/>
+        <source>&amp;Reset window</source>
+        <translation>&amp;Сбросить окно</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/actions.py" line="39"/>
+        <source>Put the panels back where they were at the first start</source>
+        <translation>Вернуть панели туда, где они были при первом запуске</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/actions.py" line="40"/>
+        <source>&amp;Quit</source>
+        <translation>&amp;Выход</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/actions.py" line="44"/>
+        <source>System language</source>
+        <translation>Язык системы</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/actions.py" line="65"/>
+        <source>&amp;File</source>
+        <translation>&amp;Файл</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/actions.py" line="71"/>
+        <source>&amp;Export</source>
+        <translation>&amp;Экспорт</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/actions.py" line="76"/>
+        <source>&amp;Memory</source>
+        <translation>&amp;Память</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/actions.py" line="79"/>
+        <source>&amp;View</source>
+        <translation>&amp;Вид</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/actions.py" line="84"/>
+        <source>&amp;Settings</source>
+        <translation>&amp;Настройки</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/actions.py" line="86"/>
+        <source>&amp;Language</source>
+        <translation>&amp;Язык</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/actions.py" line="89"/>
+        <source>Main</source>
+        <translation>Основная</translation>
+    </message>
+</context>
+<context>
+    <name>errors</name>
+    <message>
+        <location filename="../../ui/shell/errors.py" line="29"/>
+        <source>Flashback is not allowed to open {name}. Check the file&apos;s permissions.</source>
+        <translation>Flashback не может открыть {name}: нет доступа. Проверьте права на файл.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/errors.py" line="30"/>
+        <source>a file</source>
+        <translation>файл</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/errors.py" line="32"/>
+        <source>{name} does not exist (any more).</source>
+        <translation>{name} не существует (больше).</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/errors.py" line="33"/>
+        <source>The file</source>
+        <translation>Файл</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/errors.py" line="35"/>
+        <source>The system refused a file operation: {reason}</source>
+        <translation>Система отказала в операции с файлом: {reason}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/errors.py" line="37"/>
+        <source>Flashback hit an internal error ({kind}). Nothing you did caused it; the details are in the log.</source>
+        <translation>Во Flashback произошла внутренняя ошибка ({kind}). Вы ни при чём; подробности — в журнале.</translation>
+    </message>
+</context>
+</TS>

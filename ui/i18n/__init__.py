@@ -1,0 +1,61 @@
+"""The UI's language: English (the source strings) or Russian (Qt translations).
+
+The choice ("system", "en" or "ru") lives in QSettings; "system" follows the OS locale.
+Translators are installed once, before the first window is built, and the choice takes
+effect at the next start: every widget sets its texts in `__init__`, and retranslating a
+live window with half its strings built from data is more fragile than it is worth.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QSettings, QTranslator
+
+TRANSLATIONS = Path(__file__).resolve().parents[2] / "resources" / "i18n"
+SETTING = "ui/language"
+CHOICES = ("system", "en", "ru")
+LANGUAGES = {"en": "English", "ru": "Русский"}  # each in its own language, never translated
+
+
+def saved_choice() -> str:
+    value = QSettings().value(SETTING, "system")
+    return value if value in CHOICES else "system"
+
+
+def save_choice(choice: str) -> None:
+    if choice not in CHOICES:
+        raise ValueError(f"unknown language choice {choice!r}")
+    QSettings().setValue(SETTING, choice)
+
+
+def resolve(choice: str, locale: QLocale | None = None) -> str:
+    """The language to show for `choice`: the system's when it is one we have, else English."""
+    if choice in LANGUAGES:
+        return choice
+    name = (locale or QLocale.system()).name()  # "ru_RU", "en_US", "C"
+    return name.split("_")[0] if name.split("_")[0] in LANGUAGES else "en"
+
+
+def install(app: QCoreApplication, choice: str | None = None) -> list[QTranslator]:
+    """Install Flashback's translation (and Qt's own, for standard buttons) for `choice`
+    (default: the saved one). The translators are children of `app` (they live as long as
+    it); pass the returned list to `uninstall` to go back to English. English needs none."""
+    language = resolve(choice or saved_choice())
+    if language == "en":
+        return []
+    installed = []
+    ours = QTranslator(app)
+    if ours.load(str(TRANSLATIONS / f"flashback_{language}.qm")):
+        app.installTranslator(ours)
+        installed.append(ours)
+    qt_own = QTranslator(app)
+    if qt_own.load(f"qtbase_{language}", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)):
+        app.installTranslator(qt_own)
+        installed.append(qt_own)
+    return installed
+
+
+def uninstall(app: QCoreApplication, translators: list[QTranslator]) -> None:
+    for translator in translators:
+        app.removeTranslator(translator)

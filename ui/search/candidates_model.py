@@ -1,0 +1,126 @@
+"""Stage 1's candidates as a table model, with the rows the current reranker kept highlighted."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+
+from engine.rerank.base import Candidate
+from ui.search.glyphs import kind_icon
+
+Index = QModelIndex | QPersistentModelIndex
+KEPT_BACKGROUND = QColor("#dff3e3")
+COLUMN_KEYS = ("rank", "kind", "id", "date", "chat", "messages", "size", "score", "summary")
+
+
+def human_size(chars: int) -> str:
+    if chars <= 0:
+        return ""
+    return f"{chars}" if chars < 1000 else f"{chars / 1000:.1f}k"
+
+
+class CandidatesModel(QAbstractTableModel):
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._rows: list[Candidate] = []
+        self._kept: set[tuple[str, int]] = set()
+        self._headers = (self.tr("#"), "", self.tr("ID"), self.tr("Date"), self.tr("Chat"), self.tr("Msgs"),
+                         self.tr("Size"), self.tr("Score"), self.tr("Summary"))
+        self._kind_names = {"topic": self.tr("Topic"), "person": self.tr("Person"), "artifact": self.tr("Attachment")}
+
+    # -- data in ------------------------------------------------------------------------
+    def set_candidates(self, candidates: list[Candidate]) -> None:
+        self.beginResetModel()
+        self._rows = list(candidates)
+        self._kept = set()
+        self.endResetModel()
+
+    def set_kept(self, kept: set[tuple[str, int]]) -> None:
+        """Highlight these (kind, id) pairs; only the look changes, so no reset (keeps the selection)."""
+        if kept == self._kept:
+            return
+        self._kept = set(kept)
+        if self._rows:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self._rows) - 1, len(COLUMN_KEYS) - 1),
+                                  [Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.FontRole])
+
+    def candidate(self, row: int) -> Candidate | None:
+        return self._rows[row] if 0 <= row < len(self._rows) else None
+
+    def kept_rows(self) -> list[int]:
+        return [row for row, c in enumerate(self._rows) if (c.kind, c.id) in self._kept]
+
+    # -- Qt model -----------------------------------------------------------------------
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(COLUMN_KEYS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self._headers[section]
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole and section == 1:
+            return self.tr("Kind: topic, person or attachment")
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        candidate = self._rows[index.row()]
+        key = COLUMN_KEYS[index.column()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(candidate, key)
+        if role == Qt.ItemDataRole.DecorationRole and key == "kind":
+            return kind_icon(candidate.kind)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if key == "kind":
+                return self._kind_names.get(candidate.kind, candidate.kind)
+            if key == "score":
+                return self.tr("calibrated {0:.3f} · raw {1:.3f}").format(candidate.score, candidate.raw_score)
+            return candidate.summary or None
+        if role == Qt.ItemDataRole.TextAlignmentRole and key in ("rank", "id", "messages", "size", "score"):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        kept = (candidate.kind, candidate.id) in self._kept
+        if role == Qt.ItemDataRole.BackgroundRole and kept:
+            return QBrush(KEPT_BACKGROUND)
+        if role == Qt.ItemDataRole.FontRole and kept:
+            font = QFont()
+            font.setBold(True)
+            return font
+        return None
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        key = COLUMN_KEYS[column]
+        self.layoutAboutToBeChanged.emit()
+        self._rows.sort(key=lambda c: _sort_key(c, key), reverse=order == Qt.SortOrder.DescendingOrder)
+        self.layoutChanged.emit()
+
+    @staticmethod
+    def _display(candidate: Candidate, key: str):
+        if key == "rank":
+            return candidate.rank
+        if key == "id":
+            return candidate.id
+        if key == "date":
+            return candidate.date or ""
+        if key == "chat":
+            return candidate.chat or ""
+        if key == "messages":
+            return candidate.messages or ""
+        if key == "size":
+            return human_size(candidate.chars)
+        if key == "score":
+            return f"{candidate.score:.3f}"
+        if key == "summary":
+            return " ".join(candidate.summary.split())  # one line: newlines would make tall rows
+        return None
+
+
+def _sort_key(candidate: Candidate, key: str):
+    """Rank sorts by kind first (ranks are per kind); everything else by its own value."""
+    kind_order = {"topic": 0, "person": 1, "artifact": 2}.get(candidate.kind, 3)
+    values = {"rank": (kind_order, candidate.rank), "kind": (kind_order, candidate.rank), "id": candidate.id,
+              "date": candidate.date or "", "chat": candidate.chat or "", "messages": candidate.messages,
+              "size": candidate.chars, "score": candidate.score, "summary": candidate.summary}
+    return values[key]

@@ -1,0 +1,303 @@
+"""The search view: the query, stage 1's candidates beside the reranker's selections, the stage
+report, the score chart, the settings panel and the context export.
+
+Flow (docs/interfaces.md): a search runs stage 1 in a worker (latest wins); its candidates
+are then frozen. The threshold and vector-only rerankers re-filter them on the GUI thread
+the moment a slider moves; Flash runs only when asked, as a coroutine on the qasync loop.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.service import SearchOutcome
+from ui.search.candidates_view import CandidatesView
+from ui.search.cards import SelectionCards
+from ui.search.export_bar import ExportBar
+from ui.search.flash_runner import FlashRunner, plain_words
+from ui.search.presenter import SearchState, chart_data, flash_hint, local_rerank, selection_cards, stage1_work
+from ui.search.report import StageReport, status_text
+from ui.search.score_chart import ScoreChart
+from ui.search.settings_panel import SettingsPanel
+from ui.tasks import BackgroundTask
+
+RESTAGE_DELAY_MS = 300  # candidates/hybrid sliders re-run stage 1 once the hand rests
+
+
+class SearchPanel(QWidget):
+    open_topic = Signal(int)  # double-click on a topic row or card
+    run_recorded = Signal(int)  # a rerank run was stored in the run history (its id)
+
+    def __init__(self, service, keys, parent: QWidget | None = None, *, store: QSettings | None = None) -> None:
+        super().__init__(parent)
+        self._service = service
+        self._keys = keys
+        self._state = SearchState()
+        self._generation = 0  # latest wins: results of older searches are dropped
+        self._tasks: dict[int, BackgroundTask] = {}
+        self.settings_panel = SettingsPanel(store, self)
+        self.settings_panel.changed.connect(self._on_setting_changed)
+        self._flash = FlashRunner(service, self)
+        self._flash.finished.connect(self._on_flash_finished)
+        self._flash.failed.connect(self._on_flash_failed)
+        self._flash.cancelled.connect(self._on_flash_cancelled)
+        self._restage = QTimer(self, singleShot=True, interval=RESTAGE_DELAY_MS)
+        self._restage.timeout.connect(self._restage_if_searched)
+        self._build()
+        self._render()
+
+    # -- public -------------------------------------------------------------------------
+    def search(self) -> None:
+        """Run stage 1 for the query box's text (and, for threshold/vector, record the run)."""
+        query = self.query.text().strip()
+        if not query:
+            self._say(self.tr("Type a question first."))
+            return
+        self._generation += 1
+        generation, service, settings = self._generation, self._service, self.settings_panel.settings()
+        self._flash.cancel(quiet=True)  # its candidates are about to be replaced
+        task = BackgroundTask(lambda _progress, _cancel: stage1_work(service, query, settings))
+        # One signal per search, errors included: with PySide6 6.11 a second signal emitted
+        # by the same worker while the GUI thread ran the first one's slot was sometimes
+        # never delivered (seen with `finished` here), which left a search "busy" forever.
+        task.signals.succeeded.connect(lambda result: self._on_stage1(generation, result))
+        task.signals.failed.connect(lambda error: self._on_stage1(generation, (None, error)))
+        self._tasks[generation] = task.start()
+        self._say(self.tr("Searching…"))
+        self._update_actions()
+
+    def rerun(self, settings_snapshot: dict, query: str) -> None:
+        """Re-run a past query from the run history with the *current* settings, to compare.
+        `settings_snapshot` is what that run used; it is shown, not applied."""
+        del settings_snapshot  # comparing means the current settings win
+        self.query.setText(query)
+        self.search()
+
+    def run_flash(self) -> None:
+        """Start the (paid, for remote endpoints) Flash run on the frozen candidates."""
+        blocked = flash_hint(self._state, self.settings_panel.settings(), self._keys)[1]
+        if blocked or self._state.stage1 is None:
+            return
+        settings = self.settings_panel.settings()
+        if settings.mode != "flash":
+            self.settings_panel.set_value("mode", "flash")
+        try:
+            endpoint = settings.endpoint(self._keys.get(settings.preset))
+            reranker = self._service.flash_reranker(endpoint, settings.flash_settings(), self.recent.toPlainText())
+        except Exception as error:  # a bad URL or missing key: plain words, never a traceback
+            self._say(plain_words(error, self.tr("Flash")), error=True)
+            return
+        self._flash.start(self._state.stage1, reranker)
+        topics = sum(1 for c in self._state.stage1.candidates if c.kind == "topic")
+        self._say(self.tr("Flash is choosing among {0} topics…").format(topics))
+        self._update_actions()
+
+    def cancel_flash(self) -> None:
+        self._flash.cancel()
+
+    def refresh_keys(self) -> None:
+        """Re-check whether Flash can run (call after the key dialog changed a key)."""
+        self._update_actions()
+
+    def outcome(self) -> SearchOutcome | None:
+        """What is shown now: the frozen candidates with the current reranker's result."""
+        return self._state.outcome
+
+    def is_busy(self) -> bool:
+        return bool(self._tasks) or self._flash.running() or self.export_bar.busy()
+
+    # -- building -----------------------------------------------------------------------
+    def _build(self) -> None:
+        self.query = QLineEdit(placeholderText=self.tr("Ask your memory: “when did we move the Postgres upgrade?”"))
+        self.query.setClearButtonEnabled(True)
+        self.query.returnPressed.connect(self.search)
+        self.search_button = QPushButton(self.tr("Search"))
+        self.search_button.clicked.connect(self.search)
+        self.context_toggle = QToolButton(text=self.tr("Recent messages"), checkable=True)
+        self.context_toggle.setArrowType(Qt.ArrowType.RightArrow)
+        self.context_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.context_toggle.toggled.connect(self._on_context_toggled)
+        self.settings_toggle = QToolButton(text=self.tr("Settings"), checkable=True, checked=True)
+        self.recent = QPlainTextEdit(placeholderText=self.tr(
+            "Optional: paste the last few messages of the conversation you are in; Flash uses them as context."))
+        self.recent.setMaximumHeight(72)
+        self.recent.setVisible(False)
+        self.flash_button = QPushButton(self.tr("Run Flash"))
+        self.flash_button.clicked.connect(self.run_flash)
+        self.cancel_button = QPushButton(self.tr("Cancel"))
+        self.cancel_button.clicked.connect(self.cancel_flash)
+        self.busy = QProgressBar(maximumWidth=120, maximumHeight=14, textVisible=False)
+        self.busy.setRange(0, 0)  # indeterminate: the LLM gives no progress
+        self.flash_hint = QLabel(wordWrap=True)
+        self.flash_hint.setStyleSheet("color: palette(placeholder-text);")
+        self.candidates = CandidatesView(self)
+        self.candidates.topic_activated.connect(self.open_topic)
+        self.chart = ScoreChart()
+        self.cards = SelectionCards()
+        self.cards.activated.connect(lambda kind, id_: self.open_topic.emit(id_) if kind == "topic" else None)
+        self.report = StageReport()
+        self.status = QLabel(wordWrap=True)
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.export_bar = ExportBar(self._service, self.outcome, self.settings_panel.settings().budget_tokens)
+        self.export_bar.budget_changed.connect(lambda value: self.settings_panel.set_value("budget_tokens", value))
+        self.export_bar.message.connect(self._say)
+        self._lay_out()
+
+    def _lay_out(self) -> None:
+        query_row = QHBoxLayout()
+        for widget, stretch in ((self.query, 1), (self.search_button, 0), (self.context_toggle, 0),
+                                (self.settings_toggle, 0)):
+            query_row.addWidget(widget, stretch)
+        flash_row = QHBoxLayout()
+        for widget, stretch in ((self.flash_button, 0), (self.cancel_button, 0), (self.busy, 0),
+                                (self.flash_hint, 1)):
+            flash_row.addWidget(widget, stretch)
+        left = QSplitter(Qt.Orientation.Vertical)
+        left.addWidget(self.candidates)
+        left.addWidget(self.chart)
+        left.setStretchFactor(0, 3)
+        left.setStretchFactor(1, 2)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(QLabel(self.tr("<b>Selections</b> (in the order chosen)")))
+        right_layout.addWidget(self.cards, 1)
+        right_layout.addWidget(self.report)
+        settings_scroll = QScrollArea(widgetResizable=True, maximumWidth=420)
+        settings_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        settings_scroll.setWidget(self.settings_panel)
+        scrollbar = settings_scroll.verticalScrollBar().sizeHint().width()
+        settings_scroll.setMinimumWidth(self.settings_panel.minimumSizeHint().width() + scrollbar + 4)
+        self.settings_toggle.toggled.connect(settings_scroll.setVisible)
+        self.settings_container = settings_scroll  # the window may move it into a dock
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        for widget in (left, right, settings_scroll):
+            self.splitter.addWidget(widget)
+        self.splitter.setStretchFactor(0, 4)
+        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setStretchFactor(2, 0)
+        self.splitter.setChildrenCollapsible(False)
+        layout = QVBoxLayout(self)
+        layout.addLayout(query_row)
+        layout.addWidget(self.recent)
+        layout.addLayout(flash_row)
+        layout.addWidget(self.splitter, 1)
+        layout.addWidget(self.export_bar)
+        layout.addWidget(self.status)
+
+    # -- stage 1 ------------------------------------------------------------------------
+    def _on_stage1(self, generation: int, result) -> None:
+        self._tasks.pop(generation, None)
+        if generation != self._generation:
+            return  # a newer search is on its way: this one is stale
+        stage1, outcome = result
+        if isinstance(outcome, Exception):
+            self._say(plain_words(outcome, self.tr("The search")), error=True)
+            self._update_actions()
+            return
+        self._state = SearchState(stage1=stage1, base=outcome)
+        self._apply_reranker()
+        self._say(self._timings_text())
+        if outcome is not None and outcome.run_id is not None:
+            self.run_recorded.emit(outcome.run_id)
+
+    def _restage_if_searched(self) -> None:
+        if self._state.stage1 is not None and self.query.text().strip():
+            self.search()
+
+    # -- reranking the frozen candidates --------------------------------------------------
+    def _on_setting_changed(self, name: str) -> None:
+        if name in ("threshold", "gap", "top_k", "mode"):
+            self._apply_reranker()  # instant: same candidates, no embedding, no stage 1
+        elif name in ("candidates", "hybrid"):
+            self._restage.start()  # the candidate set itself changes: stage 1 again
+        elif name == "budget_tokens":
+            self.export_bar.budget.setValue(self.settings_panel.settings().budget_tokens)
+        self._update_actions()
+
+    def _apply_reranker(self) -> None:
+        state, settings = self._state, self.settings_panel.settings()
+        if state.stage1 is not None:
+            if settings.mode == "flash":
+                state.outcome = state.flash
+            else:
+                state.outcome = local_rerank(state, settings)
+        self._render()
+
+    def _render(self) -> None:
+        state, settings = self._state, self.settings_panel.settings()
+        outcome = state.outcome
+        self.candidates.show(state.stage1.candidates if state.stage1 else [], outcome)
+        self.chart.set_data(chart_data(state, settings))
+        cards, empty = selection_cards(state, settings)
+        self.cards.show_cards(cards, empty)
+        if outcome is not None:
+            self.report.show_result(outcome.result)
+        elif state.stage1 is not None and settings.mode == "flash":
+            self.report.show_pending_flash(sum(1 for c in state.stage1.candidates if c.kind == "topic"))
+        else:
+            self.report.clear_report()
+        self.export_bar.set_available(outcome is not None and bool(outcome.result.selected))
+        self._update_actions()
+
+    # -- Flash ----------------------------------------------------------------------------
+    def _on_flash_finished(self, outcome: SearchOutcome) -> None:
+        self._state.flash = outcome
+        self._apply_reranker()
+        self._say(self._timings_text())
+        if outcome.run_id is not None:
+            self.run_recorded.emit(outcome.run_id)
+
+    def _on_flash_failed(self, message: str) -> None:
+        self._say(message, error=True)
+        self._update_actions()
+
+    def _on_flash_cancelled(self) -> None:
+        self._say(self.tr("Flash cancelled; nothing was charged after the cancel."))
+        self._update_actions()
+
+    # -- small helpers --------------------------------------------------------------------
+    def _update_actions(self) -> None:
+        running = self._flash.running()
+        hint, blocked = flash_hint(self._state, self.settings_panel.settings(), self._keys)
+        self.flash_button.setEnabled(not running and not blocked)
+        self.flash_button.setText(self.tr("Run Flash (1 API call)") if self.settings_panel.settings().needs_key()
+                                  else self.tr("Run Flash"))
+        self.flash_hint.setText(hint)
+        self.cancel_button.setVisible(running)
+        self.busy.setVisible(running)
+
+    def _timings_text(self) -> str:
+        outcome, stage1 = self._state.outcome, self._state.stage1
+        if stage1 is None:
+            return ""
+        rerank_ms = outcome.timings_ms.get("rerank") if outcome is not None else None
+        usage = outcome.result.usage if outcome is not None else None
+        name = {"threshold": self.tr("threshold"), "flash": self.tr("Flash")}.get(
+            outcome.result.reranker if outcome else "", self.tr("rerank"))
+        return status_text(stage1.timings_ms.get("total"), rerank_ms, name, usage)
+
+    def _on_context_toggled(self, shown: bool) -> None:
+        self.recent.setVisible(shown)
+        self.context_toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+
+    def _say(self, text: str, error: bool = False) -> None:
+        self.status.setStyleSheet("color: #b42318;" if error else "")
+        self.status.setText(text)
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt's naming)
+        self._update_actions()  # a key may have been added while the view was hidden
+        super().showEvent(event)

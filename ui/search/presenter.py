@@ -1,0 +1,147 @@
+"""What the search view shows, computed from the frozen candidates and the settings.
+
+No widgets here and no engine logic either: the engine's rerankers and threshold filter are
+called as they are; this module only shapes their results for the table, chart and cards.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from PySide6.QtCore import QCoreApplication
+
+from engine.llm.presets import PRESETS
+from engine.rerank.threshold import threshold_filter
+from engine.retrieval.search import Stage1Result
+from engine.service import SearchOutcome, make_reranker
+from ui.search.cards import CardData
+from ui.search.score_chart import ChartData, ChartPoint
+from ui.search.settings_model import SearchSettings
+
+translate = QCoreApplication.translate  # lupdate reads translate("SearchPanel", "…") calls
+
+
+@dataclass
+class SearchState:
+    stage1: Stage1Result | None = None  # the frozen candidates
+    base: SearchOutcome | None = None  # what the worker recorded with them (threshold / vector)
+    outcome: SearchOutcome | None = None  # what is shown now
+    flash: SearchOutcome | None = None  # the last Flash run on these candidates
+
+
+def stage1_work(service, query: str, settings: SearchSettings) -> tuple[Stage1Result | None, object]:
+    """Worker side of a search: (stage 1, its recorded outcome or None) or (None, the exception).
+
+    Threshold and vector-only runs are recorded in the run history here, once per search (not
+    per slider step); Flash records its own run when it is asked for. The exception is returned,
+    not raised, so the GUI gets exactly one signal per search (see SearchPanel.search)."""
+    try:
+        if settings.mode == "flash":
+            return service.stage1(query, settings.retrieval()), None
+        outcome = service.search(query, settings.retrieval(), _local_reranker(settings), record=True)
+    except Exception as error:  # shown in plain words by the panel
+        return None, error
+    return outcome.stage1, outcome
+
+
+def _local_reranker(settings: SearchSettings):
+    return make_reranker("threshold" if settings.mode == "threshold" else "none", settings.threshold_settings())
+
+
+def finish_now(coroutine):
+    """Run a coroutine that never awaits to its end, here and now.
+
+    The threshold and keep-all rerankers are coroutines that never await (engine/rerank/base.py),
+    so one step finishes them. `asyncio.run` cannot be used on the GUI thread (qasync's loop
+    runs there), and a task would make a slider step wait for the next loop turn.
+    """
+    try:
+        coroutine.send(None)
+    except StopIteration as done:
+        return done.value
+    coroutine.close()
+    raise RuntimeError("this reranker waits on something; run it on the event loop instead")
+
+
+def local_rerank(state: SearchState, settings: SearchSettings) -> SearchOutcome:
+    """The threshold / vector-only result for the frozen candidates, instantly (GUI thread)."""
+    reranker = _local_reranker(settings)
+    base = state.base
+    if base is not None and base.result.reranker == reranker.name and (
+            reranker.name == "none" or base.result.report.get("settings") == settings.threshold_settings().__dict__):
+        return base  # exactly what the worker recorded: keep it (and its run id)
+    stage1 = state.stage1
+    started = time.perf_counter()
+    result = finish_now(reranker.arerank(stage1.query, stage1.candidates))
+    timings = dict(stage1.timings_ms)
+    timings["rerank"] = round((time.perf_counter() - started) * 1000, 2)
+    return SearchOutcome(stage1, result, timings)
+
+
+def chart_data(state: SearchState, settings: SearchSettings) -> ChartData:
+    """Topic scores best first; the threshold line and the gap cut when the threshold reranker is on."""
+    if state.stage1 is None:
+        return ChartData()
+    topics = sorted((c for c in state.stage1.candidates if c.kind == "topic"), key=lambda c: -c.score)
+    outcome = state.outcome
+    kept = {s.id for s in outcome.result.selected if s.kind == "topic"} if outcome else set()
+    label = translate("SearchPanel", "Topic {0} · stage-1 rank {1}")
+    points = [ChartPoint(c.score, c.id in kept, label.format(c.id, c.rank)) for c in topics]
+    if settings.mode == "flash":
+        return ChartData(points, caption=translate("SearchPanel", "Topic scores (kept by Flash)"))
+    if settings.mode != "threshold":
+        return ChartData(points, caption=translate("SearchPanel", "Topic scores"))
+    _kept, counts = threshold_filter([c.score for c in topics], settings.threshold_settings())
+    above = counts.retrieved - counts.removed_by_threshold
+    gap_cut = above - counts.removed_by_gap if counts.removed_by_gap else None
+    return ChartData(points, settings.threshold, gap_cut, translate("SearchPanel", "Topic scores"))
+
+
+def selection_cards(state: SearchState, settings: SearchSettings) -> tuple[list[CardData], str]:
+    """Cards in selection order, and what to say when there are none."""
+    if state.stage1 is None:
+        return [], translate("SearchPanel", "Selections appear here after a search.")
+    outcome = state.outcome
+    if outcome is None:
+        return [], translate("SearchPanel", "Press “Run Flash” to let the LLM choose among the candidates.")
+    by_key = {(c.kind, c.id): c for c in state.stage1.candidates}
+    cards = []
+    for selection in outcome.result.selected:
+        candidate = by_key.get((selection.kind, selection.id))
+        cards.append(CardData(selection.kind, selection.id, candidate.summary if candidate else "",
+                              selection.reason, selection.excerpt, candidate.date if candidate else None,
+                              candidate.chat if candidate else None))
+    if cards:
+        return cards, ""
+    if outcome.result.reranker == "threshold":
+        return [], translate("SearchPanel", "Nothing passed the threshold. Lower the similarity or widen the gap.")
+    if outcome.result.fallback:
+        return [], translate("SearchPanel", "Flash kept nothing ({0}).").format(outcome.result.fallback)
+    return [], translate("SearchPanel", "Nothing was kept.")
+
+
+def flash_hint(state: SearchState, settings: SearchSettings, keys) -> tuple[str, bool]:
+    """What the Run Flash button will do (and what it costs), or why it cannot run yet."""
+    preset = PRESETS[settings.preset]
+    model = settings.model.strip()
+    if settings.preset == "custom" and not settings.base_url.strip():
+        return translate("SearchPanel", "Enter the server's URL in Settings → Flash to use a custom endpoint."), True
+    if not model:
+        return translate("SearchPanel", "Choose a model in Settings → Flash."), True
+    if preset.needs_key and not (keys is not None and keys.get(settings.preset)):
+        env = " or ".join(getattr(keys, "env_vars", lambda _p: ("FLASHBACK_API_KEY",))(settings.preset))
+        text = translate("SearchPanel", "No API key for {0}: add one in the API key dialog, or set {1}.")
+        return text.format(preset.label, env), True
+    if state.stage1 is None or not state.stage1.candidates:
+        return translate("SearchPanel", "Search first; Flash then chooses among the candidates."), True
+    if preset.needs_key:
+        text = translate("SearchPanel", "Costs one paid API call to {0} ({1}), up to {2} tool turns.")
+        return text.format(preset.label, model, settings.max_tool_calls), False
+    url = settings.effective_url()
+    if urlsplit(url).hostname in ("localhost", "127.0.0.1", "::1"):
+        text = translate("SearchPanel", "Runs on {0} at {1} ({2}): local, no cost.")
+    else:
+        text = translate("SearchPanel", "Sends the candidates to {0} at {1} ({2}), up to {3} tool turns.")
+    return text.format(preset.label, url, model, settings.max_tool_calls), False

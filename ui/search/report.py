@@ -1,0 +1,96 @@
+"""The stage report (what each stage removed; Flash's tool calls and fallback) and the status line."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtWidgets import QLabel, QWidget
+
+from engine.rerank.base import RerankResult
+
+
+class StageReport(QLabel):
+    """Rich text built from `RerankResult.report` exactly as the reranker filled it."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.setStyleSheet("QLabel { background: palette(alternate-base); border-radius: 6px; padding: 8px; }")
+        self.clear_report()
+
+    def clear_report(self, text: str = "") -> None:
+        self.setText(html.escape(text or self.tr("No search yet.")))
+
+    def show_pending_flash(self, retrieved: int) -> None:
+        self.setText(self.tr("<b>Flash</b>: {0} topic candidates ready. Press <i>Run Flash</i> to let the "
+                             "LLM choose (one paid API call for remote endpoints).").format(retrieved))
+
+    def show_result(self, result: RerankResult) -> None:
+        report = result.report or {}
+        if result.reranker == "threshold":
+            self.setText(self._threshold(report))
+        elif result.reranker == "flash":
+            self.setText(self._flash(result, report))
+        else:
+            self.setText(self.tr("<b>Vector only</b>: {0} topics retrieved, all kept.").format(
+                report.get("retrieved", 0)))
+
+    def _threshold(self, report: dict) -> str:
+        settings = report.get("settings", {})
+        lines = [self.tr("<b>Threshold</b> — topics: {0} retrieved → <b>{1}</b> removed by threshold (&lt; {2:.2f})"
+                         " → <b>{3}</b> removed by gap (&gt; {4:.2f}) → <b>{5}</b> over top-K ({6}) → "
+                         "<b>{7} kept</b>").format(
+            report.get("retrieved", 0), report.get("removed_by_threshold", 0), settings.get("threshold", 0.0),
+            report.get("removed_by_gap", 0), settings.get("gap", 0.0), report.get("removed_by_top_k", 0),
+            settings.get("top_k", 0), report.get("kept", 0))]
+        by_kind = report.get("by_kind", {})
+        others = []
+        for kind, label in (("person", self.tr("people")), ("artifact", self.tr("attachments"))):
+            counts = by_kind.get(kind)
+            if counts and counts.get("retrieved"):
+                others.append(self.tr("{0}: {1} retrieved, {2} kept").format(label, counts["retrieved"],
+                                                                            counts.get("kept", 0)))
+        if others:
+            lines.append(" · ".join(others))
+        return "<br>".join(lines)
+
+    def _flash(self, result: RerankResult, report: dict) -> str:
+        lines = [self.tr("<b>Flash</b> — {0} topics retrieved → <b>{1} kept</b> · {2} turn(s)").format(
+            report.get("retrieved", 0), report.get("kept", len(result.selected)), report.get("turns", 0))]
+        calls = result.tool_calls or report.get("tool_calls") or []
+        if calls:
+            lines.append(self.tr("Tool calls:"))
+            for number, ids in enumerate(calls, 1):
+                shown = ", ".join(str(i) for i in ids) or self.tr("(no ids)")
+                lines.append(f"&nbsp;&nbsp;{number}. get_topics_content([{html.escape(shown)}])")
+        else:
+            lines.append(self.tr("No tool calls."))
+        fallback = result.fallback or report.get("fallback")
+        if fallback:
+            lines.append(self.tr("<span style='color:#b45309'><b>Fallback</b>: {0}</span>").format(
+                html.escape(str(fallback))))
+        return "<br>".join(lines)
+
+
+def status_text(stage1_ms: float | None, rerank_ms: float | None, reranker: str,
+                usage: dict | None) -> str:
+    """"Stage 1: 12 ms · Flash: 1.24 s · 1,234 + 56 tokens · cost $0.0012"."""
+    parts = [QCoreApplication.translate("SearchPanel", "Stage 1: {0}").format(_duration(stage1_ms))]
+    if rerank_ms is not None:
+        parts.append(QCoreApplication.translate("SearchPanel", "{0}: {1}").format(reranker, _duration(rerank_ms)))
+    if usage:
+        prompt, completion = usage.get("prompt_tokens") or 0, usage.get("completion_tokens") or 0
+        parts.append(QCoreApplication.translate("SearchPanel", "{0:,} + {1:,} tokens").format(prompt, completion))
+        if usage.get("cost") is not None:
+            parts.append(QCoreApplication.translate("SearchPanel", "cost ${0:.4f}").format(float(usage["cost"])))
+    return " · ".join(parts)
+
+
+def _duration(milliseconds: float | None) -> str:
+    if milliseconds is None:
+        return "—"
+    return f"{milliseconds:.0f} ms" if milliseconds < 1000 else f"{milliseconds / 1000:.2f} s"

@@ -1,0 +1,180 @@
+"""The search settings as a side panel: reranker mode, sliders with spin boxes, the LLM endpoint.
+
+It edits one `SearchSettings`, saves every change to QSettings ("search/…") at once, and
+says what changed through `changed(name)`; the search panel decides what that means
+(re-filter instantly, re-run stage 1, or nothing until the next Flash run).
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields, replace
+
+from PySide6.QtCore import QSettings, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.llm.presets import PRESETS
+from ui.search import settings_model
+from ui.search.settings_model import EFFORTS, MODEL_CHOICES, PRESET_ORDER, RANGES, SearchSettings
+from ui.search.slider_spin import SliderSpin
+
+
+class SettingsPanel(QWidget):
+    changed = Signal(str)  # the SearchSettings field that changed
+
+    def __init__(self, store: QSettings | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._store = store if store is not None else QSettings()
+        self._settings = settings_model.load(self._store)
+        self._sliders: dict[str, SliderSpin] = {}
+        self._combos: dict[str, QComboBox] = {}
+        layout = QVBoxLayout(self)
+        layout.addWidget(self._search_group())
+        layout.addWidget(self._threshold_group())
+        layout.addWidget(self._flash_group())
+        self.reset_button = QPushButton(self.tr("Reset to defaults"))
+        self.reset_button.clicked.connect(self.reset_to_defaults)
+        layout.addWidget(self.reset_button)
+        layout.addStretch(1)
+        self._show(self._settings)
+
+    # -- public -------------------------------------------------------------------------
+    def settings(self) -> SearchSettings:
+        return self._settings
+
+    def set_value(self, name: str, value: object) -> None:
+        """Change one setting as if the user had (widgets follow, it is saved, `changed` fires)."""
+        self._update({name: value})
+
+    def reset_to_defaults(self) -> None:
+        defaults = SearchSettings()
+        self._update({spec.name: getattr(defaults, spec.name) for spec in fields(SearchSettings)})
+
+    def slider(self, name: str) -> SliderSpin:
+        return self._sliders[name]
+
+    def combo(self, name: str) -> QComboBox:
+        return self._combos[name]
+
+    # -- building -----------------------------------------------------------------------
+    def _search_group(self) -> QGroupBox:
+        group = QGroupBox(self.tr("Search"))
+        form = QFormLayout(group)
+        mode = self._combo("mode", [(self.tr("Vector only"), "vector"), (self.tr("Threshold"), "threshold"),
+                                    (self.tr("Flash (LLM)"), "flash")])
+        mode.setToolTip(self.tr("Vector only keeps every candidate; Threshold cuts by score instantly; "
+                                "Flash asks an LLM to choose (one API call per run)."))
+        form.addRow(self.tr("Reranker"), mode)
+        form.addRow(self.tr("Candidates"), self._slider("candidates"))
+        self.hybrid = QCheckBox(self.tr("Hybrid (vectors + keywords)"))
+        self.hybrid.toggled.connect(lambda on: self._update({"hybrid": on}))
+        form.addRow("", self.hybrid)
+        return group
+
+    def _threshold_group(self) -> QGroupBox:
+        group = QGroupBox(self.tr("Threshold"))
+        form = QFormLayout(group)
+        form.addRow(self.tr("Similarity ≥"), self._slider("threshold"))
+        form.addRow(self.tr("Score gap"), self._slider("gap"))
+        form.addRow(self.tr("Final top-K"), self._slider("top_k"))
+        return group
+
+    def _flash_group(self) -> QGroupBox:
+        group = QGroupBox(self.tr("Flash (LLM)"))
+        form = QFormLayout(group)
+        labels = {"openrouter": "OpenRouter", "openai": "OpenAI", "ollama": "Ollama", "llamacpp": "llama.cpp",
+                  "lmstudio": "LM Studio", "custom": self.tr("Custom URL")}
+        form.addRow(self.tr("Endpoint"), self._combo("preset", [(labels[name], name) for name in PRESET_ORDER]))
+        self.base_url = QLineEdit()
+        self.base_url.editingFinished.connect(lambda: self._update({"base_url": self.base_url.text().strip()}))
+        form.addRow(self.tr("URL"), self.base_url)
+        self.model = QComboBox()
+        self.model.setEditable(True)
+        self.model.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.model.setMinimumContentsLength(18)  # the provider and most of the name; full text on hover
+        self.model.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.model.currentTextChanged.connect(lambda text: self._update({"model": text}))
+        self.model.currentTextChanged.connect(self.model.setToolTip)
+        form.addRow(self.tr("Model"), self.model)
+        form.addRow(self.tr("Reasoning"), self._combo("reasoning_effort", [(e, e) for e in EFFORTS]))
+        form.addRow(self.tr("Timeout"), self._slider("timeout", suffix=self.tr(" s")))
+        form.addRow(self.tr("Max tool calls"), self._slider("max_tool_calls"))
+        form.addRow(self.tr("Max topics"), self._slider("max_topics"))
+        form.addRow(self.tr("Max people"), self._slider("max_people"))
+        form.addRow(self.tr("Max artifacts"), self._slider("max_artifacts"))
+        return group
+
+    def _slider(self, name: str, suffix: str = "") -> SliderSpin:
+        low, high, decimals = RANGES[name]
+        widget = SliderSpin(low, high, decimals, suffix)
+        widget.valueChanged.connect(lambda value: self._update({name: value}))
+        self._sliders[name] = widget
+        return widget
+
+    def _combo(self, name: str, items: list[tuple[str, str]]) -> QComboBox:
+        combo = QComboBox()
+        for label, data in items:
+            combo.addItem(label, data)
+        combo.currentIndexChanged.connect(lambda _index: self._update({name: combo.currentData()}))
+        self._combos[name] = combo
+        return combo
+
+    # -- state --------------------------------------------------------------------------
+    def _update(self, values: dict[str, object]) -> None:
+        before = self._settings
+        if "preset" in values and values["preset"] != before.preset and "model" not in values:
+            values["model"] = self._model_for_new_preset(before, str(values["preset"]))
+        after = replace(before, **values)
+        if after == before:
+            return
+        self._settings = after
+        settings_model.save(self._store, after)
+        self._show(after)
+        for spec in fields(SearchSettings):
+            if getattr(before, spec.name) != getattr(after, spec.name):
+                self.changed.emit(spec.name)
+
+    @staticmethod
+    def _model_for_new_preset(before: SearchSettings, preset: str) -> str:
+        """Follow the endpoint with the model unless the user typed a name of their own."""
+        if before.model and before.model not in MODEL_CHOICES.get(before.preset, ()) and \
+                before.model != PRESETS[before.preset].default_model:
+            return before.model
+        return PRESETS[preset].default_model or next(iter(MODEL_CHOICES.get(preset, ())), "")
+
+    def _show(self, settings: SearchSettings) -> None:
+        """Put `settings` into the widgets without echoing their change signals back."""
+        widgets = [*self._sliders.values(), *self._combos.values(), self.hybrid, self.base_url, self.model]
+        for widget in widgets:
+            widget.blockSignals(True)
+        try:
+            for name, widget in self._sliders.items():
+                widget.setValue(getattr(settings, name))
+            for name, combo in self._combos.items():
+                combo.setCurrentIndex(max(0, combo.findData(getattr(settings, name))))
+            self.hybrid.setChecked(settings.hybrid)
+            self.base_url.setText(settings.base_url)
+            self.base_url.setPlaceholderText(PRESETS[settings.preset].base_url or self.tr("http://host:port/v1"))
+            choices = MODEL_CHOICES.get(settings.preset, ())
+            if [self.model.itemText(i) for i in range(self.model.count())] != list(choices):
+                self.model.clear()
+                self.model.addItems(list(choices))
+            if self.model.currentText() != settings.model:  # keep the cursor while the user types
+                self.model.setEditText(settings.model)
+                self.model.lineEdit().setCursorPosition(0)  # show the provider part of a long name
+        finally:
+            for widget in widgets:
+                widget.blockSignals(False)
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt's naming)
+        if not self.model.hasFocus():  # a long model name shows its provider part, not its tail
+            self.model.lineEdit().setCursorPosition(0)
+        super().showEvent(event)

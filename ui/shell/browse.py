@@ -1,0 +1,185 @@
+"""Browse what the store holds: chats, topics (filter by chat and text) and people, with counts.
+
+Every list is read in a worker (`service.chats()` etc. are blocking); the topic filter is
+latest-wins: a reply for an older filter is dropped, so typing never shows stale rows.
+Double-clicking a chat shows its topics; double-clicking a topic asks for the viewer.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QTabWidget,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.service import FlashbackService
+from ui.shell.formatting import day, fill, row, span
+from ui.tasks import run_in_background
+
+ID_ROLE = Qt.ItemDataRole.UserRole + 1
+TOPIC_LIMIT = 500
+
+
+def _tree(headers: list[str], stretch: int) -> QTreeWidget:
+    tree = QTreeWidget()
+    tree.setHeaderLabels(headers)
+    tree.setRootIsDecorated(False)
+    tree.setUniformRowHeights(True)
+    tree.setAlternatingRowColors(True)
+    tree.setSortingEnabled(True)
+    header = tree.header()
+    header.setStretchLastSection(False)
+    for column in range(len(headers)):
+        header.setSectionResizeMode(column, header.ResizeMode.ResizeToContents)
+    header.setSectionResizeMode(stretch, header.ResizeMode.Stretch)
+    return tree
+
+
+class BrowsePanel(QWidget):
+    open_topic = Signal(int)
+    failed = Signal(object)  # an exception from a read, for the window's error helper
+
+    def __init__(self, service: FlashbackService, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._service = service
+        self._topic_request = 0  # latest-wins counter for the topic filter
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+
+        self.chats = _tree([self.tr("Chat"), self.tr("Messages"), self.tr("Topics"), self.tr("Last")], 0)
+        self.chats.itemDoubleClicked.connect(self._on_chat_activated)
+        self.chats.setToolTip(self.tr("Double-click a chat to see its topics."))
+
+        self.chat_filter = QComboBox()
+        self.chat_filter.currentIndexChanged.connect(self._schedule_topics)
+        self.text_filter = QLineEdit()
+        self.text_filter.setPlaceholderText(self.tr("Filter topics…"))
+        self.text_filter.setClearButtonEnabled(True)
+        self.text_filter.textChanged.connect(self._schedule_topics)
+        self._topics_timer = QTimer(self, singleShot=True, interval=200)  # debounce typing
+        self._topics_timer.timeout.connect(self.refresh_topics)
+        self.topics = _tree([self.tr("Date"), self.tr("Summary"), self.tr("Chat"), self.tr("Messages")], 1)
+        self.topics.itemDoubleClicked.connect(self._on_topic_activated)
+        self.topics.setToolTip(self.tr("Double-click a topic to read the conversation."))
+        self.topics_note = QLabel()
+        self.topics_note.setEnabled(False)
+        self.topics_note.hide()
+        filters = QHBoxLayout()
+        filters.addWidget(self.chat_filter, stretch=2)
+        filters.addWidget(self.text_filter, stretch=3)
+        topic_page = QWidget()
+        topic_layout = QVBoxLayout(topic_page)
+        topic_layout.setContentsMargins(0, 6, 0, 0)
+        topic_layout.addLayout(filters)
+        topic_layout.addWidget(self.topics)
+        topic_layout.addWidget(self.topics_note)
+
+        self.people = _tree([self.tr("Person"), self.tr("Handle"), self.tr("Messages"), self.tr("Chats")], 0)
+
+        self.tabs.addTab(self.chats, "")
+        self.tabs.addTab(topic_page, "")
+        self.tabs.addTab(self.people, "")
+        self._counts: dict[str, int | None] = {"chats": 0, "topics": 0, "people": 0, "shown": None}
+        self._update_titles()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.tabs)
+
+    # -- loading --------------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Reload all three lists (after an import or a build)."""
+        run_in_background(self, self._service.chats, self._show_chats, self.failed.emit)
+        run_in_background(self, self._service.people, self._show_people, self.failed.emit)
+        self.refresh_topics()
+
+    def refresh_topics(self) -> None:
+        self._topic_request += 1
+        request, chat_id, text = self._topic_request, self.chat_filter.currentData(), self.text_filter.text()
+        service = self._service
+        run_in_background(self, lambda: service.topics(chat_id=chat_id, text=text, limit=TOPIC_LIMIT),
+                          lambda topics: self._show_topics(request, topics), self.failed.emit)
+
+    def _schedule_topics(self, *_args) -> None:
+        self._topics_timer.start()
+
+    # -- showing --------------------------------------------------------------------------
+    def _show_chats(self, chats: list) -> None:
+        items = []
+        for chat in chats:
+            item = row([chat.name or self.tr("(unnamed)"), chat.messages, chat.topics, day(chat.last_at)])
+            item.setData(0, ID_ROLE, chat.id)
+            item.setToolTip(0, f"{chat.name} · {chat.kind} · {span(chat.first_at, chat.last_at)}")
+            items.append(item)
+        fill(self.chats, items, 3, Qt.SortOrder.DescendingOrder)
+        self._fill_chat_filter(chats)
+        self._counts.update(chats=len(chats), topics=sum(chat.topics for chat in chats))
+        self._update_titles()
+
+    def _fill_chat_filter(self, chats: list) -> None:
+        selected = self.chat_filter.currentData()
+        self.chat_filter.blockSignals(True)  # refilling is not the user choosing a chat
+        self.chat_filter.clear()
+        self.chat_filter.addItem(self.tr("All chats"), None)
+        for chat in sorted(chats, key=lambda c: (c.name or "").casefold()):
+            self.chat_filter.addItem(chat.name or self.tr("(unnamed)"), chat.id)
+        index = self.chat_filter.findData(selected)
+        self.chat_filter.setCurrentIndex(max(index, 0))
+        self.chat_filter.blockSignals(False)
+
+    def _show_topics(self, request: int, topics: list) -> None:
+        if request != self._topic_request:
+            return  # an older filter's answer: the newer one is on its way
+        items = []
+        for topic in topics:
+            item = row([day(topic.first_at), topic.summary.replace("\n", " "), topic.chat, topic.messages])
+            item.setData(0, ID_ROLE, topic.id)
+            item.setToolTip(1, topic.summary)
+            items.append(item)
+        fill(self.topics, items, 0, Qt.SortOrder.DescendingOrder)
+        self.topics_note.setText(self.tr("Showing the newest {limit}; narrow the filter to see others.").format(
+            limit=TOPIC_LIMIT) if len(topics) >= TOPIC_LIMIT else "")
+        self.topics_note.setVisible(len(topics) >= TOPIC_LIMIT)
+        filtered = self.chat_filter.currentData() is not None or bool(self.text_filter.text().strip())
+        self._counts["shown"] = len(topics) if filtered else None
+        self._update_titles()
+
+    def _show_people(self, people: list) -> None:
+        items = []
+        for person in people:
+            item = row([person.name or "—", person.handle or "", person.messages, person.chats])
+            item.setData(0, ID_ROLE, person.id)
+            items.append(item)
+        fill(self.people, items, 2, Qt.SortOrder.DescendingOrder)
+        self._counts["people"] = len(people)
+        self._update_titles()
+
+    def _update_titles(self) -> None:
+        counts = self._counts
+        self.tabs.setTabText(0, self.tr("Chats ({count})").format(count=f"{counts['chats']:,}"))
+        if counts["shown"] is None:
+            topics = self.tr("Topics ({count})").format(count=f"{counts['topics']:,}")
+        else:
+            topics = self.tr("Topics ({shown} of {count})").format(shown=f"{counts['shown']:,}",
+                                                                   count=f"{counts['topics']:,}")
+        self.tabs.setTabText(1, topics)
+        self.tabs.setTabText(2, self.tr("People ({count})").format(count=f"{counts['people']:,}"))
+
+    # -- activation -----------------------------------------------------------------------
+    def show_chat_topics(self, chat_id: int) -> None:
+        self.chat_filter.setCurrentIndex(max(self.chat_filter.findData(chat_id), 0))
+        self.tabs.setCurrentIndex(1)
+        self.refresh_topics()
+
+    def _on_chat_activated(self, item: QTreeWidgetItem, _column: int) -> None:
+        self.show_chat_topics(item.data(0, ID_ROLE))
+
+    def _on_topic_activated(self, item: QTreeWidgetItem, _column: int) -> None:
+        self.open_topic.emit(item.data(0, ID_ROLE))

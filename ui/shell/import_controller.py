@@ -1,0 +1,100 @@
+"""Import exports, then build memory (topics → embeddings → index), off the GUI thread.
+
+One pipeline at a time: the store has one writer, and a second import while a build runs
+would only make both slower. The pipeline is a single background task (which relays a
+child process, see `ui.shell.pipeline`) so that a cancel stops whatever step it is in,
+and the user sees one progress panel from file to index.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+
+from engine.service import FlashbackService
+from ui.shell.cancel import is_cancel
+from ui.shell.pipeline import PipelineSummary, Step, child_possible, run_in_child, run_steps
+from ui.tasks import BackgroundTask
+
+__all__ = ["ImportController", "PipelineSummary", "Step"]
+
+
+class ImportController(QObject):
+    """Owns the running pipeline; views listen to its signals and never touch the worker."""
+
+    started = Signal(str)  # what is running, already translated
+    progress = Signal(object)  # Step
+    succeeded = Signal(object)  # PipelineSummary
+    cancelled = Signal(str)  # the phase that was stopped: "import" | "build"
+    failed = Signal(str, object)  # the phase ("import" | "build") and the exception (not a cancel)
+    finished = Signal()  # after any of the three above; the store may have changed
+
+    def __init__(self, service: FlashbackService, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.use_child_process = True  # see ui.shell.pipeline: the GUI keeps its GIL to itself
+        self._service = service
+        self._task: BackgroundTask | None = None
+        self._phase = "import"
+        self._started = 0.0
+
+    @property
+    def busy(self) -> bool:
+        return self._task is not None
+
+    def import_paths(self, paths: Sequence[Path], *, build: bool = True) -> bool:
+        """Import each path (one transaction each), then build; False when already busy."""
+        paths = [Path(p) for p in paths]
+        if not paths:
+            return False
+        title = (self.tr("Importing {name}…").format(name=paths[0].name) if len(paths) == 1
+                 else self.tr("Importing {count} exports…").format(count=len(paths)))
+        return self._start(title, paths, build)
+
+    def build(self) -> bool:
+        return self._start(self.tr("Building memory…"), [], True)
+
+    def cancel(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+    def _start(self, title: str, paths: list[Path], build: bool) -> bool:
+        if self._task is not None:
+            return False
+        service, phase = self._service, self._set_phase
+        runner = run_in_child if self.use_child_process and child_possible(service) else run_steps
+
+        def work(progress, cancel) -> PipelineSummary:
+            return runner(service, paths, build, progress, cancel, phase)
+
+        task = BackgroundTask(work, self, progress_key=lambda step: (step.phase, step.name))
+        task.signals.progress.connect(self.progress)
+        task.signals.succeeded.connect(self._on_succeeded)
+        task.signals.failed.connect(self._on_failed)
+        task.signals.finished.connect(self._on_finished)
+        self._phase = "import" if paths else "build"
+        self._started = time.monotonic()
+        self._task = task.start()
+        self.started.emit(title)
+        return True
+
+    def _on_succeeded(self, summary: PipelineSummary) -> None:
+        summary.seconds = time.monotonic() - self._started  # what the person waited, start-up included
+        self.succeeded.emit(summary)
+
+    def _set_phase(self, phase: str) -> None:
+        # Written by the worker, read on the GUI thread after `failed`: a str swap is atomic.
+        self._phase = phase
+
+    def _on_failed(self, error: Exception) -> None:
+        if is_cancel(error):
+            self.cancelled.emit(self._phase)
+        else:
+            self.failed.emit(self._phase, error)
+
+    def _on_finished(self) -> None:
+        self._task = None
+        self.finished.emit()
+

@@ -1,0 +1,124 @@
+"""A non-modal strip under the main view: what runs, which stage, how far, and Cancel.
+
+Non-modal on purpose: the person can keep browsing and searching what is already built
+while an import or a build runs. When the work ends the strip turns into the summary (or
+the cancel note) and stays until closed or the next run starts.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton, QToolButton, QVBoxLayout
+
+from ui.shell.import_controller import PipelineSummary, Step
+
+
+class ProgressPanel(QFrame):
+    cancel_requested = Signal()
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setObjectName("progress_panel")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setStyleSheet("#progress_panel { background: palette(alternate-base); border-radius: 6px; }")
+        self.title = QLabel()
+        self.title.setStyleSheet("font-weight: 600;")
+        self.stage = QLabel()
+        self.stage.setWordWrap(True)
+        self.bar = QProgressBar()
+        self.bar.setRange(0, 0)
+        self.bar.setTextVisible(False)
+        self.bar.setFixedHeight(10)
+        self.cancel_button = QPushButton(self.tr("Cancel"))
+        self.cancel_button.clicked.connect(self._on_cancel_clicked)
+        self.close_button = QToolButton()
+        self.close_button.setText("✕")
+        self.close_button.setToolTip(self.tr("Close"))
+        self.close_button.setAutoRaise(True)
+        self.close_button.clicked.connect(self.hide)
+
+        text = QVBoxLayout()
+        text.setSpacing(4)
+        text.addWidget(self.title)
+        text.addWidget(self.stage)
+        text.addWidget(self.bar)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(14, 10, 10, 10)
+        row.addLayout(text, stretch=1)
+        row.addWidget(self.cancel_button, alignment=Qt.AlignmentFlag.AlignVCenter)
+        row.addWidget(self.close_button, alignment=Qt.AlignmentFlag.AlignTop)
+        self.hide()
+
+    # -- states -------------------------------------------------------------------------
+    def show_running(self, title: str) -> None:
+        self.title.setText(title)
+        self.stage.setText(self.tr("Starting…"))
+        self.bar.setRange(0, 0)  # busy until the first report says how far
+        self.bar.show()
+        self.cancel_button.setEnabled(True)
+        self.cancel_button.setText(self.tr("Cancel"))
+        self.cancel_button.show()
+        self.close_button.hide()
+        self.show()
+
+    def show_step(self, step: Step) -> None:
+        self.stage.setText(self.describe(step))
+        if step.total > 0:
+            self.bar.setRange(0, step.total)
+            self.bar.setValue(min(step.done, step.total))
+        else:
+            self.bar.setRange(0, 0)
+
+    def show_summary(self, summary: PipelineSummary) -> None:
+        self._show_result(self.tr("Done"), self.summarize(summary))
+
+    def show_cancelled(self, phase: str) -> None:
+        if phase == "build":
+            text = self.tr("Build stopped. Finished stages are kept; Build memory continues where it stopped.")
+        else:
+            text = self.tr("Import cancelled; nothing was changed.")
+        self._show_result(self.tr("Cancelled"), text)
+
+    def _show_result(self, title: str, text: str) -> None:
+        self.title.setText(title)
+        self.stage.setText(text)
+        self.bar.hide()
+        self.cancel_button.hide()
+        self.close_button.show()
+        self.show()
+
+    def _on_cancel_clicked(self) -> None:
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.setText(self.tr("Cancelling…"))
+        self.cancel_requested.emit()
+
+    # -- words ----------------------------------------------------------------------------
+    def describe(self, step: Step) -> str:
+        if step.phase == "import":
+            return self.tr("Reading {name}: {messages} messages so far").format(
+                name=step.name, messages=f"{step.messages:,}")
+        stages = {
+            "topics": self.tr("Finding topics in the conversations"),
+            "fit": self.tr("Fitting the embedder to your vocabulary"),
+            "embeddings": self.tr("Embedding topics"),
+            "consolidation": self.tr("Merging similar neighbouring topics"),
+            "index": self.tr("Updating the search index"),
+        }
+        label = stages.get(step.name, step.name)
+        if step.total > 1:
+            return self.tr("{stage}: {done} of {total}").format(stage=label, done=f"{step.done:,}",
+                                                                  total=f"{step.total:,}")
+        return label + "…"
+
+    def summarize(self, summary: PipelineSummary) -> str:
+        parts = []
+        if summary.imported and (summary.sources or not summary.unchanged):
+            parts.append(self.tr("Chats: {chats} · Messages: {messages} · Attachments: {attachments}").format(
+                chats=f"{summary.chats:,}", messages=f"{summary.messages:,}",
+                attachments=f"{summary.attachments:,}"))
+        if summary.unchanged:
+            parts.append(self.tr("Already imported, nothing new: {names}").format(names=", ".join(summary.unchanged)))
+        if summary.built:
+            parts.append(self.tr("New topics: {topics}").format(topics=f"{summary.topics:,}"))
+        parts.append(self.tr("Time: {seconds} s").format(seconds=f"{summary.seconds:.1f}"))
+        return " · ".join(parts)

@@ -1,0 +1,183 @@
+"""Past searches: a list, one run in detail, the aggregate metrics, and "Re-run".
+
+Re-running hands the recorded settings and query back to the search panel, which runs
+them with whatever is set now, so the two can be compared (the panel decides how).
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTextBrowser,
+    QTreeWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.service import FlashbackService
+from ui.shell.formatting import minute, row
+from ui.tasks import run_in_background
+
+ID_ROLE = Qt.ItemDataRole.UserRole + 1
+RUN_LIMIT = 200
+_CANDIDATES_SHOWN = 15
+
+
+class RunHistoryPanel(QWidget):
+    rerun_requested = Signal(object, str)  # the run's settings (dict), its query
+    failed = Signal(object)
+
+    def __init__(self, service: FlashbackService, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._service = service
+        self._detail_request = 0
+        self._run: dict | None = None
+        self.metrics = QLabel()
+        self.metrics.setWordWrap(True)
+        self.runs = QTreeWidget()
+        self.runs.setHeaderLabels([self.tr("When"), self.tr("Query"), self.tr("Reranker"), self.tr("Kept"),
+                                   self.tr("ms")])
+        self.runs.setRootIsDecorated(False)
+        self.runs.setUniformRowHeights(True)
+        self.runs.setAlternatingRowColors(True)
+        header = self.runs.header()
+        header.setStretchLastSection(False)
+        for column in range(5):
+            header.setSectionResizeMode(column, header.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, header.ResizeMode.Stretch)
+        self.runs.currentItemChanged.connect(self._on_current_changed)
+        self.detail = QTextBrowser()
+        self.detail.setPlaceholderText(self.tr("Choose a run to see its settings, candidates, selections and trace."))
+        self.rerun_button = QPushButton(self.tr("Re-run with current settings"))
+        self.rerun_button.setToolTip(self.tr("Search this query again with the settings now in the search panel."))
+        self.rerun_button.setEnabled(False)
+        self.rerun_button.clicked.connect(self._on_rerun_clicked)
+        self.refresh_button = QPushButton(self.tr("Refresh"))
+        self.refresh_button.clicked.connect(self.refresh)
+
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.runs)
+        splitter.addWidget(self.detail)
+        splitter.setSizes([200, 300])
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.refresh_button)
+        buttons.addStretch()
+        buttons.addWidget(self.rerun_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.metrics)
+        layout.addWidget(splitter, stretch=1)
+        layout.addLayout(buttons)
+        self._show_metrics({"runs": 0})
+
+    # -- loading --------------------------------------------------------------------------
+    def refresh(self, *_args) -> None:
+        service = self._service
+        run_in_background(self, lambda: service.runs(RUN_LIMIT), self._show_runs, self.failed.emit)
+        run_in_background(self, service.run_metrics, self._show_metrics, self.failed.emit)
+
+    def _on_current_changed(self, current, _previous) -> None:
+        self._detail_request += 1
+        self.rerun_button.setEnabled(False)
+        if current is None:
+            self._run = None
+            self.detail.clear()
+            return
+        request, run_id, service = self._detail_request, current.data(0, ID_ROLE), self._service
+        run_in_background(self, lambda: service.run(run_id), lambda run: self._show_run(request, run),
+                          self.failed.emit)
+
+    # -- showing --------------------------------------------------------------------------
+    def _show_runs(self, runs: list) -> None:
+        selected = self.runs.currentItem().data(0, ID_ROLE) if self.runs.currentItem() else None
+        self.runs.clear()
+        for run in runs:
+            item = row([minute(run.created_at), run.query, run.reranker, f"{run.selected} / {run.candidates}",
+                        round(run.duration_ms)])
+            item.setData(0, ID_ROLE, run.id)
+            item.setToolTip(1, run.query)
+            self.runs.addTopLevelItem(item)
+            if run.id == selected:
+                self.runs.setCurrentItem(item)
+
+    def _show_metrics(self, metrics: dict) -> None:
+        runs = metrics.get("runs", 0)
+        if not runs:
+            self.metrics.setText(self.tr("No searches recorded yet. Each search you run is kept here."))
+            return
+        fallbacks = ", ".join(f"{name} {count}" for name, count in (metrics.get("fallbacks") or {}).items()
+                              if count and name != "none")
+        self.metrics.setText(self.tr(
+            "Runs: {runs} · fallbacks: {fallbacks} · tool calls per run: {tools} · cost: ${cost} · "
+            "p50 {p50} ms").format(runs=runs, fallbacks=fallbacks or "0",
+                                   tools=f"{metrics.get('tool_calls_mean') or 0:.1f}",
+                                   cost=f"{metrics.get('cost_total') or 0:.4f}",
+                                   p50=f"{metrics.get('latency_ms_p50') or 0:,.0f}"))
+
+    def _show_run(self, request: int, run: dict | None) -> None:
+        if request != self._detail_request:
+            return  # the user has moved on to another run
+        self._run = run
+        self.rerun_button.setEnabled(run is not None)
+        self.detail.setHtml(self.run_html(run) if run else self.tr("This run is no longer stored."))
+
+    def _on_rerun_clicked(self) -> None:
+        if self._run is not None:
+            self.rerun_requested.emit(self._run.get("settings") or {}, self._run.get("query") or "")
+
+    def run_html(self, run: dict) -> str:
+        esc = html.escape
+        kept = {(s.get("kind"), s.get("id")) for s in run.get("selected") or []}
+        out = [f"<h3>{esc(run.get('query') or '')}</h3>",
+               f"<p>{esc(minute(run.get('created_at')))} · {esc(run.get('reranker') or '')}"
+               f"{' · ' + esc(run['model']) if run.get('model') else ''} · {run.get('duration_ms') or 0:,.0f} ms"]
+        if run.get("fallback"):
+            out.append(" · <b>" + esc(self.tr("fallback: {reason}").format(reason=run["fallback"])) + "</b>")
+        tokens = (run.get("prompt_tokens") or 0) + (run.get("completion_tokens") or 0)
+        if tokens:
+            out.append(" · " + esc(self.tr("{tokens} tokens").format(tokens=f"{tokens:,}")))
+        if run.get("cost") is not None:
+            out.append(f" · ${run['cost']:.4f}")
+        out.append("</p><h4>" + esc(self.tr("Selected")) + "</h4><ol>")
+        for selection in run.get("selected") or []:
+            out.append(f"<li>{esc(selection.get('kind', ''))} {selection.get('id')}: "
+                       f"{esc(selection.get('reason') or '')}</li>")
+        out.append("</ol><h4>" + esc(self.tr("Candidates")) + "</h4><table cellspacing='0' cellpadding='2'>")
+        candidates = run.get("candidates") or []
+        for candidate in candidates[:_CANDIDATES_SHOWN]:
+            mark = "✔" if (candidate.get("kind"), candidate.get("id")) in kept else ""
+            out.append(f"<tr><td>{candidate.get('rank')}</td><td>{mark}</td><td>{esc(candidate.get('kind', ''))} "
+                       f"{candidate.get('id')}</td><td>{candidate.get('score', 0):.3f}</td>"
+                       f"<td>{esc(_clip(candidate.get('summary') or '', 120))}</td></tr>")
+        out.append("</table>")
+        if len(candidates) > _CANDIDATES_SHOWN:
+            out.append("<p>" + esc(self.tr("…and {more} more").format(more=len(candidates) - _CANDIDATES_SHOWN))
+                       + "</p>")
+        tool_calls = run.get("tool_calls") or []
+        if tool_calls:
+            out.append("<h4>" + esc(self.tr("Tool calls")) + "</h4><ol>")
+            out.extend(f"<li>{esc(', '.join(str(i) for i in call))}</li>" for call in tool_calls)
+            out.append("</ol>")
+        out.append("<h4>" + esc(self.tr("Settings")) + "</h4>" + _settings_html(run.get("settings") or {}))
+        return "".join(out)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
+def _settings_html(settings: dict) -> str:
+    lines = []
+    for group, values in settings.items():
+        if isinstance(values, dict):
+            pairs = ", ".join(f"{key}={value}" for key, value in values.items())
+            lines.append(f"<b>{html.escape(str(group))}</b>: {html.escape(pairs)}")
+        else:
+            lines.append(f"<b>{html.escape(str(group))}</b>: {html.escape(str(values))}")
+    return "<p>" + "<br>".join(lines) + "</p>"
