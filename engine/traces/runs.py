@@ -109,17 +109,22 @@ def save_run(connection: sqlite3.Connection, *, query: str, reranker: str, setti
         scrubbed_json(timings_ms, secrets), scrubbed_json(result.report, secrets),
         None if result.trace is None else scrubbed_json(result.trace, secrets),
     )
+    return int(_write(connection, _INSERT, row, "record the rerank run").lastrowid)
+
+
+def _write(connection: sqlite3.Connection, sql: str, params: tuple, what: str) -> sqlite3.Cursor:
+    """One statement in its own write transaction; a failure rolls back and says `what` failed."""
     try:
         connection.execute("BEGIN IMMEDIATE")
         try:
-            run_id = connection.execute(_INSERT, row).lastrowid
+            cursor = connection.execute(sql, params)
             connection.execute("COMMIT")
         except BaseException:
             connection.execute("ROLLBACK")
             raise
     except sqlite3.Error as exc:
-        raise _failed("record the rerank run", exc) from exc
-    return int(run_id)
+        raise _failed(what, exc) from exc
+    return cursor
 
 
 def _summary(row: tuple) -> RunSummary:
@@ -164,14 +169,4 @@ def delete_runs(connection: sqlite3.Connection, before: float | datetime | None 
         before = before.timestamp()
     sql, params = ("DELETE FROM rerank_run", ()) if before is None else \
         ("DELETE FROM rerank_run WHERE created_at < ?", (float(before),))
-    try:
-        connection.execute("BEGIN IMMEDIATE")
-        try:
-            deleted = connection.execute(sql, params).rowcount
-            connection.execute("COMMIT")
-        except BaseException:
-            connection.execute("ROLLBACK")
-            raise
-    except sqlite3.Error as exc:
-        raise _failed("delete old runs", exc) from exc
-    return deleted
+    return _write(connection, sql, params, "delete old runs").rowcount
