@@ -33,7 +33,8 @@ from engine.embeddings.base import (
     EmbedKind,
     ProgressCallback,
 )
-from engine.embeddings.retry import RetryPolicy, parse_retry_after, redact
+from engine.embeddings.retry import RetryPolicy, redact
+from engine.retry_after import parse_retry_after
 
 log = logging.getLogger(__name__)
 

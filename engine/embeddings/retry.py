@@ -8,10 +8,7 @@ random so that parallel requests do not retry in lockstep; a server's `Retry-Aft
 
 from __future__ import annotations
 
-import time
-from collections.abc import Mapping
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
 
 
 @dataclass(frozen=True)
@@ -25,32 +22,6 @@ class RetryPolicy:
     def backoff(self, attempt: int, rnd: float) -> float:
         """Wait before retry number `attempt + 1`; `rnd` is uniform in [0, 1)."""
         return min(self.max_backoff, self.initial_backoff * 2.0**attempt) * (1.0 - self.jitter * rnd)
-
-
-def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:
-    """Seconds the server asked to wait, or None when it did not say (or said nonsense)."""
-    millis = headers.get("retry-after-ms")
-    if millis is not None:
-        try:
-            value = float(millis) / 1000.0
-            return value if value >= 0 else None
-        except ValueError:
-            pass
-    raw = headers.get("retry-after")
-    if raw is None:
-        return None
-    try:
-        value = float(raw)
-    except ValueError:
-        try:
-            when = parsedate_to_datetime(raw)
-        except (TypeError, ValueError, IndexError):
-            return None
-        if when is None:
-            return None
-        value = when.timestamp() - (time.time() if now is None else now)
-        return max(value, 0.0)
-    return value if value >= 0 else None
 
 
 def redact(text: str, secret: str | None) -> str:

@@ -32,8 +32,9 @@ from engine.llm.errors import (
 )
 from engine.llm.presets import Endpoint
 from engine.llm.request import RequestPlan
-from engine.llm.retry import backoff_delay, parse_retry_after, should_retry
+from engine.llm.retry import backoff_delay, should_retry
 from engine.llm.types import ChatResult, MalformedCompletion, parse_choice, parse_usage
+from engine.retry_after import parse_retry_after
 
 log = logging.getLogger(__name__)
 

@@ -7,46 +7,15 @@ calls do not retry in lockstep) unless the server says how long via Retry-After.
 
 from __future__ import annotations
 
-import email.utils
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 RETRYABLE_STATUSES = frozenset({408, 409, 429})
 
 
 def should_retry(status: int) -> bool:
     return status in RETRYABLE_STATUSES or status >= 500
-
-
-def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
-    """Seconds the server asks us to wait, or None when it did not say (or said nonsense).
-
-    Reads `retry-after-ms` (OpenAI's extension), then `retry-after` as seconds (fractions
-    allowed) or as an HTTP date.
-    """
-    lowered = {k.lower(): v for k, v in headers.items()}
-    raw_ms = lowered.get("retry-after-ms")
-    if raw_ms is not None:
-        try:
-            return max(0.0, float(raw_ms) / 1000)
-        except ValueError:
-            pass
-    raw = lowered.get("retry-after")
-    if raw is None:
-        return None
-    try:
-        return max(0.0, float(raw))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(raw)
-    except (TypeError, ValueError):
-        return None
-    if when is None or when.tzinfo is None:
-        return None
-    current = time.time() if now is None else now
-    return max(0.0, when.timestamp() - current)
 
 
 def backoff_delay(retry_number: int, *, base: float, cap: float, rng: Callable[[], float] = random.random) -> float:

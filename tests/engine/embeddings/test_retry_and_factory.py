@@ -17,7 +17,8 @@ from engine.embeddings import (
     RetryPolicy,
     make_embedder,
 )
-from engine.embeddings.retry import parse_retry_after, redact
+from engine.embeddings.retry import redact
+from engine.retry_after import parse_retry_after
 from tests.fake_openai import FakeOpenAI
 
 NOW = 1_700_000_000.0

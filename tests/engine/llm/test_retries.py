@@ -10,7 +10,8 @@ from email.utils import format_datetime
 import pytest
 
 from engine.llm import ChatClient, Deadline, LLMCancelled, LLMRateLimited, LLMServerError, LLMTimeout
-from engine.llm.retry import backoff_delay, parse_retry_after, should_retry
+from engine.llm.retry import backoff_delay, should_retry
+from engine.retry_after import parse_retry_after
 from tests.engine.llm.conftest import CHAT, USER, make_client
 from tests.fake_openai import FakeResponse, chat_reply
 
@@ -135,7 +136,7 @@ def test_parse_retry_after_forms():
     assert parse_retry_after({"Retry-After": date}, now=now.timestamp()) == pytest.approx(7)
     assert parse_retry_after({"Retry-After": "soon"}) is None
     assert parse_retry_after({}) is None
-    assert parse_retry_after({"Retry-After": "-3"}) == 0
+    assert parse_retry_after({"Retry-After": "-3"}) is None  # nonsense: our own backoff applies
 
 
 def test_backoff_grows_is_capped_and_jittered():
