@@ -21,8 +21,8 @@ class Candidate:
     kind: str  # topic | person | artifact
     id: int
     rank: int  # 1-based, within its kind, in stage-1 order
-    score: float  # calibrated similarity in [0, 1]: comparable across embedders
-    raw_score: float  # what the retriever computed (cosine, or RRF when fused)
+    score: float  # in [0, 1], comparable across embedders: calibrated similarity, fused with BM25 in hybrid search
+    raw_score: float  # the raw cosine of the query and the best window
     date: str | None = None  # ISO date of the first message (topics), last seen (people)
     chat: str | None = None
     messages: int = 0

@@ -1,8 +1,8 @@
-"""Combining and diversifying rankings: reciprocal rank fusion and maximal marginal relevance."""
+"""Combining and diversifying rankings: calibrated score fusion, reciprocal rank fusion, maximal marginal relevance."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -18,24 +18,22 @@ def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]], k: int = RRF_K) ->
     return sorted(scores.items(), key=lambda pair: -pair[1])
 
 
-def _min_max(scored: Sequence[tuple[int, float]]) -> dict[int, float]:
-    if not scored:
-        return {}
-    values = [score for _, score in scored]
-    low, span = min(values), (max(values) - min(values)) or 1.0
-    return {item: (score - low) / span for item, score in scored}
+def calibrated_fusion(similarity: Mapping[int, float], lexical: Sequence[tuple[int, float]],
+                      lexical_weight: float) -> list[tuple[int, float]]:
+    """(id, fused score) best first: (1 − w)·similarity + w·lexical relevance, both in [0, 1].
 
-
-def weighted_score_fusion(dense: Sequence[tuple[int, float]], lexical: Sequence[tuple[int, float]],
-                          lexical_weight: float) -> list[tuple[int, float]]:
-    """Σ of each side's min-max normalised score, weighted; an id missing on one side gets 0 there.
-
-    Unlike RRF it keeps how far apart the scores are: a topic far ahead on BM25 (a rare
-    name, a number) stays far ahead, which measured better on LoCoMo (docs/benchmarks.md).
+    Both sides are already on absolute scales (`Calibration.score`, `lexical_relevance`),
+    so the sum is one too: the score that ranks is the score shown and thresholded, and a
+    topic far ahead on BM25 stays far ahead. An id BM25 did not return scores 0 on that
+    side. When BM25 returned nothing at all (no query word is in the store) the lexical
+    side has no say and the similarity alone counts, so a misspelt query still finds
+    what the character n-grams match. `similarity` must cover every id of `lexical`.
     """
-    dense_norm, lexical_norm = _min_max(dense), _min_max(lexical)
-    fused = {item: (1 - lexical_weight) * dense_norm.get(item, 0.0) + lexical_weight * lexical_norm.get(item, 0.0)
-             for item in {**dense_norm, **lexical_norm}}
+    if not lexical:
+        return sorted(similarity.items(), key=lambda pair: -pair[1])
+    lexical_scores = dict(lexical)
+    fused = {item: (1 - lexical_weight) * score + lexical_weight * lexical_scores.get(item, 0.0)
+             for item, score in similarity.items()}
     return sorted(fused.items(), key=lambda pair: -pair[1])
 
 

@@ -22,6 +22,7 @@ score (FTS5 computes BM25 itself).
 
 from __future__ import annotations
 
+import math
 import re
 import sqlite3
 
@@ -33,6 +34,10 @@ from engine.store.database import fold_for_search
 POSTING_BUDGET = 8_000  # topic postings a query may touch (~5 ms of FTS5 on this VM)
 SINGLE_TERM_BUDGETS = 3  # a query's rarest useful term is searched up to 3 budgets (~15 ms)
 SUMMARY_WEIGHT = 0.3  # BM25 column weights: log 1.0, summary this (see docs/benchmarks.md)
+# The share of a query's IDF mass at which `lexical_relevance` is 0.5. On LoCoMo the topic
+# holding the evidence has a median share of 1.1 (→ 0.69) and other candidates 0.24 (→ 0.32),
+# their 90th percentile 0.68 (→ 0.58): the threshold slider's 0.5 sits between the two.
+HALF_MATCH = 0.5
 
 # Function words of questions and requests, English and Russian (the usual IR stop lists,
 # minus words that are also names of months or numbers). They are left out of the query
@@ -121,17 +126,26 @@ def within_budget(frequencies: dict[str, int], topics: int, budget: int = POSTIN
     return chosen
 
 
-def topic_bm25(connection: sqlite3.Connection, query: str, limit: int = 50,
-               chat_ids: list[int] | None = None, statistics: TermStatistics | None = None) -> list[tuple[int, float]]:
-    """(topic id, BM25 score; higher is better) best first; [] when no query term is useful."""
+def _idf(document_frequency: int, topics: int) -> float:
+    """FTS5's BM25 IDF, floored as FTS5 floors it."""
+    value = math.log((topics - document_frequency + 0.5) / (document_frequency + 0.5))
+    return value if value > 0 else 1e-6
+
+
+def _search(connection: sqlite3.Connection, query: str, limit: int, chat_ids: list[int] | None,
+            statistics: TermStatistics | None) -> tuple[list[tuple[int, float]], float]:
+    """(topic id, BM25) best first, and the query's IDF mass: the BM25 of a topic of average
+    length holding each searched term once in its log."""
     current = topic_fts_is_current(connection)
     terms = query_terms(query) if current else _legacy_terms(query)
     if not terms:
-        return []
+        return [], 0.0
     statistics = statistics or TermStatistics()
-    chosen = within_budget(statistics.frequencies(connection, terms), statistics.topics)
+    frequencies = statistics.frequencies(connection, terms)
+    chosen = within_budget(frequencies, statistics.topics)
     if not chosen:
-        return []
+        return [], 0.0
+    mass = sum(_idf(frequencies[t], statistics.topics) for t in chosen)
     match = " OR ".join('"' + t.replace('"', '""') + '"' for t in chosen)
     rank = f"bm25(topic_fts, 1.0, {SUMMARY_WEIGHT})" if current else "bm25(topic_fts)"
     sql = f"SELECT f.rowid, -{rank} FROM topic_fts f"
@@ -142,4 +156,30 @@ def topic_bm25(connection: sqlite3.Connection, query: str, limit: int = 50,
         where += f" AND t.chat_id IN ({','.join('?' * len(chat_ids))})"
         params.extend(chat_ids)
     params.append(limit)
-    return connection.execute(sql + where + f" ORDER BY {rank} LIMIT ?", params).fetchall()
+    return connection.execute(sql + where + f" ORDER BY {rank} LIMIT ?", params).fetchall(), mass
+
+
+def topic_bm25(connection: sqlite3.Connection, query: str, limit: int = 50,
+               chat_ids: list[int] | None = None, statistics: TermStatistics | None = None) -> list[tuple[int, float]]:
+    """(topic id, BM25 score; higher is better) best first; [] when no query term is useful."""
+    return _search(connection, query, limit, chat_ids, statistics)[0]
+
+
+def lexical_relevance(bm25: float, idf_mass: float) -> float:
+    """A topic's BM25 as a score in [0, 1) that means the same for every query and store.
+
+    BM25 divided by the query's IDF mass is the share of the query's weight the topic
+    holds (1.0: each searched word once, in a topic of average length; more with repeats),
+    and x / (x + HALF_MATCH) bends that into [0, 1) without a ceiling that would erase
+    differences between strong matches (capping at 1 cost 0.004 recall@5 on LoCoMo).
+    """
+    share = bm25 / idf_mass if idf_mass > 0 else 0.0
+    return share / (share + HALF_MATCH) if share > 0 else 0.0
+
+
+def topic_lexical_scores(connection: sqlite3.Connection, query: str, limit: int = 50,
+                         chat_ids: list[int] | None = None,
+                         statistics: TermStatistics | None = None) -> list[tuple[int, float]]:
+    """(topic id, `lexical_relevance`) best first; [] when no query term is useful."""
+    hits, mass = _search(connection, query, limit, chat_ids, statistics)
+    return [(topic, lexical_relevance(score, mass)) for topic, score in hits]

@@ -1,8 +1,11 @@
 """Stage 1: a query becomes ranked candidates (topics, people, artifacts) with calibrated scores.
 
 Topics: hnswlib top-N by cosine (best chunk per topic), optionally fused with FTS5 BM25
-over stemmed terms (weighted score fusion by default, or reciprocal rank fusion) and
-diversified by MMR; then the safety threshold on the calibrated score. Date and chat
+over stemmed terms and diversified by MMR; then the safety threshold. Fusion adds the
+calibrated similarity and BM25's `lexical_relevance`, both absolute scales in [0, 1], so
+the fused score is what ranks a topic, what the candidate shows and what the thresholds
+cut (reciprocal rank fusion, the alternative, ranks only: its candidates show the
+similarity). Date and chat
 filters are exact: when they leave few topics, those are scored directly from their
 stored vectors instead of hoping an approximate search finds them.
 """
@@ -22,8 +25,8 @@ from engine.memory.calibration import Calibration
 from engine.memory.indexes import IndexSet
 from engine.memory.vectors import load_items
 from engine.rerank.base import Candidate
-from engine.retrieval.fusion import maximal_marginal_relevance, reciprocal_rank_fusion, weighted_score_fusion
-from engine.retrieval.lexical import TermStatistics, topic_bm25
+from engine.retrieval.fusion import calibrated_fusion, maximal_marginal_relevance, reciprocal_rank_fusion
+from engine.retrieval.lexical import TermStatistics, topic_lexical_scores
 
 EXACT_FILTER_LIMIT = 20000  # filtered sets up to this many topics are scored exactly
 # BM25's share in score fusion when the settings leave it open. With the built-in embedder
@@ -94,31 +97,35 @@ class Retriever:
         allowed = self._allowed_topics(connection, settings)  # None: no date or chat filter
         topic_scores = self._topic_vector_scores(connection, query_vector, settings, allowed)
         timings["vector"] = (time.perf_counter() - mark) * 1000
-        order = [t for t, _ in topic_scores]
         cosine = dict(topic_scores)
+        ranked = [(t, float(self.calibration.score(c))) for t, c in topic_scores]
         lexical_hits: set[int] = set()
         if settings.hybrid:
             mark = time.perf_counter()
-            bm25 = topic_bm25(connection, query, settings.candidates, list(settings.chat_ids) or None,
-                              self.term_statistics)
+            lexical = topic_lexical_scores(connection, query, settings.candidates, list(settings.chat_ids) or None,
+                                           self.term_statistics)
             if allowed is not None:
                 allowed_set = set(allowed)
-                bm25 = [(t, s) for t, s in bm25 if t in allowed_set]
-            lexical_hits = {t for t, _ in bm25}
-            if settings.fusion == "rrf":
-                order = [t for t, _ in reciprocal_rank_fusion([order, [t for t, _ in bm25]])]
+                lexical = [(t, s) for t, s in lexical if t in allowed_set]
+            unseen = [t for t, _ in lexical if t not in cosine]  # BM25 found what the vector side missed
+            cosine.update(self._exact_topic_scores(connection, query_vector, unseen))
+            lexical = [(t, s) for t, s in lexical if t in cosine]
+            lexical_hits = {t for t, _ in lexical}
+            similarity = {t: float(self.calibration.score(c)) for t, c in cosine.items()}
+            if settings.fusion == "rrf":  # ranks only: the score shown stays the similarity
+                fused = reciprocal_rank_fusion([[t for t, _ in topic_scores], [t for t, _ in lexical]])
+                ranked = [(t, similarity[t]) for t, _ in fused]
             else:
                 weight = settings.lexical_weight
                 if weight is None:
                     weight = default_lexical_weight(self.embedder)
-                order = [t for t, _ in weighted_score_fusion(topic_scores, bm25, weight)]
-            missing = [t for t in order if t not in cosine]
-            cosine.update(self._exact_topic_scores(connection, query_vector, missing))
+                ranked = calibrated_fusion(similarity, lexical, weight)
             timings["lexical"] = (time.perf_counter() - mark) * 1000
-        scored = [(t, float(self.calibration.score(cosine[t]))) for t in order if t in cosine]
-        # The safety threshold guards the vector side; a topic BM25 found shares the query's
-        # rare words, which is evidence enough to show it (measured: +0.03 recall@5 on LoCoMo).
-        scored = [(t, s) for t, s in scored if s >= settings.safety_threshold or t in lexical_hits]
+        # The safety threshold drops what is too weak to show, on the score that ranks. Under
+        # RRF that score is the similarity alone, so a topic BM25 found is kept whatever its
+        # similarity: it shares the query's rare words.
+        scored = [(t, s) for t, s in ranked
+                  if s >= settings.safety_threshold or (settings.fusion == "rrf" and t in lexical_hits)]
         scored = scored[: settings.candidates]
         if settings.mmr and scored:
             scored = self._mmr(connection, scored, settings)

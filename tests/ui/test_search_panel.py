@@ -91,6 +91,7 @@ def test_search_fills_the_table_and_the_threshold_selections(qtbot, panel, servi
 def test_threshold_slider_refilters_without_a_new_stage1(qtbot, panel, service):
     search(qtbot, panel)
     assert service.stage1_calls == [QUERY]
+    panel.settings_panel.slider("top_k").spin.setValue(10)  # let the threshold alone decide
     before = kept_ids(panel)
     threshold = panel.settings_panel.slider("threshold")
 

@@ -23,7 +23,7 @@ EN: dict[str, str] = {
     "intro": "You select memories for Flashback, a search over the user's own chat history. Vector search found "
              "the candidates below; pick the few that really help with the user's query.",
     "how": "How to work:",
-    "step_scan_tool": "Scan every line in <topic_candidates>: id, similarity, date, size, summary.",
+    "step_scan_tool": "Scan every line in <topic_candidates>: id, search score, date, size, summary.",
     "step_load": "Mark the {range} most promising topics and load them all in ONE call to get_topics_content, "
                  "most promising first. Mind the size: load topics over 10K chars only when they look clearly "
                  "relevant. Never call it with an empty list.",
@@ -79,7 +79,7 @@ RU: dict[str, str] = {
              "Векторный поиск нашёл кандидатов ниже; выбери те немногие, что действительно помогают с запросом "
              "пользователя.",
     "how": "Порядок работы:",
-    "step_scan_tool": "Просмотри все строки в <topic_candidates>: id, сходство, дата, размер, краткое содержание.",
+    "step_scan_tool": "Просмотри все строки в <topic_candidates>: id, оценка поиска, дата, размер, краткое содержание.",
     "step_load": "Отметь {range} самых многообещающих топиков и загрузи их все ОДНИМ вызовом get_topics_content, "
                  "самые многообещающие первыми. Учитывай размер: топики больше 10K chars загружай, только если они "
                  "явно по теме. Никогда не вызывай с пустым списком.",

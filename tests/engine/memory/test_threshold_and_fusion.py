@@ -7,7 +7,7 @@ import numpy as np
 from engine.evaluation.metrics import evidence_within_budget, ndcg, reciprocal_rank
 from engine.rerank.base import Candidate
 from engine.rerank.threshold import ThresholdReranker, ThresholdSettings, threshold_filter
-from engine.retrieval.fusion import maximal_marginal_relevance, reciprocal_rank_fusion, weighted_score_fusion
+from engine.retrieval.fusion import calibrated_fusion, maximal_marginal_relevance, reciprocal_rank_fusion
 
 SEED_SCORES = [0.92, 0.88, 0.85, 0.67, 0.55, 0.52, 0.40, 0.35]
 
@@ -37,12 +37,18 @@ def test_rrf_rewards_agreement():
     assert fused[:2] == [1, 3] and set(fused) == {1, 2, 3, 4}
 
 
-def test_weighted_score_fusion_keeps_a_far_lead():
-    # Dense barely prefers 1 over 2; BM25 strongly prefers 2 (a rare name): 2 wins overall.
-    fused = dict(weighted_score_fusion([(1, 0.50), (2, 0.49), (3, 0.10)], [(2, 30.0), (1, 1.0)], 0.3))
+def test_calibrated_fusion_sums_both_scales_and_keeps_a_far_lead():
+    # The vector side barely prefers 1 over 2; BM25 strongly prefers 2 (a rare name): 2 wins overall.
+    similarity = {1: 0.50, 2: 0.49, 3: 0.10}
+    fused = dict(calibrated_fusion(similarity, [(2, 0.9), (1, 0.1)], 0.3))
     assert fused[2] > fused[1] > fused[3]
-    assert abs(fused[2] - (0.7 * 0.975 + 0.3)) < 1e-6 and fused[3] == 0.0
-    assert weighted_score_fusion([], [], 0.3) == []
+    assert abs(fused[2] - (0.7 * 0.49 + 0.3 * 0.9)) < 1e-9 and abs(fused[3] - 0.07) < 1e-9
+    assert calibrated_fusion({}, [], 0.3) == []
+
+
+def test_calibrated_fusion_without_lexical_hits_is_the_similarity():
+    # No query word is in the store (a typo): BM25 has no say, the n-gram vectors still rank.
+    assert calibrated_fusion({1: 0.4, 2: 0.8}, [], 0.9) == [(2, 0.8), (1, 0.4)]
 
 
 def test_mmr_skips_a_duplicate():

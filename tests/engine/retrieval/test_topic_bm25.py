@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from engine.memory.lexical_index import TOPIC_FTS_DDL, sync_topic_fts, topic_fts_is_current
-from engine.retrieval.lexical import topic_bm25
+from engine.retrieval.lexical import HALF_MATCH, lexical_relevance, topic_bm25, topic_lexical_scores
 from engine.topics import build_topics
 from tests.engine.topics.conftest import conversation
 
@@ -66,3 +66,20 @@ def test_an_index_of_the_old_definition_is_rebuilt_and_searched_meanwhile(store)
     assert connection.execute("SELECT sql FROM sqlite_master WHERE name = 'topic_fts'").fetchone()[0] == TOPIC_FTS_DDL
     assert _best(store, "paints") == {w: t for t, w in topics.items()}["painting"]
     assert sync_topic_fts(connection) == 0  # nothing new: nothing indexed twice
+
+
+def test_lexical_relevance_is_the_share_of_the_query_bent_into_0_1():
+    assert lexical_relevance(0.0, 5.0) == 0.0 and lexical_relevance(3.0, 0.0) == 0.0
+    assert abs(lexical_relevance(HALF_MATCH * 4.0, 4.0) - 0.5) < 1e-12
+    shares = [lexical_relevance(bm25, 4.0) for bm25 in (1.0, 4.0, 8.0, 40.0)]
+    assert shares == sorted(shares) and shares[-1] < 1.0  # strong matches stay apart, never capped
+
+
+def test_lexical_scores_keep_bm25_order_and_rate_a_full_match_above_a_partial_one(store):
+    topics = {word: topic for topic, word in _store(store).items()}
+    raw = topic_bm25(store.connection, "garden tomatoes")
+    scored = topic_lexical_scores(store.connection, "garden tomatoes")
+    assert [t for t, _ in scored] == [t for t, _ in raw] and scored[0][0] == topics["garden"]
+    assert 0.5 < scored[0][1] < 1.0  # both words, once each
+    partial = dict(topic_lexical_scores(store.connection, "garden xylophone tomatoes lake"))
+    assert partial[topics["garden"]] < scored[0][1]  # the same topic holds a smaller share of this query
