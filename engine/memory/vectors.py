@@ -154,8 +154,9 @@ def iter_items(connection: sqlite3.Connection, model_id: str, kind: str,
 
 
 def store_checksum(connection: sqlite3.Connection, model_id: str, kind: str) -> str:
-    """Changes whenever an item of this kind and model is added or removed (ids only grow)."""
-    count, top, total = connection.execute(
-        "SELECT count(*), coalesce(max(id), 0), coalesce(sum(id), 0) FROM vector_item WHERE model_id = ? AND kind = ?",
-        (model_id, kind)).fetchone()
-    return f"{count}:{top}:{total}"
+    """Changes whenever an item of this kind and model is added or removed: the item count and
+    the generation that the store's triggers bump on every insert and delete (schema v4)."""
+    row = connection.execute("SELECT items, generation FROM vector_generation WHERE model_id = ? AND kind = ?",
+                             (model_id, kind)).fetchone()
+    items, generation = row if row else (0, 0)
+    return f"g{generation}:{items}"

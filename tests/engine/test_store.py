@@ -7,6 +7,7 @@ import sqlite3
 import pytest
 
 from engine.errors import StoreError
+from engine.memory.vectors import store_checksum
 from engine.store import database
 from engine.store.database import SCHEMA_VERSION, db_path, open_engine
 
@@ -80,3 +81,45 @@ def test_v1_store_migrates_to_v2_keeping_rows(tmp_path):
     assert conn.execute("SELECT summary FROM topic").fetchall() == [("s",)]
     assert conn.execute("SELECT count(*) FROM vector_item").fetchone() == (0,)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def _add_item(conn, kind="topic", model="m", entity=1) -> int:
+    sql = "INSERT INTO vector_item (kind, entity_id, chunk, model_id, text_hash) VALUES (?, ?, 0, ?, 'h')"
+    return conn.execute(sql, (kind, entity, model)).lastrowid
+
+
+def test_vector_checksum_follows_every_insert_and_delete_even_a_reused_id(tmp_path):
+    open_engine(tmp_path).dispose()
+    conn = sqlite3.connect(db_path(tmp_path), isolation_level=None)
+    empty = store_checksum(conn, "m", "topic")
+    _add_item(conn, kind="person")
+    _add_item(conn, model="other")
+    first, second = _add_item(conn), _add_item(conn)
+    two = store_checksum(conn, "m", "topic")
+    assert two != empty and two.endswith(":2")
+    conn.execute("DELETE FROM vector_item WHERE id = ?", (second,))
+    reused = _add_item(conn)
+    assert reused == second  # SQLite hands the deleted top id out again: same count, same ids
+    assert store_checksum(conn, "m", "topic") not in (two, empty)
+    conn.execute("UPDATE vector_item SET kind = 'artifact' WHERE id = ?", (first,))
+    assert store_checksum(conn, "m", "topic").endswith(":1")
+    assert store_checksum(conn, "m", "artifact").endswith(":1")
+
+
+def test_v3_store_gets_the_vector_generation_with_its_items_counted(tmp_path):
+    open_engine(tmp_path).dispose()
+    conn = sqlite3.connect(db_path(tmp_path), isolation_level=None)
+    for statement in ("DROP TRIGGER vector_item_added", "DROP TRIGGER vector_item_removed",
+                      "DROP TRIGGER vector_item_moved", "DROP TABLE vector_generation"):
+        conn.execute(statement)  # what a v3 store looks like
+    for _ in range(3):
+        _add_item(conn)
+    conn.execute("PRAGMA user_version = 3")
+    conn.close()
+
+    open_engine(tmp_path).dispose()
+    conn = sqlite3.connect(db_path(tmp_path), isolation_level=None)
+    before = store_checksum(conn, "m", "topic")
+    assert before.endswith(":3")
+    _add_item(conn)
+    assert store_checksum(conn, "m", "topic") != before and store_checksum(conn, "m", "topic").endswith(":4")

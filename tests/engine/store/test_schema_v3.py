@@ -39,7 +39,7 @@ def test_v2_store_gains_rerank_run_and_keeps_everything(tmp_path):
 
     open_engine(store.data).dispose()
     connection = connect(db_path(store.data))
-    assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION >= 3
     assert [row[1] for row in connection.execute("PRAGMA table_info(rerank_run)")] == RUN_COLUMNS
     indexes = {row[1] for row in connection.execute("PRAGMA index_list(rerank_run)")}
     assert "ix_rerank_run_created_at" in indexes
