@@ -966,8 +966,8 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
     </message>
     <message>
         <location filename="../../ui/search/settings_panel.py" line="85"/>
-        <source>Similarity ≥</source>
-        <translation>Сходство ≥</translation>
+        <source>Score ≥</source>
+        <translation>Оценка ≥</translation>
     </message>
     <message>
         <location filename="../../ui/search/settings_panel.py" line="86"/>

@@ -1,4 +1,4 @@
-"""Similarity by rank as bars, with the threshold line and the gap cut drawn (plain QPainter).
+"""Topic scores by rank as bars, with the threshold line and the gap cut drawn (plain QPainter).
 
 The widget only draws what it is given (`ChartData`); the panel computes which bars are
 kept and where the cut falls, with the engine's own threshold filter.

@@ -82,7 +82,7 @@ class SettingsPanel(QWidget):
     def _threshold_group(self) -> QGroupBox:
         group = QGroupBox(self.tr("Threshold"))
         form = QFormLayout(group)
-        form.addRow(self.tr("Similarity ≥"), self._slider("threshold"))
+        form.addRow(self.tr("Score ≥"), self._slider("threshold"))
         form.addRow(self.tr("Score gap"), self._slider("gap"))
         form.addRow(self.tr("Final top-K"), self._slider("top_k"))
         return group
