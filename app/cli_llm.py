@@ -16,12 +16,25 @@ from engine.llm.presets import PRESETS, Endpoint, get_preset
 KEY_PROVIDERS = ("openrouter", "openai", "custom")
 
 
-def add_flash_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("Flash reranker (--reranker flash)")
+def add_endpoint_options(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--endpoint", default="openrouter", choices=tuple(PRESETS),
                        help="LLM server preset (default openrouter; ollama, llamacpp and lmstudio need no key)")
     group.add_argument("--model", default="", help="model name (default: the preset's own)")
     group.add_argument("--base-url", default="", help="API address, e.g. http://127.0.0.1:8080/v1")
+
+
+def add_build_llm_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("chat model for topics (--llm)")
+    group.add_argument("--llm", action="store_true",
+                       help="split sessions into topics and judge merges with the chat model (seed 004's agents); "
+                            "chunks it fails on get extractive summaries")
+    add_endpoint_options(group)
+    group.add_argument("--llm-timeout", type=float, default=60.0, help="seconds per agent call (default 60)")
+
+
+def add_flash_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("Flash reranker (--reranker flash)")
+    add_endpoint_options(group)
     group.add_argument("--timeout", type=float, default=60.0, help="total seconds for the whole rerank (default 60)")
     group.add_argument("--max-tool-calls", type=int, default=3, help="get_topics_content calls allowed (default 3)")
     group.add_argument("--reasoning", default="low", choices=("none", "minimal", "low", "medium", "high"),

@@ -50,6 +50,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     build.add_argument("--json", action="store_true", help="print one JSON object")
     build.add_argument("--no-consolidate", action="store_true", help="skip merging similar neighbouring topics")
     _embedding_options(build)
+    cli_llm.add_build_llm_options(build)
     search = commands.add_parser("search", help="find the topics, people and files a question is about")
     search.add_argument("query")
     _search_options(search, "threshold")
@@ -78,7 +79,9 @@ def _stage_progress(stage: str, done: int, total: int) -> None:
 
 
 def run_build(args: argparse.Namespace, data_dir: Path) -> int:
-    report = _service(args, data_dir).build(on_progress=_stage_progress, options=_build_options(args))
+    topic_llm = cli_llm.endpoint_from(args) if args.llm else None
+    report = _service(args, data_dir).build(on_progress=_stage_progress, options=_build_options(args),
+                                            topic_llm=topic_llm, llm_timeout=args.llm_timeout)
     sys.stderr.write("\n")
     if args.json:
         sys.stdout.write(json.dumps(asdict(report), ensure_ascii=False) + "\n")
@@ -89,7 +92,21 @@ def run_build(args: argparse.Namespace, data_dir: Path) -> int:
             f"vectors {report.vectors}; model {report.model_id}\n")
         for kind, reason in report.rebuilt.items():
             sys.stdout.write(f"rebuilt the {kind} index ({reason})\n")
+        if report.agents:
+            sys.stdout.write(_agents_line(report.agents) + "\n")
     return 0
+
+
+def _agents_line(agents: dict) -> str:
+    fallbacks = agents.get("fallbacks") or {}
+    line = (f"{agents.get('model')}: {agents.get('split_chunks', 0):,} chunks split by the model, "
+            f"{sum(fallbacks.values()):,} summarised without it")
+    if fallbacks:
+        line += " (" + ", ".join(f"{reason} {count}" for reason, count in sorted(fallbacks.items())) + ")"
+    failures = agents.get("merge_failures") or {}
+    if failures:
+        line += "; merge checks failed: " + ", ".join(f"{reason} {count}" for reason, count in sorted(failures.items()))
+    return line
 
 
 def _build_options(args: argparse.Namespace):

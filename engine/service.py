@@ -20,6 +20,7 @@ from engine.embeddings.base import Embedder, EmbeddingConfig
 from engine.evaluation.runner import evaluate, load_qrels
 from engine.importers.base import CancelToken, ProgressCallback
 from engine.importers.service import ImportReport, import_path
+from engine.llm import Endpoint
 from engine.memory import calibration as calibration_store
 from engine.memory.build import BuildOptions, BuildReport, StageProgress, build_memory
 from engine.memory.embedder_state import load_embedder
@@ -29,6 +30,7 @@ from engine.rerank.threshold import ThresholdReranker, ThresholdSettings
 from engine.retrieval.search import RetrievalSettings, Retriever, Stage1Result
 from engine.store.database import connect, db_path, open_engine
 from engine.store.stats import StoreStats, store_stats
+from engine.topics.agent_session import DEFAULT_TIMEOUT_S, TopicAgents
 
 
 @dataclass
@@ -94,12 +96,23 @@ class FlashbackService:
         return load_embedder(self.data_dir, self.embedding)
 
     def build(self, options: BuildOptions | None = None, on_progress: StageProgress | None = None,
-              cancel: CancelToken | None = None) -> BuildReport:
+              cancel: CancelToken | None = None, topic_llm: Endpoint | None = None,
+              llm_timeout: float = DEFAULT_TIMEOUT_S, **client_options) -> BuildReport:
+        """Topics, embeddings, indexes (blocking: run it in a worker). With `topic_llm`, seed
+        004's splitter and merger agents on that chat model make and merge the topics; any
+        chunk they fail on is summarised extractively and counted in `report.agents`."""
         connection = self._connect()
+        agents = TopicAgents(topic_llm, timeout=llm_timeout, **client_options) if topic_llm else None
         try:
             report = build_memory(self.data_dir, connection, self.embedder(), options=options,
+                                  splitter=agents.splitter if agents else None,
+                                  merger=agents.merger if agents else None,
                                   on_progress=on_progress, cancel=cancel)
+            if agents:
+                report.agents["model"] = topic_llm.default_model
         finally:
+            if agents:
+                agents.close()
             connection.close()
         with self._lock:
             self._retriever = None  # the model id (IDF refit) or the indexes may have changed

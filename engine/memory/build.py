@@ -48,6 +48,9 @@ class BuildReport:
     rebuilt: dict[str, str] = field(default_factory=dict)  # kind → why its index was rebuilt
     calibration: dict[str, float] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
+    # With the splitter/merger agents: chunks they split, chunks summarised extractively
+    # instead (by reason), messages they left out, merge calls that failed (by reason).
+    agents: dict[str, object] = field(default_factory=dict)
 
     def add(self, changes: VectorChanges) -> None:
         self.embedded += changes.embedded
@@ -105,6 +108,9 @@ def build_memory(data_dir: Path, connection: sqlite3.Connection, embedder: Embed
     topics = build_topics(connection, splitter=splitter, settings=options.topics,
                           on_progress=lambda d, t: progress("topics", d, t), cancel=cancel)
     report.topics_created, report.messages_assigned = topics.topics_created, topics.messages_assigned
+    if splitter is not None:
+        report.agents.update(split_chunks=topics.llm_chunks, fallbacks=dict(topics.fallbacks),
+                             stragglers=topics.stragglers, fallback_examples=list(topics.fallback_examples))
     timed("topics", started)
 
     if needs_refit(connection, embedder):
@@ -150,6 +156,8 @@ def build_memory(data_dir: Path, connection: sqlite3.Connection, embedder: Embed
         merged = consolidate(connection, topic_vectors(connection, model), merger=merger, settings=options.topics,
                              on_progress=lambda d, t: progress("consolidation", d, t), cancel=cancel)
         report.topics_merged = merged.merged
+        if merger is not None:
+            report.agents["merge_failures"] = dict(merged.failures)
         gone = items_of_entities(connection, model, "topic", merged.deleted_ids)
         changed = changed_topics = [t for t in merged.changed_ids if t not in set(merged.deleted_ids)]
         absorb("topic", VectorChanges(removed=gone))
