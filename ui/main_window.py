@@ -55,6 +55,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
 
         self.imports = ImportController(service, self)
+        self.imports.topic_llm = self._topic_llm
         self.empty_state = EmptyState(demo_available=self._demo_export is not None)
         self.search_panel = SearchPanel(service, keys)
         self.progress_panel = ProgressPanel()
@@ -211,6 +212,18 @@ class MainWindow(QMainWindow):
         viewer.raise_()
         viewer.activateWindow()
         return viewer
+
+    def _topic_llm(self):
+        """The chat model to make topics with when a build starts: Settings' endpoint and model
+        when "Also make topics with this model" is on and its key (if it needs one) is set."""
+        settings = self.search_panel.settings_panel.settings()
+        if not settings.topics_llm:
+            return None
+        key = self._keys.get(settings.preset)
+        if settings.needs_key() and not key:
+            self.statusBar().showMessage(self.tr("No API key for the topic model: building without it."), 8000)
+            return None
+        return settings.endpoint(key)
 
     def open_keys_dialog(self) -> KeysDialog:
         dialog = KeysDialog(self._keys, self)

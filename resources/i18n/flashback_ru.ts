@@ -279,17 +279,17 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>ImportController</name>
     <message>
-        <location filename="../../ui/shell/import_controller.py" line="52"/>
+        <location filename="../../ui/shell/import_controller.py" line="55"/>
         <source>Importing {name}…</source>
         <translation>Импорт {name}…</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/import_controller.py" line="53"/>
+        <location filename="../../ui/shell/import_controller.py" line="56"/>
         <source>Importing {count} exports…</source>
         <translation>Импорт выгрузок: {count}…</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/import_controller.py" line="57"/>
+        <location filename="../../ui/shell/import_controller.py" line="60"/>
         <source>Building memory…</source>
         <translation>Построение памяти…</translation>
     </message>
@@ -405,68 +405,73 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="73"/>
+        <location filename="../../ui/main_window.py" line="74"/>
         <source>Browse</source>
         <translation>Обзор</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="74"/>
+        <location filename="../../ui/main_window.py" line="75"/>
         <source>Run history</source>
         <translation>История запусков</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="119"/>
+        <location filename="../../ui/main_window.py" line="120"/>
         <source>Could not read the store</source>
         <translation>Не удалось прочитать хранилище</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="128"/>
+        <location filename="../../ui/main_window.py" line="129"/>
         <source>Could not open the store</source>
         <translation>Не удалось открыть хранилище</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="132"/>
+        <location filename="../../ui/main_window.py" line="133"/>
         <source>Messages: {messages} · chats: {chats} · topics: {topics}</source>
         <translation>Сообщений: {messages} · чатов: {chats} · тем: {topics}</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="147"/>
+        <location filename="../../ui/main_window.py" line="148"/>
         <source>These messages are not in memory yet: choose Memory → Build memory to search them.</source>
         <translation>Эти сообщения ещё не в памяти: выберите «Память → Построить память», чтобы искать по ним.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="151"/>
+        <location filename="../../ui/main_window.py" line="152"/>
         <source>Import chat exports</source>
         <translation>Импорт выгрузок чатов</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="158"/>
+        <location filename="../../ui/main_window.py" line="159"/>
         <source>Import an export folder</source>
         <translation>Импорт папки с выгрузкой</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="169"/>
-        <location filename="../../ui/main_window.py" line="180"/>
+        <location filename="../../ui/main_window.py" line="170"/>
+        <location filename="../../ui/main_window.py" line="181"/>
         <source>An import or build is already running.</source>
         <translation>Импорт или построение уже идёт.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="196"/>
+        <location filename="../../ui/main_window.py" line="197"/>
         <source>Import failed</source>
         <translation>Импорт не удался</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="196"/>
+        <location filename="../../ui/main_window.py" line="197"/>
         <source>Building memory failed</source>
         <translation>Построить память не удалось</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="228"/>
+        <location filename="../../ui/main_window.py" line="224"/>
+        <source>No API key for the topic model: building without it.</source>
+        <translation>Нет API-ключа для модели топиков: сборка без неё.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="241"/>
         <source>Language</source>
         <translation>Язык</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="228"/>
+        <location filename="../../ui/main_window.py" line="241"/>
         <source>Flashback will use the new language after a restart.</source>
         <translation>Flashback переключится на новый язык после перезапуска.</translation>
     </message>
@@ -565,7 +570,12 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Новых тем: {topics}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="123"/>
+        <location filename="../../ui/shell/progress_panel.py" line="124"/>
+        <source>Split by the model: {chunks} chunks, {fallbacks} without it</source>
+        <translation>Разбито моделью: {chunks} фрагм., без неё: {fallbacks}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/progress_panel.py" line="126"/>
         <source>Time: {seconds} s</source>
         <translation>Время: {seconds} с</translation>
     </message>
@@ -1035,7 +1045,17 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Макс. вложений</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="165"/>
+        <location filename="../../ui/search/settings_panel.py" line="113"/>
+        <source>Also make topics with this model</source>
+        <translation>Строить топики этой моделью</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="115"/>
+        <source>When memory is built, the model splits conversations into topics and decides merges (one API call per chunk of up to 400 messages). Without it, or where it fails, topics get extractive summaries.</source>
+        <translation>При сборке памяти модель делит переписку на топики и решает, что объединять (один API-вызов на фрагмент до 400 сообщений). Без неё, или там, где она ошиблась, у топиков извлекающие сводки.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="174"/>
         <source>http://host:port/v1</source>
         <translation>http://host:port/v1</translation>
     </message>

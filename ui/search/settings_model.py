@@ -68,6 +68,9 @@ class SearchSettings:
     max_people: int = 10
     max_artifacts: int = 10
     budget_tokens: int = 8000  # context export
+    # Builds: seed 004's splitter and merger agents on this endpoint and model (API calls
+    # per session chunk, so off until asked for).
+    topics_llm: bool = False
 
     # -- engine settings ----------------------------------------------------------------
     def retrieval(self) -> RetrievalSettings:

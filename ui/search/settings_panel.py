@@ -110,6 +110,13 @@ class SettingsPanel(QWidget):
         form.addRow(self.tr("Max topics"), self._slider("max_topics"))
         form.addRow(self.tr("Max people"), self._slider("max_people"))
         form.addRow(self.tr("Max artifacts"), self._slider("max_artifacts"))
+        self.topics_llm = QCheckBox(self.tr("Also make topics with this model"))
+        self.topics_llm.setToolTip(self.tr(
+            "When memory is built, the model splits conversations into topics and decides merges "
+            "(one API call per chunk of up to 400 messages). Without it, or where it fails, "
+            "topics get extractive summaries."))
+        self.topics_llm.toggled.connect(lambda on: self._update({"topics_llm": on}))
+        form.addRow("", self.topics_llm)
         return group
 
     def _slider(self, name: str, suffix: str = "") -> SliderSpin:
@@ -152,7 +159,8 @@ class SettingsPanel(QWidget):
 
     def _show(self, settings: SearchSettings) -> None:
         """Put `settings` into the widgets without echoing their change signals back."""
-        widgets = [*self._sliders.values(), *self._combos.values(), self.hybrid, self.base_url, self.model]
+        widgets = [*self._sliders.values(), *self._combos.values(), self.hybrid, self.topics_llm, self.base_url,
+                   self.model]
         for widget in widgets:
             widget.blockSignals(True)
         try:
@@ -161,6 +169,7 @@ class SettingsPanel(QWidget):
             for name, combo in self._combos.items():
                 combo.setCurrentIndex(max(0, combo.findData(getattr(settings, name))))
             self.hybrid.setChecked(settings.hybrid)
+            self.topics_llm.setChecked(settings.topics_llm)
             self.base_url.setText(settings.base_url)
             self.base_url.setPlaceholderText(PRESETS[settings.preset].base_url or self.tr("http://host:port/v1"))
             choices = MODEL_CHOICES.get(settings.preset, ())

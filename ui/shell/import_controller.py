@@ -9,11 +9,12 @@ and the user sees one progress panel from file to index.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
+from engine.llm.presets import Endpoint
 from engine.service import FlashbackService
 from ui.shell.cancel import is_cancel
 from ui.shell.pipeline import PipelineSummary, Step, child_possible, run_in_child, run_steps
@@ -35,6 +36,8 @@ class ImportController(QObject):
     def __init__(self, service: FlashbackService, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.use_child_process = True  # see ui.shell.pipeline: the GUI keeps its GIL to itself
+        # Asked when a build starts: the chat model to make topics with, or None (extractive).
+        self.topic_llm: Callable[[], Endpoint | None] = lambda: None
         self._service = service
         self._task: BackgroundTask | None = None
         self._phase = "import"
@@ -65,9 +68,10 @@ class ImportController(QObject):
             return False
         service, phase = self._service, self._set_phase
         runner = run_in_child if self.use_child_process and child_possible(service) else run_steps
+        topic_llm = self.topic_llm() if build else None
 
         def work(progress, cancel) -> PipelineSummary:
-            return runner(service, paths, build, progress, cancel, phase)
+            return runner(service, paths, build, progress, cancel, phase, topic_llm)
 
         task = BackgroundTask(work, self, progress_key=lambda step: (step.phase, step.name))
         task.signals.progress.connect(self.progress)

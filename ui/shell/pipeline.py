@@ -31,6 +31,7 @@ from pathlib import Path
 
 from engine.errors import EngineError, ImportCancelled
 from engine.importers.base import CancelToken
+from engine.llm.presets import Endpoint
 from ui.shell.cancel import is_cancel
 
 _ROOT = str(Path(__file__).resolve().parents[2])  # the folder holding `engine` and `ui`
@@ -61,6 +62,8 @@ class PipelineSummary:
     messages: int = 0
     attachments: int = 0
     topics: int = 0
+    model_chunks: int = 0  # session chunks the chat model split into topics (build with the model)
+    model_fallbacks: int = 0  # chunks it failed on, summarised extractively instead
     imported: bool = False  # False for a build on its own
     built: bool = False
     seconds: float = 0.0
@@ -75,8 +78,9 @@ Phase = Callable[[str], None]
 
 
 def run_steps(service, paths: Sequence[Path], build: bool, progress: Progress, cancel: CancelToken,
-              phase: Phase) -> PipelineSummary:
-    """Import each path (one transaction each), then build; in whatever process calls it."""
+              phase: Phase, topic_llm: Endpoint | None = None) -> PipelineSummary:
+    """Import each path (one transaction each), then build (with the chat model's topic agents
+    when `topic_llm` is given); in whatever process calls it."""
     started = time.perf_counter()
     summary = PipelineSummary(imported=bool(paths))
     for path in paths:
@@ -90,8 +94,12 @@ def run_steps(service, paths: Sequence[Path], build: bool, progress: Progress, c
             summary.attachments += source.artifacts_added
     if build:
         phase("build")
-        built = service.build(on_progress=lambda s, d, t: progress(Step("build", s, d, t)), cancel=cancel)
+        extra = {"topic_llm": topic_llm} if topic_llm is not None else {}
+        built = service.build(on_progress=lambda s, d, t: progress(Step("build", s, d, t)), cancel=cancel, **extra)
         summary.topics = built.topics_created - built.topics_merged
+        agents = getattr(built, "agents", None) or {}
+        summary.model_chunks = int(agents.get("split_chunks", 0))
+        summary.model_fallbacks = sum((agents.get("fallbacks") or {}).values())
         summary.built = True
     summary.seconds = time.perf_counter() - started
     return summary
@@ -110,11 +118,12 @@ def child_possible(service) -> bool:
 
 
 def run_in_child(service, paths: Sequence[Path], build: bool, progress: Progress, cancel: CancelToken,
-                 phase: Phase) -> PipelineSummary:
+                 phase: Phase, topic_llm: Endpoint | None = None) -> PipelineSummary:
     """`run_steps` in a child Python; blocks the calling (worker) thread until it ends."""
     cancel.raise_if_cancelled()  # cancelled before it began (the window closing): start nothing
     request = {"data_dir": str(service.data_dir), "embedding": dataclasses.asdict(service.embedding),
-               "paths": [str(p) for p in paths], "build": build}
+               "paths": [str(p) for p in paths], "build": build,
+               "topic_llm": _endpoint_fields(topic_llm) if topic_llm is not None else None}
     child = subprocess.Popen([sys.executable, "-c", _BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              text=True, encoding="utf-8")
     lines: queue.Queue[str | None] = queue.Queue()
@@ -155,6 +164,11 @@ def run_in_child(service, paths: Sequence[Path], build: bool, progress: Progress
         if build:
             _forget_cached_state(service)
     return _result(outcome, child.returncode, phase)
+
+
+def _endpoint_fields(endpoint: Endpoint) -> dict:
+    return {"base_url": endpoint.base_url, "api_key": endpoint.api_key, "model": endpoint.model,
+            "preset": endpoint.preset, "extra_headers": dict(endpoint.extra_headers)}
 
 
 def _forget_cached_state(service) -> None:
@@ -220,7 +234,9 @@ def child_main() -> None:
 
     try:
         service = FlashbackService(Path(request["data_dir"]), EmbeddingConfig(**request["embedding"]))
-        summary = run_steps(service, [Path(p) for p in request["paths"]], request["build"], progress, cancel, phase)
+        topic_llm = Endpoint(**request["topic_llm"]) if request.get("topic_llm") else None
+        summary = run_steps(service, [Path(p) for p in request["paths"]], request["build"], progress, cancel, phase,
+                            topic_llm)
     except Exception as exc:  # every way out is one line the parent understands
         if is_cancel(exc):
             send({"cancelled": current["phase"]})

@@ -120,5 +120,8 @@ class ProgressPanel(QFrame):
             parts.append(self.tr("Already imported, nothing new: {names}").format(names=", ".join(summary.unchanged)))
         if summary.built:
             parts.append(self.tr("New topics: {topics}").format(topics=f"{summary.topics:,}"))
+            if summary.model_chunks or summary.model_fallbacks:
+                parts.append(self.tr("Split by the model: {chunks} chunks, {fallbacks} without it").format(
+                    chunks=f"{summary.model_chunks:,}", fallbacks=f"{summary.model_fallbacks:,}"))
         parts.append(self.tr("Time: {seconds} s").format(seconds=f"{summary.seconds:.1f}"))
         return " · ".join(parts)
