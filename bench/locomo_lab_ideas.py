@@ -8,7 +8,9 @@
 - speakers: "author_term" pairs, so "what did Melanie paint" prefers Melanie's own lines;
 - typos: query words not in the store replaced by the nearest stored term (edit distance);
 - diversity: at most N subjects of one session near the top, or a score decay per
-  earlier subject of the same session.
+  earlier subject of the same session;
+- proximity: BM25 over pairs of query terms that stand next to each other (or within a
+  window) in a message, as in the sequential dependence model (Metzler & Croft 2005).
 
 Prints one line per configuration.
 """
@@ -25,7 +27,7 @@ import numpy as np
 import engine.topics.subjects as subjects_module
 from bench.locomo import DEFAULT_LOCOMO
 from bench.locomo_lab import BM25, Corpus, Lab, fuse, subjects
-from engine.retrieval.lexical import query_terms
+from engine.retrieval.lexical import QUERY_STOPWORDS, query_terms
 from engine.retrieval.stemming import terms as stemmed
 
 
@@ -155,7 +157,42 @@ def diversity(lab: Lab) -> None:
                 lambda q, f=factor: decayed(fused(q), f))
 
 
-SECTIONS = {"parts": parts, "speakers": speakers, "typos": typos, "diversity": diversity}
+def _pairs(tokens: list[str], window: int) -> list[str]:
+    if window == 2:
+        return [f"{a}_{b}" for a, b in zip(tokens, tokens[1:], strict=False)]
+    return ["_".join(sorted((a, b))) for i, a in enumerate(tokens) for b in tokens[i + 1:i + window]]
+
+
+def proximity(lab: Lab) -> None:
+    c = lab.corpus
+    topics = [p for s in c.sessions for p in subjects(c, s, 2000)]
+    _, _, _, bm25, hashed, fused = lab.standard(topics)
+    lab.run("reference", topics, fused)
+    for window, keep_function_words in ((2, True), (2, False), (8, False)):
+        pairs = BM25([""] * len(topics))
+        docs = []
+        for topic in topics:
+            tokens: list[str] = []
+            for i in topic:
+                words = stemmed(c.messages[i]["text"])
+                tokens += _pairs(words if keep_function_words else
+                                 [w for w in words if w not in QUERY_STOPWORDS], window)
+            docs.append(tokens)
+        pairs.tf = [Counter(d) for d in docs]
+        pairs.length = np.array([max(1, len(d)) for d in docs], dtype=float)
+        pairs.postings = defaultdict(list)
+        for j, counts in enumerate(pairs.tf):
+            for term, n in counts.items():
+                pairs.postings[term].append((j, n))
+        cache = {q["query"]: pairs.score_terms(dict.fromkeys(_pairs(query_terms(q["query"]), window), 1.0))
+                 for q in c.queries}
+        label = f"window {window}" + (", function words kept in messages" if keep_function_words else "")
+        for weight in (0.1, 0.2, 0.3):
+            lab.run(f"+ term pairs ({label}) ×{weight} into BM25", topics,
+                    lambda q, w=weight, extra=cache: fuse((0.9, bm25[q] + w * extra[q]), (0.1, hashed[q])))
+
+
+SECTIONS = {"parts": parts, "speakers": speakers, "typos": typos, "diversity": diversity, "proximity": proximity}
 
 
 def main() -> None:
