@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from dataclasses import asdict
+from datetime import UTC, datetime
 from pathlib import Path
 
 from app import cli_llm
@@ -40,6 +41,8 @@ def _search_options(parser: argparse.ArgumentParser, reranker: str) -> None:
     parser.add_argument("--fusion", default="score", choices=("score", "rrf"))
     parser.add_argument("--mmr", action=argparse.BooleanOptionalAction, default=False, help="diversify with MMR")
     parser.add_argument("--chat", action="append", type=int, default=[], help="only this chat id (repeatable)")
+    parser.add_argument("--since", type=_day, metavar="YYYY-MM-DD", help="only topics active on or after this day")
+    parser.add_argument("--until", type=_day, metavar="YYYY-MM-DD", help="only topics active on or before this day")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     _embedding_options(parser)
     cli_llm.add_flash_options(parser)
@@ -66,9 +69,19 @@ def _service(args: argparse.Namespace, data_dir: Path) -> FlashbackService:
     return FlashbackService(data_dir, config)
 
 
+def _day(text: str) -> float:
+    """A YYYY-MM-DD day as UTC epoch seconds at its start (argparse turns ValueError into usage)."""
+    try:
+        return datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=UTC).timestamp()
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a day like 2024-05-31") from exc
+
+
 def _settings(args: argparse.Namespace) -> tuple[RetrievalSettings, ThresholdSettings]:
+    until = args.until + 86400 - 0.001 if args.until is not None else None  # the whole day
     retrieval = RetrievalSettings(candidates=args.candidates, safety_threshold=args.safety, hybrid=args.hybrid,
-                                  fusion=args.fusion, mmr=args.mmr, chat_ids=tuple(args.chat))
+                                  fusion=args.fusion, mmr=args.mmr, chat_ids=tuple(args.chat),
+                                  date_from=args.since, date_to=until)
     return retrieval, ThresholdSettings(threshold=args.threshold, gap=args.gap, top_k=args.top_k)
 
 

@@ -99,3 +99,16 @@ def test_flash_without_a_key_says_how_to_set_one(store):
 def test_key_show_never_prints_the_whole_key(store):
     shown = run("key", "show", data_dir=store, OPENROUTER_API_KEY=KEY)
     assert shown.returncode == 0 and KEY not in shown.stdout and KEY[-4:] in shown.stdout and "env" in shown.stdout
+
+
+def test_search_since_until_keep_topics_of_those_days(store):
+    found = run("search", "Postgres upgrade", "--reranker", "none", "--since", "2025-04-01", "--until", "2025-04-15",
+                "--json", data_dir=store)
+    assert found.returncode == 0, found.stderr
+    dates = [c["date"] for c in json.loads(found.stdout)["candidates"] if c["kind"] == "topic"]
+    assert dates and all("2025-04-01" <= d <= "2025-04-15" for d in dates)
+    everything = json.loads(run("search", "Postgres upgrade", "--reranker", "none", "--json",
+                                data_dir=store).stdout)["candidates"]
+    assert any(c["date"] > "2025-04-15" for c in everything if c["kind"] == "topic")  # the filter did something
+    bad = run("search", "x", "--since", "2025-13-01", data_dir=store)
+    assert bad.returncode == 2 and "is not a day like" in bad.stderr and "Traceback" not in bad.stderr
