@@ -5,9 +5,8 @@ over stemmed terms and diversified by MMR; then the safety threshold. Fusion add
 calibrated similarity and BM25's `lexical_relevance`, both absolute scales in [0, 1], so
 the fused score is what ranks a topic, what the candidate shows and what the thresholds
 cut (reciprocal rank fusion, the alternative, ranks only: its candidates show the
-similarity). Date and chat
-filters are exact: when they leave few topics, those are scored directly from their
-stored vectors instead of hoping an approximate search finds them.
+similarity). Date and chat filters are exact: when they leave few topics, those are
+scored directly from their stored vectors instead of hoping an approximate search finds them.
 """
 
 from __future__ import annotations
