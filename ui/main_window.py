@@ -119,6 +119,7 @@ class MainWindow(QMainWindow):
         for panel in (self.browse, self.history):
             panel.failed.connect(lambda error: show_error(self, self.tr("Could not read the store"), error))
         self.search_panel.open_topic.connect(self.open_topic)
+        self.browse.chats_loaded.connect(self.search_panel.settings_panel.set_chats)
         self.search_panel.run_recorded.connect(self.history.refresh)
         self.history.rerun_requested.connect(self._on_rerun_requested)
 

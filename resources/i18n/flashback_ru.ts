@@ -4,101 +4,101 @@
 <context>
     <name>BrowsePanel</name>
     <message>
-        <location filename="../../ui/shell/browse.py" line="57"/>
-        <location filename="../../ui/shell/browse.py" line="69"/>
+        <location filename="../../ui/shell/browse.py" line="58"/>
+        <location filename="../../ui/shell/browse.py" line="70"/>
         <source>Chat</source>
         <translation>Чат</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="57"/>
-        <location filename="../../ui/shell/browse.py" line="69"/>
-        <location filename="../../ui/shell/browse.py" line="85"/>
+        <location filename="../../ui/shell/browse.py" line="58"/>
+        <location filename="../../ui/shell/browse.py" line="70"/>
+        <location filename="../../ui/shell/browse.py" line="86"/>
         <source>Messages</source>
         <translation>Сообщ.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="57"/>
+        <location filename="../../ui/shell/browse.py" line="58"/>
         <source>Topics</source>
         <translation>Темы</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="57"/>
+        <location filename="../../ui/shell/browse.py" line="58"/>
         <source>Last</source>
         <translation>Последнее</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="59"/>
+        <location filename="../../ui/shell/browse.py" line="60"/>
         <source>Double-click a chat to see its topics.</source>
         <translation>Двойной щелчок по чату покажет его темы.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="64"/>
+        <location filename="../../ui/shell/browse.py" line="65"/>
         <source>Filter topics…</source>
         <translation>Фильтр тем…</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="69"/>
+        <location filename="../../ui/shell/browse.py" line="70"/>
         <source>Date</source>
         <translation>Дата</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="69"/>
+        <location filename="../../ui/shell/browse.py" line="70"/>
         <source>Summary</source>
         <translation>Описание</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="71"/>
+        <location filename="../../ui/shell/browse.py" line="72"/>
         <source>Double-click a topic to read the conversation.</source>
         <translation>Двойной щелчок по теме откроет переписку.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="85"/>
+        <location filename="../../ui/shell/browse.py" line="86"/>
         <source>Person</source>
         <translation>Человек</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="85"/>
+        <location filename="../../ui/shell/browse.py" line="86"/>
         <source>Handle</source>
         <translation>Имя пользователя</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="85"/>
+        <location filename="../../ui/shell/browse.py" line="86"/>
         <source>Chats</source>
         <translation>Чаты</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="117"/>
-        <location filename="../../ui/shell/browse.py" line="132"/>
+        <location filename="../../ui/shell/browse.py" line="119"/>
+        <location filename="../../ui/shell/browse.py" line="134"/>
         <source>(unnamed)</source>
         <translation>(без названия)</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="130"/>
+        <location filename="../../ui/shell/browse.py" line="132"/>
         <source>All chats</source>
         <translation>Все чаты</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="147"/>
+        <location filename="../../ui/shell/browse.py" line="149"/>
         <source>Showing the newest {limit}; narrow the filter to see others.</source>
         <translation>Показаны {limit} самых новых; уточните фильтр, чтобы увидеть остальные.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="166"/>
+        <location filename="../../ui/shell/browse.py" line="168"/>
         <source>Chats ({count})</source>
         <translation>Чаты ({count})</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="168"/>
+        <location filename="../../ui/shell/browse.py" line="170"/>
         <source>Topics ({count})</source>
         <translation>Темы ({count})</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="170"/>
+        <location filename="../../ui/shell/browse.py" line="172"/>
         <source>Topics ({shown} of {count})</source>
         <translation>Темы ({shown} из {count})</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="173"/>
+        <location filename="../../ui/shell/browse.py" line="175"/>
         <source>People ({count})</source>
         <translation>Люди ({count})</translation>
     </message>
@@ -420,58 +420,58 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Не удалось прочитать хранилище</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="129"/>
+        <location filename="../../ui/main_window.py" line="130"/>
         <source>Could not open the store</source>
         <translation>Не удалось открыть хранилище</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="133"/>
+        <location filename="../../ui/main_window.py" line="134"/>
         <source>Messages: {messages} · chats: {chats} · topics: {topics}</source>
         <translation>Сообщений: {messages} · чатов: {chats} · тем: {topics}</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="148"/>
+        <location filename="../../ui/main_window.py" line="149"/>
         <source>These messages are not in memory yet: choose Memory → Build memory to search them.</source>
         <translation>Эти сообщения ещё не в памяти: выберите «Память → Построить память», чтобы искать по ним.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="152"/>
+        <location filename="../../ui/main_window.py" line="153"/>
         <source>Import chat exports</source>
         <translation>Импорт выгрузок чатов</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="159"/>
+        <location filename="../../ui/main_window.py" line="160"/>
         <source>Import an export folder</source>
         <translation>Импорт папки с выгрузкой</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="170"/>
-        <location filename="../../ui/main_window.py" line="181"/>
+        <location filename="../../ui/main_window.py" line="171"/>
+        <location filename="../../ui/main_window.py" line="182"/>
         <source>An import or build is already running.</source>
         <translation>Импорт или построение уже идёт.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="197"/>
+        <location filename="../../ui/main_window.py" line="198"/>
         <source>Import failed</source>
         <translation>Импорт не удался</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="197"/>
+        <location filename="../../ui/main_window.py" line="198"/>
         <source>Building memory failed</source>
         <translation>Построить память не удалось</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="224"/>
+        <location filename="../../ui/main_window.py" line="225"/>
         <source>No API key for the topic model: building without it.</source>
         <translation>Нет API-ключа для модели топиков: сборка без неё.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="241"/>
+        <location filename="../../ui/main_window.py" line="242"/>
         <source>Language</source>
         <translation>Язык</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="241"/>
+        <location filename="../../ui/main_window.py" line="242"/>
         <source>Flashback will use the new language after a restart.</source>
         <translation>Flashback переключится на новый язык после перезапуска.</translation>
     </message>
@@ -928,134 +928,165 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>SettingsPanel</name>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="43"/>
+        <location filename="../../ui/search/settings_panel.py" line="46"/>
         <source>Reset to defaults</source>
         <translation>Сбросить настройки</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="69"/>
+        <location filename="../../ui/search/settings_panel.py" line="72"/>
         <source>Search</source>
         <translation>Поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="71"/>
+        <location filename="../../ui/search/settings_panel.py" line="74"/>
         <source>Vector only</source>
         <translation>Только векторы</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="71"/>
-        <location filename="../../ui/search/settings_panel.py" line="83"/>
+        <location filename="../../ui/search/settings_panel.py" line="74"/>
+        <location filename="../../ui/search/settings_panel.py" line="90"/>
         <source>Threshold</source>
         <translation>Порог</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="72"/>
-        <location filename="../../ui/search/settings_panel.py" line="91"/>
+        <location filename="../../ui/search/settings_panel.py" line="75"/>
+        <location filename="../../ui/search/settings_panel.py" line="98"/>
         <source>Flash (LLM)</source>
         <translation>Flash (LLM)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="73"/>
+        <location filename="../../ui/search/settings_panel.py" line="76"/>
         <source>Vector only keeps every candidate; Threshold cuts by score instantly; Flash asks an LLM to choose (one API call per run).</source>
         <translation>«Только векторы» оставляет всех кандидатов; «Порог» мгновенно отсекает по оценке; Flash просит LLM выбрать (один вызов API за запуск).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="75"/>
+        <location filename="../../ui/search/settings_panel.py" line="78"/>
         <source>Reranker</source>
         <translation>Реранкер</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="76"/>
+        <location filename="../../ui/search/settings_panel.py" line="79"/>
         <source>Candidates</source>
         <translation>Кандидаты</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="77"/>
+        <location filename="../../ui/search/settings_panel.py" line="80"/>
         <source>Hybrid (vectors + keywords)</source>
         <translation>Гибридный (векторы + ключевые слова)</translation>
     </message>
     <message>
+        <location filename="../../ui/search/settings_panel.py" line="83"/>
+        <source>Chat</source>
+        <translation>Чат</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="83"/>
+        <location filename="../../ui/search/settings_panel.py" line="153"/>
+        <source>All chats</source>
+        <translation>Все чаты</translation>
+    </message>
+    <message>
         <location filename="../../ui/search/settings_panel.py" line="85"/>
+        <source>From</source>
+        <translation>С</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="86"/>
+        <source>To</source>
+        <translation>По</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="92"/>
         <source>Score ≥</source>
         <translation>Оценка ≥</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="86"/>
+        <location filename="../../ui/search/settings_panel.py" line="93"/>
         <source>Score gap</source>
         <translation>Разрыв оценок</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="87"/>
+        <location filename="../../ui/search/settings_panel.py" line="94"/>
         <source>Final top-K</source>
         <translation>Итоговый top-K</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="94"/>
+        <location filename="../../ui/search/settings_panel.py" line="101"/>
         <source>Custom URL</source>
         <translation>Свой URL</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="95"/>
+        <location filename="../../ui/search/settings_panel.py" line="102"/>
         <source>Endpoint</source>
         <translation>Сервер</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="98"/>
+        <location filename="../../ui/search/settings_panel.py" line="105"/>
         <source>URL</source>
         <translation>URL</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="106"/>
+        <location filename="../../ui/search/settings_panel.py" line="113"/>
         <source>Model</source>
         <translation>Модель</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="107"/>
+        <location filename="../../ui/search/settings_panel.py" line="114"/>
         <source>Reasoning</source>
         <translation>Рассуждение</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="108"/>
+        <location filename="../../ui/search/settings_panel.py" line="115"/>
         <source>Timeout</source>
         <translation>Тайм-аут</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="108"/>
+        <location filename="../../ui/search/settings_panel.py" line="115"/>
         <source> s</source>
         <translation> с</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="109"/>
+        <location filename="../../ui/search/settings_panel.py" line="116"/>
         <source>Max tool calls</source>
         <translation>Макс. вызовов инструментов</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="110"/>
+        <location filename="../../ui/search/settings_panel.py" line="117"/>
         <source>Max topics</source>
         <translation>Макс. тем</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="111"/>
+        <location filename="../../ui/search/settings_panel.py" line="118"/>
         <source>Max people</source>
         <translation>Макс. людей</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="112"/>
+        <location filename="../../ui/search/settings_panel.py" line="119"/>
         <source>Max artifacts</source>
         <translation>Макс. вложений</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="113"/>
+        <location filename="../../ui/search/settings_panel.py" line="120"/>
         <source>Also make topics with this model</source>
         <translation>Строить топики этой моделью</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="115"/>
+        <location filename="../../ui/search/settings_panel.py" line="122"/>
         <source>When memory is built, the model splits conversations into topics and decides merges (one API call per chunk of up to 400 messages). Without it, or where it fails, topics get extractive summaries.</source>
         <translation>При сборке памяти модель делит переписку на топики и решает, что объединять (один API-вызов на фрагмент до 400 сообщений). Без неё, или там, где она ошиблась, у топиков извлекающие сводки.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="174"/>
+        <location filename="../../ui/search/settings_panel.py" line="142"/>
+        <source>any</source>
+        <translation>любая</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="155"/>
+        <source>(unnamed)</source>
+        <translation>(без названия)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="210"/>
         <source>http://host:port/v1</source>
         <translation>http://host:port/v1</translation>
     </message>

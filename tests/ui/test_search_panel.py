@@ -9,13 +9,14 @@ import threading
 import time
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QDate, QSettings, Qt
 from PySide6.QtGui import QGuiApplication
 
 from engine.errors import EngineError
 from engine.service import FlashbackService
 from tests.ui.conftest import FakeKeys
 from ui.search import SearchPanel
+from ui.search.settings_panel import SettingsPanel
 
 QUERY = "Postgres upgrade incident"
 
@@ -179,3 +180,32 @@ def test_export_markdown_json_and_clipboard(qtbot, panel, tmp_path, monkeypatch)
     qtbot.waitUntil(lambda: "clipboard" in panel.status.text() and not panel.is_busy(), timeout=10_000)
     assert QUERY in QGuiApplication.clipboard().text()
     assert QSettings().value("search/budget_tokens") in (2000, "2000")
+
+
+def test_chat_and_date_filters_rerun_stage1_and_are_not_saved(qtbot, panel, service):
+    search(qtbot, panel)
+    everything = [c for c in panel.outcome().stage1.candidates if c.kind == "topic"]
+    chats = {c.chat for c in everything}
+    assert len(chats) > 1  # the query matches topics in several chats: the filter has work to do
+    panel.settings_panel.set_chats([(chat.id, chat.name) for chat in service.chats()])
+    combo = panel.settings_panel.combo("chat_id")
+    backend = combo.findText("Backend team")
+    assert backend > 0 and combo.itemText(0) == "All chats"
+
+    combo.setCurrentIndex(backend)  # as a pick from the list would
+    qtbot.waitUntil(lambda: len(service.stage1_calls) == 2 and not panel.is_busy(), timeout=10_000)
+    in_chat = [c for c in panel.outcome().stage1.candidates if c.kind == "topic"]
+    assert in_chat and {c.chat for c in in_chat} == {"Backend team"}
+
+    panel.settings_panel.date_from.setDate(QDate(2025, 4, 1))
+    panel.settings_panel.date_to.setDate(QDate(2025, 4, 15))
+    qtbot.waitUntil(lambda: len(service.stage1_calls) >= 3 and not panel.is_busy(), timeout=10_000)
+    qtbot.wait(400)  # both date edits changed: at most one more stage 1 after the delay
+    qtbot.waitUntil(lambda: not panel.is_busy(), timeout=10_000)
+    dated = [c for c in panel.outcome().stage1.candidates if c.kind == "topic"]
+    assert dated and all("2025-04-01" <= c.date <= "2025-04-15" and c.chat == "Backend team" for c in dated)
+    assert panel.settings_panel.settings().date_from == "2025-04-01"
+
+    reopened = SettingsPanel(panel.settings_panel._store)  # the next start of the app
+    assert (reopened.settings().chat_id, reopened.settings().date_from, reopened.settings().date_to) == (0, "", "")
+    assert reopened.date_from.text() == "any"

@@ -222,7 +222,7 @@ class SearchPanel(QWidget):
     def _on_setting_changed(self, name: str) -> None:
         if name in ("threshold", "gap", "top_k", "mode"):
             self._apply_reranker()  # instant: same candidates, no embedding, no stage 1
-        elif name in ("candidates", "hybrid"):
+        elif name in ("candidates", "hybrid", "chat_id", "date_from", "date_to"):
             self._restage.start()  # the candidate set itself changes: stage 1 again
         elif name == "budget_tokens":
             self.export_bar.budget.setValue(self.settings_panel.settings().budget_tokens)

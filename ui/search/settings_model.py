@@ -9,6 +9,7 @@ sees Qt and the widgets never hold engine defaults twice (they are read from the
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
+from datetime import UTC, datetime
 
 from PySide6.QtCore import QSettings
 
@@ -71,10 +72,17 @@ class SearchSettings:
     # Builds: seed 004's splitter and merger agents on this endpoint and model (API calls
     # per session chunk, so off until asked for).
     topics_llm: bool = False
+    # Filters of stage 1; not saved: a filter forgotten from last week would hide results.
+    chat_id: int = 0  # 0: every chat
+    date_from: str = ""  # "YYYY-MM-DD" (UTC day) or "": no bound
+    date_to: str = ""
 
     # -- engine settings ----------------------------------------------------------------
     def retrieval(self) -> RetrievalSettings:
-        return RetrievalSettings(candidates=self.candidates, hybrid=self.hybrid)
+        return RetrievalSettings(candidates=self.candidates, hybrid=self.hybrid,
+                                 chat_ids=(self.chat_id,) if self.chat_id else (),
+                                 date_from=_day_start(self.date_from),
+                                 date_to=None if not self.date_to else _day_start(self.date_to) + DAY_S - 0.001)
 
     def threshold_settings(self) -> ThresholdSettings:
         return ThresholdSettings(threshold=self.threshold, gap=self.gap, top_k=self.top_k)
@@ -98,6 +106,16 @@ class SearchSettings:
         return self.base_url.strip() or PRESETS[self.preset].base_url
 
 
+DAY_S = 86400
+UNSAVED = frozenset({"chat_id", "date_from", "date_to"})
+
+
+def _day_start(day: str) -> float | None:
+    if not day:
+        return None
+    return datetime.strptime(day, "%Y-%m-%d").replace(tzinfo=UTC).timestamp()
+
+
 def load(store: QSettings) -> SearchSettings:
     """Read what was saved, falling back to the default for anything missing or malformed
     (a hand-edited or older settings file must never stop the window from opening)."""
@@ -105,14 +123,15 @@ def load(store: QSettings) -> SearchSettings:
     values = {}
     for spec in fields(SearchSettings):
         default = getattr(defaults, spec.name)
-        raw = store.value(f"{GROUP}/{spec.name}")
+        raw = None if spec.name in UNSAVED else store.value(f"{GROUP}/{spec.name}")
         values[spec.name] = default if raw is None else _coerce(spec.name, raw, default)
     return replace(defaults, **values)
 
 
 def save(store: QSettings, settings: SearchSettings) -> None:
     for spec in fields(SearchSettings):
-        store.setValue(f"{GROUP}/{spec.name}", getattr(settings, spec.name))
+        if spec.name not in UNSAVED:
+            store.setValue(f"{GROUP}/{spec.name}", getattr(settings, spec.name))
 
 
 def _coerce(name: str, raw: object, default: object) -> object:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from dataclasses import fields, replace
 
-from PySide6.QtCore import QSettings, Signal
+from PySide6.QtCore import QDate, QSettings, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QDateEdit,
     QFormLayout,
     QGroupBox,
     QLineEdit,
@@ -25,6 +26,8 @@ from engine.llm.presets import PRESETS
 from ui.search import settings_model
 from ui.search.settings_model import EFFORTS, MODEL_CHOICES, PRESET_ORDER, RANGES, SearchSettings
 from ui.search.slider_spin import SliderSpin
+
+NO_DATE = QDate(1970, 1, 1)  # the date edits' minimum, shown as "any": no bound
 
 
 class SettingsPanel(QWidget):
@@ -77,6 +80,10 @@ class SettingsPanel(QWidget):
         self.hybrid = QCheckBox(self.tr("Hybrid (vectors + keywords)"))
         self.hybrid.toggled.connect(lambda on: self._update({"hybrid": on}))
         form.addRow("", self.hybrid)
+        form.addRow(self.tr("Chat"), self._combo("chat_id", [(self.tr("All chats"), 0)]))
+        self.date_from, self.date_to = self._date("date_from"), self._date("date_to")
+        form.addRow(self.tr("From"), self.date_from)
+        form.addRow(self.tr("To"), self.date_to)
         return group
 
     def _threshold_group(self) -> QGroupBox:
@@ -126,6 +133,33 @@ class SettingsPanel(QWidget):
         self._sliders[name] = widget
         return widget
 
+    def _date(self, name: str) -> QDateEdit:
+        """A day, or "any" (the minimum date) for no bound."""
+        edit = QDateEdit()
+        edit.setCalendarPopup(True)
+        edit.setDisplayFormat("yyyy-MM-dd")
+        edit.setMinimumDate(NO_DATE)
+        edit.setSpecialValueText(self.tr("any"))
+        edit.dateChanged.connect(
+            lambda day: self._update({name: "" if day == NO_DATE else day.toString("yyyy-MM-dd")}))
+        return edit
+
+    def set_chats(self, chats: list[tuple[int, str]]) -> None:
+        """The chats the Chat filter offers, as (id, title); the current choice stays if it still exists."""
+        combo = self._combos["chat_id"]
+        combo.blockSignals(True)
+        try:
+            combo.clear()
+            combo.addItem(self.tr("All chats"), 0)
+            for chat_id, title in chats:
+                combo.addItem(title or self.tr("(unnamed)"), chat_id)
+        finally:
+            combo.blockSignals(False)
+        if combo.findData(self._settings.chat_id) < 0:
+            self._update({"chat_id": 0})
+        else:
+            self._show(self._settings)
+
     def _combo(self, name: str, items: list[tuple[str, str]]) -> QComboBox:
         combo = QComboBox()
         for label, data in items:
@@ -160,7 +194,7 @@ class SettingsPanel(QWidget):
     def _show(self, settings: SearchSettings) -> None:
         """Put `settings` into the widgets without echoing their change signals back."""
         widgets = [*self._sliders.values(), *self._combos.values(), self.hybrid, self.topics_llm, self.base_url,
-                   self.model]
+                   self.model, self.date_from, self.date_to]
         for widget in widgets:
             widget.blockSignals(True)
         try:
@@ -170,6 +204,8 @@ class SettingsPanel(QWidget):
                 combo.setCurrentIndex(max(0, combo.findData(getattr(settings, name))))
             self.hybrid.setChecked(settings.hybrid)
             self.topics_llm.setChecked(settings.topics_llm)
+            for edit, day in ((self.date_from, settings.date_from), (self.date_to, settings.date_to)):
+                edit.setDate(QDate.fromString(day, "yyyy-MM-dd") if day else NO_DATE)
             self.base_url.setText(settings.base_url)
             self.base_url.setPlaceholderText(PRESETS[settings.preset].base_url or self.tr("http://host:port/v1"))
             choices = MODEL_CHOICES.get(settings.preset, ())

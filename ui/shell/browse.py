@@ -46,6 +46,7 @@ def _tree(headers: list[str], stretch: int) -> QTreeWidget:
 class BrowsePanel(QWidget):
     open_topic = Signal(int)
     failed = Signal(object)  # an exception from a read, for the window's error helper
+    chats_loaded = Signal(list)  # [(chat id, title)] after each refresh, for the search's chat filter
 
     def __init__(self, service: FlashbackService, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -112,6 +113,7 @@ class BrowsePanel(QWidget):
 
     # -- showing --------------------------------------------------------------------------
     def _show_chats(self, chats: list) -> None:
+        self.chats_loaded.emit([(chat.id, chat.name) for chat in chats])
         items = []
         for chat in chats:
             item = row([chat.name or self.tr("(unnamed)"), chat.messages, chat.topics, day(chat.last_at)])
