@@ -9,7 +9,7 @@ import threading
 import time
 
 import pytest
-from PySide6.QtCore import QDate, QSettings, Qt
+from PySide6.QtCore import QDate, QPoint, QSettings, Qt
 from PySide6.QtGui import QGuiApplication
 
 from engine.errors import EngineError
@@ -209,3 +209,12 @@ def test_chat_and_date_filters_rerun_stage1_and_are_not_saved(qtbot, panel, serv
     reopened = SettingsPanel(panel.settings_panel._store)  # the next start of the app
     assert (reopened.settings().chat_id, reopened.settings().date_from, reopened.settings().date_to) == (0, "", "")
     assert reopened.date_from.text() == "any"
+    qtbot.addWidget(reopened)
+    reopened.show()
+    edit = reopened.date_from
+    qtbot.mouseClick(edit, Qt.MouseButton.LeftButton, pos=QPoint(edit.width() - 8, edit.height() // 2))
+    qtbot.waitUntil(edit.calendarWidget().isVisible)
+    today = QDate.currentDate()  # "any" opens its calendar on this month, not on 1970
+    assert (edit.calendarWidget().yearShown(), edit.calendarWidget().monthShown()) == (today.year(), today.month())
+    assert reopened.settings().date_from == ""  # opening the calendar picked nothing
+    edit.calendarWidget().hide()

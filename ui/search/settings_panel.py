@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import fields, replace
 
-from PySide6.QtCore import QDate, QSettings, Signal
+from PySide6.QtCore import QDate, QEvent, QSettings, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -28,6 +28,22 @@ from ui.search.settings_model import EFFORTS, MODEL_CHOICES, PRESET_ORDER, RANGE
 from ui.search.slider_spin import SliderSpin
 
 NO_DATE = QDate(1970, 1, 1)  # the date edits' minimum, shown as "any": no bound
+
+
+class _DayEdit(QDateEdit):
+    """A date edit with a calendar popup that opens on this month while it says "any" (not on 1970)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setCalendarPopup(True)
+        self.calendarWidget().installEventFilter(self)
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
+        # The popup sets the calendar to the edit's date, then shows it: turn the page on Show.
+        if event.type() == QEvent.Type.Show and watched is self.calendarWidget() and self.date() == NO_DATE:
+            today = QDate.currentDate()
+            self.calendarWidget().setCurrentPage(today.year(), today.month())
+        return super().eventFilter(watched, event)
 
 
 class SettingsPanel(QWidget):
@@ -135,8 +151,7 @@ class SettingsPanel(QWidget):
 
     def _date(self, name: str) -> QDateEdit:
         """A day, or "any" (the minimum date) for no bound."""
-        edit = QDateEdit()
-        edit.setCalendarPopup(True)
+        edit = _DayEdit()
         edit.setDisplayFormat("yyyy-MM-dd")
         edit.setMinimumDate(NO_DATE)
         edit.setSpecialValueText(self.tr("any"))
