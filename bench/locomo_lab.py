@@ -109,14 +109,24 @@ class BM25:
     """Okapi BM25 over stemmed terms; `fts` IDF as FTS5 computes it, else Lucene's log(1 + …)."""
 
     def __init__(self, texts: list[str], k1: float = 1.2, b: float = 0.75, fts: bool = True) -> None:
+        self._index([stemmed(t) for t in texts], k1, b, fts)
+
+    @classmethod
+    def over_terms(cls, documents: list[list[str]]) -> BM25:
+        """BM25 over documents given as their terms (pairs, prefixed terms…), not texts."""
+        model = cls.__new__(cls)
+        model._index(documents, 1.2, 0.75, True)
+        return model
+
+    def _index(self, documents: list[list[str]], k1: float, b: float, fts: bool) -> None:
         self.k1, self.b, self.fts = k1, b, fts
-        self.tf = [Counter(stemmed(t)) for t in texts]
-        self.length = np.array([sum(c.values()) for c in self.tf], dtype=float)
+        self.tf = [Counter(terms) for terms in documents]
+        self.length = np.array([max(1, sum(c.values())) for c in self.tf], dtype=float)
         self.postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
         for j, counts in enumerate(self.tf):
             for term, n in counts.items():
                 self.postings[term].append((j, n))
-        self.n = len(texts)
+        self.n = len(documents)
 
     def idf(self, term: str) -> float:
         df = len(self.postings.get(term, ()))
@@ -384,16 +394,17 @@ SECTIONS = {"granularity": granularity, "context": context, "lexical": lexical, 
             "fusion": fusion, "signals": signals}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run_sections(sections: dict[str, Callable[[Lab], None]], description: str) -> None:
+    """The lab's command line: `[--locomo PATH] [--only SECTION]…`, then each section in turn."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--locomo", type=Path, default=DEFAULT_LOCOMO)
-    parser.add_argument("--only", choices=sorted(SECTIONS), action="append")
+    parser.add_argument("--only", choices=sorted(sections), action="append")
     args = parser.parse_args()
     lab = Lab(Corpus(args.locomo))
-    for name in args.only or SECTIONS:
+    for name in args.only or sections:
         print(f"== {name}")
-        SECTIONS[name](lab)
+        sections[name](lab)
 
 
 if __name__ == "__main__":
-    main()
+    run_sections(SECTIONS, __doc__.splitlines()[0])

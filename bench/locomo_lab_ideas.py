@@ -17,16 +17,13 @@ Prints one line per configuration.
 
 from __future__ import annotations
 
-import argparse
 import sys
-from collections import Counter, defaultdict
-from pathlib import Path
+from collections import Counter
 
 import numpy as np
 
 import engine.topics.subjects as subjects_module
-from bench.locomo import DEFAULT_LOCOMO
-from bench.locomo_lab import BM25, Corpus, Lab, fuse, subjects
+from bench.locomo_lab import BM25, Lab, fuse, run_sections, subjects
 from engine.retrieval.lexical import QUERY_STOPWORDS, query_terms
 from engine.retrieval.stemming import terms as stemmed
 
@@ -66,15 +63,8 @@ def speakers(lab: Lab) -> None:
     topics = [p for s in c.sessions for p in subjects(c, s, 2000)]
     _, _, _, bm25, hashed, fused = lab.standard(topics)
     authors = {stemmed(m["author"])[0] for m in c.messages if stemmed(m["author"])}
-    docs = [" ".join(f"{stemmed(c.messages[i]['author'])[0]}_{w}" for i in t for w in stemmed(c.messages[i]["text"]))
-            for t in topics]
-    pairs = BM25([""] * len(topics))
-    pairs.tf = [Counter(d.split()) for d in docs]
-    pairs.length = np.array([max(1, sum(x.values())) for x in pairs.tf], dtype=float)
-    pairs.postings = defaultdict(list)
-    for j, counts in enumerate(pairs.tf):
-        for term, n in counts.items():
-            pairs.postings[term].append((j, n))
+    pairs = BM25.over_terms([[f"{stemmed(c.messages[i]['author'])[0]}_{w}" for i in t
+                              for w in stemmed(c.messages[i]["text"])] for t in topics])
 
     def pair_scores(query: str) -> np.ndarray:
         terms = query_terms(query)
@@ -169,7 +159,6 @@ def proximity(lab: Lab) -> None:
     _, _, _, bm25, hashed, fused = lab.standard(topics)
     lab.run("reference", topics, fused)
     for window, keep_function_words in ((2, True), (2, False), (8, False)):
-        pairs = BM25([""] * len(topics))
         docs = []
         for topic in topics:
             tokens: list[str] = []
@@ -178,12 +167,7 @@ def proximity(lab: Lab) -> None:
                 tokens += _pairs(words if keep_function_words else
                                  [w for w in words if w not in QUERY_STOPWORDS], window)
             docs.append(tokens)
-        pairs.tf = [Counter(d) for d in docs]
-        pairs.length = np.array([max(1, len(d)) for d in docs], dtype=float)
-        pairs.postings = defaultdict(list)
-        for j, counts in enumerate(pairs.tf):
-            for term, n in counts.items():
-                pairs.postings[term].append((j, n))
+        pairs = BM25.over_terms(docs)
         cache = {q["query"]: pairs.score_terms(dict.fromkeys(_pairs(query_terms(q["query"]), window), 1.0))
                  for q in c.queries}
         label = f"window {window}" + (", function words kept in messages" if keep_function_words else "")
@@ -195,16 +179,5 @@ def proximity(lab: Lab) -> None:
 SECTIONS = {"parts": parts, "speakers": speakers, "typos": typos, "diversity": diversity, "proximity": proximity}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--locomo", type=Path, default=DEFAULT_LOCOMO)
-    parser.add_argument("--only", choices=sorted(SECTIONS), action="append")
-    args = parser.parse_args()
-    lab = Lab(Corpus(args.locomo))
-    for name in args.only or SECTIONS:
-        print(f"== {name}")
-        SECTIONS[name](lab)
-
-
 if __name__ == "__main__":
-    main()
+    run_sections(SECTIONS, __doc__.splitlines()[0])
