@@ -6,14 +6,13 @@ import argparse
 import json
 import sys
 from dataclasses import asdict
-from datetime import UTC, datetime
 from pathlib import Path
 
 from app import cli_llm
 from app.keys import api_key_for
 from engine.embeddings.base import EmbeddingConfig
 from engine.rerank.threshold import ThresholdSettings
-from engine.retrieval.search import RetrievalSettings
+from engine.retrieval.search import RetrievalSettings, day_bounds
 from engine.service import FlashbackService, make_reranker
 
 EMBEDDERS = ("builtin", "openrouter", "openai", "ollama", "custom")
@@ -69,19 +68,20 @@ def _service(args: argparse.Namespace, data_dir: Path) -> FlashbackService:
     return FlashbackService(data_dir, config)
 
 
-def _day(text: str) -> float:
-    """A YYYY-MM-DD day as UTC epoch seconds at its start (argparse turns ValueError into usage)."""
+def _day(text: str) -> str:
+    """A YYYY-MM-DD day, checked here so a typo is a usage error in one sentence."""
     try:
-        return datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=UTC).timestamp()
+        day_bounds(text, None)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(f"{text!r} is not a day like 2024-05-31") from exc
+    return text
 
 
 def _settings(args: argparse.Namespace) -> tuple[RetrievalSettings, ThresholdSettings]:
-    until = args.until + 86400 - 0.001 if args.until is not None else None  # the whole day
+    date_from, date_to = day_bounds(args.since, args.until)
     retrieval = RetrievalSettings(candidates=args.candidates, safety_threshold=args.safety, hybrid=args.hybrid,
                                   fusion=args.fusion, mmr=args.mmr, chat_ids=tuple(args.chat),
-                                  date_from=args.since, date_to=until)
+                                  date_from=date_from, date_to=date_to)
     return retrieval, ThresholdSettings(threshold=args.threshold, gap=args.gap, top_k=args.top_k)
 
 

@@ -68,6 +68,19 @@ class Stage1Result:
     settings: RetrievalSettings = field(default_factory=RetrievalSettings)  # what produced them
 
 
+DAY_S = 86400
+
+
+def day_bounds(first_day: str | None, last_day: str | None) -> tuple[float | None, float | None]:
+    """`date_from`/`date_to` for whole UTC days given as "YYYY-MM-DD" (empty or None: no bound);
+    the last day counts to its final moment. ValueError on anything else."""
+    def start(day: str) -> float:
+        return datetime.strptime(day, "%Y-%m-%d").replace(tzinfo=UTC).timestamp()
+
+    return (start(first_day) if first_day else None,
+            start(last_day) + DAY_S - 0.001 if last_day else None)
+
+
 def _iso_date(epoch: float | None) -> str | None:
     return datetime.fromtimestamp(epoch, UTC).date().isoformat() if epoch is not None else None
 

@@ -9,13 +9,12 @@ sees Qt and the widgets never hold engine defaults twice (they are read from the
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
-from datetime import UTC, datetime
 
 from PySide6.QtCore import QSettings
 
 from engine.llm.presets import PRESETS, Endpoint
 from engine.rerank.threshold import ThresholdSettings
-from engine.retrieval.search import RetrievalSettings
+from engine.retrieval.search import RetrievalSettings, day_bounds
 
 GROUP = "search"
 MODES = ("vector", "threshold", "flash")
@@ -79,10 +78,9 @@ class SearchSettings:
 
     # -- engine settings ----------------------------------------------------------------
     def retrieval(self) -> RetrievalSettings:
+        date_from, date_to = day_bounds(self.date_from, self.date_to)
         return RetrievalSettings(candidates=self.candidates, hybrid=self.hybrid,
-                                 chat_ids=(self.chat_id,) if self.chat_id else (),
-                                 date_from=_day_start(self.date_from),
-                                 date_to=None if not self.date_to else _day_start(self.date_to) + DAY_S - 0.001)
+                                 chat_ids=(self.chat_id,) if self.chat_id else (), date_from=date_from, date_to=date_to)
 
     def threshold_settings(self) -> ThresholdSettings:
         return ThresholdSettings(threshold=self.threshold, gap=self.gap, top_k=self.top_k)
@@ -106,14 +104,7 @@ class SearchSettings:
         return self.base_url.strip() or PRESETS[self.preset].base_url
 
 
-DAY_S = 86400
 UNSAVED = frozenset({"chat_id", "date_from", "date_to"})
-
-
-def _day_start(day: str) -> float | None:
-    if not day:
-        return None
-    return datetime.strptime(day, "%Y-%m-%d").replace(tzinfo=UTC).timestamp()
 
 
 def load(store: QSettings) -> SearchSettings:

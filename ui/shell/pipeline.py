@@ -123,7 +123,7 @@ def run_in_child(service, paths: Sequence[Path], build: bool, progress: Progress
     cancel.raise_if_cancelled()  # cancelled before it began (the window closing): start nothing
     request = {"data_dir": str(service.data_dir), "embedding": dataclasses.asdict(service.embedding),
                "paths": [str(p) for p in paths], "build": build,
-               "topic_llm": _endpoint_fields(topic_llm) if topic_llm is not None else None}
+               "topic_llm": dataclasses.asdict(topic_llm) if topic_llm is not None else None}
     child = subprocess.Popen([sys.executable, "-c", _BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              text=True, encoding="utf-8")
     lines: queue.Queue[str | None] = queue.Queue()
@@ -164,11 +164,6 @@ def run_in_child(service, paths: Sequence[Path], build: bool, progress: Progress
         if build:
             _forget_cached_state(service)
     return _result(outcome, child.returncode, phase)
-
-
-def _endpoint_fields(endpoint: Endpoint) -> dict:
-    return {"base_url": endpoint.base_url, "api_key": endpoint.api_key, "model": endpoint.model,
-            "preset": endpoint.preset, "extra_headers": dict(endpoint.extra_headers)}
 
 
 def _forget_cached_state(service) -> None:
