@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 
-from app import cli_memory
+from app import __version__, cli_memory
 from app.settings import resolve_data_dir
 from engine.errors import EngineError
 from engine.importers.base import ImportProgress
@@ -21,6 +21,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="flashback", description="Searchable long-term memory for your chats.")
     parser.add_argument("--data-dir", help="where the store lives (default: $FLASHBACK_DATA_DIR or the OS data folder)")
     parser.add_argument("--demo", action="store_true", help="open the app with the bundled demo export imported")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--self-test", action="store_true",
+                        help="import the bundled demo into a temporary folder (or --data-dir), build, search in "
+                             "English and Russian, print one line; exit 1 on any failure (no window needed)")
     commands = parser.add_subparsers(dest="command")
     commands.add_parser("gui", help="open the desktop app (the default)")
     importer = commands.add_parser("import", help="import chat exports (files, folders or .zip)")
@@ -89,6 +93,10 @@ def _run_stats(args: argparse.Namespace, data_dir: Path) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.self_test:
+        from app.self_test import run_self_test
+
+        return run_self_test(Path(args.data_dir).expanduser() if args.data_dir else None)
     data_dir = resolve_data_dir(args.data_dir)
     try:
         if args.command == "import":

@@ -6,7 +6,9 @@ import asyncio
 import sys
 from pathlib import Path
 
-DEMO_EXPORT = Path(__file__).resolve().parent.parent / "resources" / "demo" / "telegram_demo_export.json"
+import resources
+
+DEMO_EXPORT = resources.demo_export()  # None in an installation that does not carry it
 
 
 def run_gui(data_dir: Path, demo: bool = False) -> int:
@@ -26,7 +28,7 @@ def run_gui(data_dir: Path, demo: bool = False) -> int:
     i18n.install(app)  # before any widget exists: texts are set in constructors
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    demo_export = DEMO_EXPORT if DEMO_EXPORT.exists() else None
+    demo_export = DEMO_EXPORT
     window = MainWindow(FlashbackService(data_dir), KeyStore(), demo_export=demo_export)
     window.show()
     if demo and demo_export is not None:

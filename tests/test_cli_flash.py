@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
+import resources
 from tests.fake_openai import FakeOpenAI, FakeResponse, RecordedRequest, chat_reply, tool_call
 from tests.test_cli import ROOT
 
-DEMO = ROOT / "resources" / "demo" / "telegram_demo_export.json"
+DEMO = resources.demo_export()
 KEY = "sk-or-v1-cli-test-key-0123456789"
 
 

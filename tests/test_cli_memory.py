@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.test_cli import ROOT, run
+import resources
+from tests.test_cli import run
 
-DEMO = ROOT / "resources" / "demo" / "telegram_demo_export.json"
+DEMO = resources.demo_export()
 METRIC_KEYS = {"recall@1_any", "recall@5_any", "recall@10_any", "recall@5_all", "mrr", "ndcg@10", "evidence@8000",
                "evidence@32000", "topic_chars_mean", "topic_chars_p90", "latency_ms_p50", "latency_ms_p95", "queries"}
 

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
 
+import resources
 from engine.browse import BrowseError
 from engine.rerank.threshold import ThresholdReranker, ThresholdSettings
 from engine.retrieval.search import RetrievalSettings
 from engine.service import FlashbackService
 
-DEMO = Path(__file__).resolve().parents[2] / "resources" / "demo" / "telegram_demo_export.json"
+DEMO = resources.demo_export()
 
 
 @pytest.fixture(scope="module")

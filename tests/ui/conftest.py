@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+import resources
+
 SCREENSHOTS = Path(__file__).parents[1] / "screenshots"
 
 
@@ -33,7 +35,7 @@ def screenshots_dir() -> Path:
 
 
 # -- search view fixtures (ui/search) ---------------------------------------------------------
-DEMO_EXPORT = Path(__file__).parents[2] / "resources" / "demo" / "telegram_demo_export.json"
+DEMO_EXPORT = resources.demo_export()
 
 
 @pytest.fixture(autouse=True)

@@ -13,11 +13,13 @@ from keyring.errors import PasswordDeleteError
 from PySide6.QtCore import QCoreApplication, QLocale, QSettings
 from PySide6.QtWidgets import QApplication, QLineEdit, QMessageBox
 
+import resources
 from app.gui import DEMO_EXPORT
 from app.keys import KeyStore
 from engine.service import FlashbackService, make_reranker
 from tests.ui.test_main_window import isolate_qsettings
 from ui import i18n
+from ui.i18n.update import CATALOGUE
 from ui.main_window import MainWindow
 from ui.shell.empty_state import EmptyState
 from ui.shell.keys_dialog import KeysDialog, mask_key
@@ -145,14 +147,14 @@ def test_the_system_language_is_followed_when_we_have_it():
 
 
 def test_every_string_in_the_russian_catalogue_is_translated():
-    catalogue = ET.parse(i18n.TRANSLATIONS / "flashback_ru.ts").getroot()
+    catalogue = ET.parse(CATALOGUE).getroot()
     messages = catalogue.findall("./context/message")
     assert len(messages) > 100
     untranslated = [m.findtext("source") for m in messages
                     if m.find("translation").get("type") in ("unfinished", "obsolete")
                     or not (m.findtext("translation") or "").strip()]
     assert untranslated == []
-    assert (i18n.TRANSLATIONS / "flashback_ru.qm").stat().st_size > 1000
+    assert resources.translation("ru").stat().st_size > 1000
 
 
 def test_the_language_menu_remembers_the_choice(qtbot, tmp_path):

@@ -8,11 +8,10 @@ live window with half its strings built from data is more fragile than it is wor
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QSettings, QTranslator
 
-TRANSLATIONS = Path(__file__).resolve().parents[2] / "resources" / "i18n"
+import resources
+
 SETTING = "ui/language"
 CHOICES = ("system", "en", "ru")
 LANGUAGES = {"en": "English", "ru": "Русский"}  # each in its own language, never translated
@@ -46,7 +45,8 @@ def install(app: QCoreApplication, choice: str | None = None) -> list[QTranslato
         return []
     installed = []
     ours = QTranslator(app)
-    if ours.load(str(TRANSLATIONS / f"flashback_{language}.qm")):
+    catalogue = resources.translation(language)
+    if catalogue is not None and ours.load(str(catalogue)):
         app.installTranslator(ours)
         installed.append(ours)
     qt_own = QTranslator(app)

@@ -15,10 +15,9 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from ui.i18n import TRANSLATIONS
-
 UI = Path(__file__).resolve().parents[1]
-CATALOGUE = TRANSLATIONS / "flashback_ru.ts"
+# A developer tool: it edits the catalogue in the checkout, next to the `.qm` it compiles.
+CATALOGUE = UI.parent / "resources" / "i18n" / "flashback_ru.ts"
 
 
 def _tool(name: str) -> str:

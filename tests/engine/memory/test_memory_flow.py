@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 
+import resources
 from engine.embeddings.base import EmbeddingConfig
 from engine.memory.indexes import INDEX_FOLDER
 from engine.rerank.threshold import ThresholdReranker
 from engine.retrieval.search import RetrievalSettings
 from engine.service import FlashbackService
 
-DEMO = Path(__file__).resolve().parents[3] / "resources" / "demo" / "telegram_demo_export.json"
+DEMO = resources.demo_export()
 
 
 @pytest.fixture(scope="module")

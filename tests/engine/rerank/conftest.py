@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import resources
 from engine.llm import ChatClient, Endpoint
 from engine.rerank.base import Candidate
 from engine.rerank.flash import FlashReranker, FlashSettings, store_topic_source
@@ -24,7 +25,7 @@ from engine.store.database import connect, db_path
 from tests.engine.topics.conftest import conversation, write_jsonl
 from tests.fake_openai import FakeOpenAI, FakeResponse, chat_reply, tool_call
 
-DEMO = Path(__file__).resolve().parents[3] / "resources" / "demo" / "telegram_demo_export.json"
+DEMO = resources.demo_export()
 KEY = "sk-or-v1-RERANK-SECRET-key-9876543210"
 CHAT = "/v1/chat/completions"
 NOW = datetime(2026, 1, 4, 12, 0, tzinfo=UTC)
