@@ -1,8 +1,9 @@
 """Keeping `topic_fts` (BM25 over each topic's whole text) in step with the topics.
 
 A row holds the topic's stemmed terms (`engine.retrieval.stemming`) in two columns: the
-log (the days in words, "Author: text" lines) and the summary (`topic_search_texts`), so
-that search can weigh the summary apart (it repeats words of the log when extractive).
+log (the days in words, "Author: text" lines) and the heading, the chat's title and the
+topic's summary (`topic_search_texts`), so that search can weigh the heading apart (the
+summary repeats words of the log when extractive; a title names a whole conversation).
 Queries are stemmed the same way, so "painted" finds "painting" and "машину" finds
 "машины". FTS5 cannot call a Python stemmer, hence terms are stored already stemmed,
 separated by spaces, and unicode61 only splits them.
@@ -20,7 +21,8 @@ import sqlite3
 from engine.memory.topic_documents import topic_search_texts
 from engine.retrieval.stemming import stem_text
 
-TOPIC_FTS_DDL = ("CREATE VIRTUAL TABLE topic_fts USING fts5(log_terms, summary_terms, "
+# `heading_terms` was `summary_terms` before chat titles were indexed: the rename re-indexes old stores.
+TOPIC_FTS_DDL = ("CREATE VIRTUAL TABLE topic_fts USING fts5(log_terms, heading_terms, "
                  "tokenize=\"unicode61 remove_diacritics 2\")")
 BATCH_TOPICS = 1000
 
@@ -52,7 +54,7 @@ def sync_topic_fts(connection: sqlite3.Connection, changed: list[int] = ()) -> i
             "SELECT id FROM topic WHERE id NOT IN (SELECT rowid FROM topic_fts) ORDER BY id")]
         for start in range(0, len(missing), BATCH_TOPICS):
             texts = topic_search_texts(connection, missing[start:start + BATCH_TOPICS])
-            connection.executemany("INSERT INTO topic_fts (rowid, log_terms, summary_terms) VALUES (?, ?, ?)",
+            connection.executemany("INSERT INTO topic_fts (rowid, log_terms, heading_terms) VALUES (?, ?, ?)",
                                    [(t, stem_text(log), stem_text(summary)) for t, (log, summary) in texts.items()])
     except BaseException:
         connection.execute("ROLLBACK")

@@ -35,14 +35,18 @@ def topic_documents_for(connection: sqlite3.Connection, topic_ids: list[int],
 
 
 def topic_search_texts(connection: sqlite3.Connection, topic_ids: list[int]) -> dict[int, tuple[str, str]]:
-    """topic id → (log, summary): what BM25 indexes. The log is the days in words (`date_words`)
+    """topic id → (log, heading): what BM25 indexes. The log is the days in words (`date_words`)
     and one "Author: text" line per message. No per-line timestamps: forty copies of
-    "2023 05 08 13" would only lengthen the topic and match numbers in questions by accident."""
+    "2023 05 08 13" would only lengthen the topic and match numbers in questions by accident.
+    The heading is the chat's title and the topic's summary: a ChatGPT conversation's title
+    ("Weeknight pasta") names its subject, and a group's title often does too."""
     out: dict[int, tuple[str, str]] = {}
     for start in range(0, len(topic_ids), 500):
         chunk = topic_ids[start:start + 500]
         marks = ",".join("?" * len(chunk))
-        summaries = dict(connection.execute(f"SELECT id, summary FROM topic WHERE id IN ({marks})", chunk).fetchall())
+        summaries = {topic_id: f"{title}\n{summary}" for topic_id, title, summary in connection.execute(
+            f"SELECT t.id, COALESCE(c.title, ''), t.summary FROM topic t LEFT JOIN chat c ON c.id = t.chat_id "
+            f"WHERE t.id IN ({marks})", chunk)}
         lines: dict[int, list[str]] = defaultdict(list)
         times: dict[int, list[float]] = defaultdict(list)
         rows = connection.execute(f"SELECT topic_id, {COLUMNS} FROM message WHERE topic_id IN ({marks}) "

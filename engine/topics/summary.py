@@ -44,10 +44,10 @@ our any see got let lol hmm
 можно нужно надо сейчас потом может могу хочу пока спасибо привет давай даже этот эта эти того тем чем при
 без для про над под
 """.split())
-_LABELS = {
-    "en": {"terms": "key terms", "opening": "opened with", "quote": "“{}”", "more": "+{} more"},
-    "ru": {"terms": "ключевые слова", "opening": "начало", "quote": "«{}»", "more": "и ещё {}"},
-}
+# No words of ours in a summary: it is stored once, at build time, and read in whichever
+# language the window is in, so "ключевые слова:" would be wrong in an English UI and
+# "key terms:" in a Russian one. Only the quote marks follow the chat's language.
+_QUOTES = {"en": "“{}”", "ru": "«{}»"}
 
 
 def detect_language(texts: Iterable[str], sample_chars: int = 20_000) -> str:
@@ -127,23 +127,24 @@ class Summarizer:
             self._df.update(self._connection.execute(query, part).fetchall())
 
     def summarize(self, rows: Sequence[MessageRow], language: str | None = None, prefix: str = "") -> str:
-        """One line: [prefix ·] who · when · key terms · the opening request, ≤ ~300 characters."""
+        """One line: [prefix ·] who · when · key terms · “the opening request”, ≤ ~300 characters,
+        with no label words (see `_QUOTES`)."""
         if not rows:
             return prefix
         language = language or detect_language(row.text for row in rows)
-        labels = _LABELS.get(language, _LABELS["en"])
-        parts = [part for part in (prefix, _who(rows, labels), _when(rows)) if part]
+        quote = _QUOTES.get(language, _QUOTES["en"])
+        parts = [part for part in (prefix, _who(rows), _when(rows)) if part]
         opening = _opening(rows)
         # Words the quote will show would spend the budget twice: name other ones.
         shown = {self._term(token) for token in _TOKEN.findall(opening[:120])}
         terms = self.distinctive_terms(rows, shown=shown)
         if terms:
-            parts.append(f"{labels['terms']}: {', '.join(terms)}")
+            parts.append(", ".join(terms))
         head = _trim(" · ".join(parts), _MAX_LENGTH - 60)
         # The quote gets what the rest left (at least ~40 characters), so it is never cut mid-quote.
-        room = _MAX_LENGTH - len(head) - len(labels["opening"]) - 7
+        room = _MAX_LENGTH - len(head) - 5
         opening = _trim(opening, max(room, 40))
-        return f"{head} · {labels['opening']}: {labels['quote'].format(opening)}" if opening else head
+        return f"{head} · {quote.format(opening)}" if opening else head
 
     def distinctive_terms(self, rows: Sequence[MessageRow], limit: int = _MAX_TERMS,
                           shown: set[str | None] | frozenset[str] = frozenset()) -> list[str]:
@@ -192,11 +193,11 @@ def _useful(term: str) -> bool:
     return len(term) >= 3 and len(term) <= 30
 
 
-def _who(rows: Sequence[MessageRow], labels: dict[str, str], shown: int = 3) -> str:
+def _who(rows: Sequence[MessageRow], shown: int = 3) -> str:
     authors = Counter(author_label(row) for row in rows).most_common()
     names = ", ".join(_trim(name, 24) for name, _count in authors[:shown])
     rest = len(authors) - shown
-    return f"{names} {labels['more'].format(rest)}" if rest > 0 else names
+    return f"{names} +{rest}" if rest > 0 else names
 
 
 def _when(rows: Sequence[MessageRow]) -> str:

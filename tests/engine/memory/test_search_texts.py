@@ -31,7 +31,7 @@ def test_topic_search_text_has_days_and_author_lines_without_timestamps(store):
     store.add(conversation("Team", _at(8), [("Anna", "Deploy the release"), ("Bob", "Done, all green")]))
     build_topics(store.connection)
     topic_id, summary = store.rows("SELECT id, summary FROM topic")[0]
-    log, indexed_summary = topic_search_texts(store.connection, [topic_id, 999])[topic_id]
+    log, heading = topic_search_texts(store.connection, [topic_id, 999])[topic_id]
     assert log == "8 May 2023 · 8 мая 2023\nAnna: Deploy the release\nBob: Done, all green"
-    assert indexed_summary == summary
+    assert heading == f"Team\n{summary}"  # the chat's title, then the summary
     assert 999 not in topic_search_texts(store.connection, [999])

@@ -46,12 +46,12 @@ def test_term_statistics_are_cached_until_topics_change():
     connection.execute(TOPIC_FTS_DDL)
     for topic_id, text in ((1, "paint kids"), (2, "paint dog"), (3, "car")):
         connection.execute("INSERT INTO topic (id) VALUES (?)", (topic_id,))
-        connection.execute("INSERT INTO topic_fts (rowid, log_terms, summary_terms) VALUES (?, ?, '')",
+        connection.execute("INSERT INTO topic_fts (rowid, log_terms, heading_terms) VALUES (?, ?, '')",
                            (topic_id, stem_text(text)))
     statistics = TermStatistics()
     assert statistics.frequencies(connection, ["paint", "car", "none"]) == {"paint": 2, "car": 1, "none": 0}
     assert statistics.topics == 3
-    connection.execute("INSERT INTO topic_fts (rowid, log_terms, summary_terms) VALUES (9, 'car', '')")
+    connection.execute("INSERT INTO topic_fts (rowid, log_terms, heading_terms) VALUES (9, 'car', '')")
     assert statistics.frequencies(connection, ["car"]) == {"car": 1}  # same topics: remembered
     connection.execute("INSERT INTO topic (id) VALUES (9)")
     assert statistics.frequencies(connection, ["car"]) == {"car": 2} and statistics.topics == 4

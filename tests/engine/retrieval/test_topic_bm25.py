@@ -83,3 +83,17 @@ def test_lexical_scores_keep_bm25_order_and_rate_a_full_match_above_a_partial_on
     assert 0.5 < scored[0][1] < 1.0  # both words, once each
     partial = dict(topic_lexical_scores(store.connection, "garden xylophone tomatoes lake"))
     assert partial[topics["garden"]] < scored[0][1]  # the same topic holds a smaller share of this query
+
+
+def test_a_chat_title_finds_its_topics(store):
+    """A ChatGPT conversation's title names its subject ("Weeknight pasta"): BM25 finds it
+    even when no message repeats the title's words."""
+    rows = conversation("Weeknight pasta", MAY, [("Me", "What can I cook in twenty minutes tonight?"),
+                                                 ("ChatGPT", "Garlic, olive oil, chilli and spaghetti.")])
+    rows += conversation("Mel", JULY, [("Mel", "The garden needs watering every day now")], first_id=10)
+    store.add(rows)
+    build_topics(store.connection)
+    sync_topic_fts(store.connection)
+    pasta = store.scalar("SELECT t.id FROM topic t JOIN chat c ON c.id = t.chat_id WHERE c.title = ?",
+                         "Weeknight pasta")
+    assert _best(store, "pasta") == pasta
