@@ -3,7 +3,9 @@
 The file is one JSON list of conversations; each conversation stores its messages as a
 tree (`mapping`), because edited prompts and regenerated answers fork it. We import only
 the thread the user last saw: the path from `current_node` up to the root. The list is
-streamed with ijson one conversation at a time, since real exports run to hundreds of MB.
+streamed one conversation at a time (`json_stream.array_items`), since real exports run to
+hundreds of MB; a string longer than the message cap (a pasted log) is cut as it streams,
+so memory does not follow the size of one message.
 """
 
 from __future__ import annotations
@@ -14,11 +16,10 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 
-import ijson
-
 from engine.errors import ImportFormatError
 from engine.importers.base import Importer
 from engine.importers.inputs import ExportInput
+from engine.importers.json_stream import JsonCutOff, JsonDamaged, array_items
 from engine.importers.records import AttachmentRecord, ChatRecord, MessageRecord
 
 _JSON_SPACE = b" \t\r\n"
@@ -55,15 +56,19 @@ class ChatGPTImporter(Importer):
 
 def _stream(handle: BinaryIO, name: str, report: Callable[[int], None]) -> Iterator[Record]:
     _seek_to_list(handle, name)
-    conversations = ijson.items(handle, "item", use_float=True)
+    conversations = array_items(handle.read, trailing="whitespace")
     index = 0
     while True:
         try:
             conversation = next(conversations)
         except StopIteration:
             return
-        except ijson.JSONError as exc:
-            raise _damaged(name, exc, index) from exc
+        except JsonCutOff as exc:
+            problem = "the file ends too early; it looks cut off (an incomplete download or copy?)"
+            raise ImportFormatError(name, problem, where=f"conversation {index + 1}") from exc
+        except JsonDamaged as exc:
+            problem = f"the file is damaged: it is not valid JSON ({exc})"
+            raise ImportFormatError(name, problem, where=f"conversation {index + 1}") from exc
         except _DATA_ERRORS as exc:
             where = f"conversation {index + 1}"
             problem = "the file is damaged and could not be read"
@@ -83,7 +88,7 @@ def _stream(handle: BinaryIO, name: str, report: Callable[[int], None]) -> Itera
 
 
 def _seek_to_list(handle: BinaryIO, name: str) -> None:
-    """Position the handle on the opening `[`; ijson would silently yield nothing for an object."""
+    """Position the handle on the opening `[`, or say plainly that the file is no list."""
     head = handle.read(4096)
     start = len(_BOM) if head.startswith(_BOM) else 0
     while start < len(head) and head[start] in _JSON_SPACE:
@@ -95,22 +100,6 @@ def _seek_to_list(handle: BinaryIO, name: str) -> None:
             name, "this is not a ChatGPT conversations.json: it should start with a list of conversations"
         )
     handle.seek(start)
-
-
-def _damaged(name: str, exc: Exception, index: int) -> ImportFormatError:
-    detail = exc.args[0] if exc.args else ""
-    if isinstance(detail, bytes):
-        detail = detail.decode("utf-8", "replace")
-    lines = [line.strip() for line in str(detail).splitlines() if line.strip()]
-    where = f"conversation {index + 1}"
-    if len(lines) > 1 and "right here" not in lines[1]:
-        where += f", near “{lines[1][-40:]}”"
-    if lines and "premature EOF" in lines[0]:
-        problem = "the file ends too early; it looks cut off (an incomplete download or copy?)"
-    else:
-        reason = f" ({lines[0]})" if lines else ""
-        problem = f"the file is damaged: it is not valid JSON{reason}"
-    return ImportFormatError(name, problem, where=where)
 
 
 def _conversation_records(conv: Any, index: int, name: str) -> list[Record]:

@@ -22,6 +22,11 @@ SNIFF_BYTES = 64 * 1024
 # Files inside a folder or zip worth sniffing; anything else (media) is never read.
 _CANDIDATE_SUFFIXES = {".json", ".txt", ".jsonl", ".ndjson"}
 _MAX_CANDIDATES = 200
+# A zip member that would unpack to more than `_BOMB_RATIO` times its packed size (and to
+# more than `_BOMB_FLOOR`) is refused: chat exports pack 3-15x (JSON, text), a zip bomb
+# thousands of times (2 GiB of one message in a 2 MB zip).
+_BOMB_RATIO = 100
+_BOMB_FLOOR = 64 * 1024 * 1024
 
 
 @dataclass
@@ -88,7 +93,9 @@ def _zip_inputs(archive: Path, scratch: Path) -> list[ExportInput]:
                     continue
                 if len(inputs) >= _MAX_CANDIDATES:
                     break
+                _check_member(archive, info, scratch)
                 target = scratch / f"{len(inputs)}{Path(info.filename).suffix.lower()}"
+                # zipfile stops at the declared size: a member cannot unpack past what was checked.
                 with bundle.open(info) as src, open(target, "wb") as dst:
                     shutil.copyfileobj(src, dst, 1 << 20)
                 inputs.append(ExportInput(target, f"{archive.name} › {info.filename}"))
@@ -97,3 +104,25 @@ def _zip_inputs(archive: Path, scratch: Path) -> list[ExportInput]:
     if not inputs:
         raise ImportFormatError(archive.name, "the zip holds no .json, .jsonl or .txt export file")
     return inputs
+
+
+def _check_member(archive: Path, info: zipfile.ZipInfo, scratch: Path) -> None:
+    """Refuse a member that is a zip bomb or that the disk has no room for, before unpacking."""
+    where = f"{archive.name} › {info.filename}"
+    packed, size = max(info.compress_size, 1), info.file_size
+    if size > _BOMB_FLOOR and size > _BOMB_RATIO * packed:
+        raise ImportFormatError(
+            where, f"it would unpack from {_size(packed)} to {_size(size)} ({size // packed:,}x): a chat export "
+                   "never packs that tightly, so this looks like a zip bomb; unpack it yourself if you trust it")
+    free = shutil.disk_usage(scratch).free
+    if size > free:
+        raise ImportFormatError(where, f"it unpacks to {_size(size)} but the temporary folder {scratch.parent} "
+                                       f"has {_size(free)} free; free some space or unpack it elsewhere first")
+
+
+def _size(count: float) -> str:
+    if count < 1024 ** 2:
+        return f"{count / 1024:,.0f} KB"
+    if count < 1024 ** 3:
+        return f"{count / 1024 ** 2:,.1f} MB"
+    return f"{count / 1024 ** 3:,.1f} GB"

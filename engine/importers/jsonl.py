@@ -12,15 +12,23 @@ from __future__ import annotations
 
 import json
 import mimetypes
+import re
 from collections.abc import Callable, Iterator
 from datetime import datetime
+from typing import BinaryIO
 
 from engine.errors import ImportFormatError
 from engine.importers.base import Importer
-from engine.importers.inputs import ExportInput
+from engine.importers.inputs import SNIFF_BYTES, ExportInput
+from engine.importers.json_stream import JsonCutOff, JsonDamaged, decode_one
 from engine.importers.records import ARTIFACT_KINDS, ROLES, AttachmentRecord, ChatRecord, MessageRecord
 
 _REQUIRED = ("chat", "id", "author", "date", "text")
+# Lines up to this are read whole and decoded at once (the fast path); a longer one is
+# decoded in a window that cuts its long strings, so one huge message does not show in memory.
+_LINE_LIMIT = 1 << 20
+# A first line longer than the sniffed head: recognised by its keys.
+_KEY = re.compile(rb'"(chat|date|text)"\s*:')
 
 
 class JsonlImporter(Importer):
@@ -29,6 +37,9 @@ class JsonlImporter(Importer):
     @classmethod
     def sniff(cls, head: bytes) -> bool:
         first = head.lstrip().split(b"\n", 1)[0].strip()
+        if first.startswith(b"{") and b"\n" not in head.lstrip() and len(head) >= SNIFF_BYTES - 3:
+            keys = {match.group(1) for match in _KEY.finditer(first)}
+            return b"chat" in keys and len(keys) >= 2  # a message longer than the head
         if not (first.startswith(b"{") and first.endswith(b"}")):
             return False
         try:
@@ -41,20 +52,25 @@ class JsonlImporter(Importer):
         name = source.display_name
         chats: set[str] = set()
         done = 0
-        with open(source.path, "rb") as handle:
-            for number, raw in enumerate(handle, 1):
-                done += len(raw)
+        with open(source.path, "rb") as handle, open(source.path, "rb") as long_lines:
+            for number, raw in enumerate(iter(lambda: handle.readline(_LINE_LIMIT), b""), 1):
+                where = f"line {number}"
+                if len(raw) == _LINE_LIMIT and not raw.endswith(b"\n"):
+                    start = done
+                    done += len(raw) + _skip_line(handle)
+                    row = _long_row(long_lines, start, done, name, where)
+                else:
+                    done += len(raw)
+                    try:
+                        line = raw.decode("utf-8-sig" if number == 1 else "utf-8").strip()
+                    except UnicodeDecodeError as exc:
+                        raise ImportFormatError(name, "the line is not valid UTF-8 text", where) from exc
+                    if not line:
+                        continue
+                    row = _row(line, name, where)
                 if number % 5000 == 0:
                     report(done)
-                where = f"line {number}"
-                try:
-                    line = raw.decode("utf-8-sig" if number == 1 else "utf-8").strip()
-                except UnicodeDecodeError as exc:
-                    raise ImportFormatError(name, "the line is not valid UTF-8 text", where) from exc
-                if not line:
-                    continue
-                row = _row(line, name, where)
-                chat = str(row["chat"])
+                chat = _text(row["chat"])
                 if chat not in chats:
                     chats.add(chat)
                     yield ChatRecord(key=f"jsonl:{chat}", title=chat, kind="other")
@@ -62,11 +78,56 @@ class JsonlImporter(Importer):
         report(done)
 
 
+def _skip_line(handle: BinaryIO) -> int:
+    """Read past the rest of an over-long line (a chunk at a time); returns the bytes skipped."""
+    skipped = 0
+    while chunk := handle.readline(_LINE_LIMIT):
+        skipped += len(chunk)
+        if chunk.endswith(b"\n"):
+            break
+    return skipped
+
+
+def _long_row(handle: BinaryIO, start: int, end: int, name: str, where: str) -> dict:
+    """Decode the line at bytes [start, end) in a window: its long strings come back cut."""
+    handle.seek(start)
+    if start == 0 and handle.read(3) != b"\xef\xbb\xbf":  # a byte-order mark opens line 1 at most
+        handle.seek(0)
+    remaining = end - handle.tell()
+
+    def read(size: int) -> bytes:
+        nonlocal remaining
+        data = handle.read(min(size, remaining)) if remaining > 0 else b""
+        remaining -= len(data)
+        return data
+
+    try:
+        row = decode_one(read)
+    except UnicodeDecodeError as exc:
+        raise ImportFormatError(name, "the line is not valid UTF-8 text", where) from exc
+    except (JsonCutOff, JsonDamaged) as exc:
+        raise ImportFormatError(name, "the line is not valid JSON", where) from exc
+    return _checked(row, name, where)
+
+
+def _text(value: object) -> str:
+    """A field as text: a string as it is, a nested object or list as JSON (not a Python repr)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
 def _row(line: str, name: str, where: str) -> dict:
     try:
         row = json.loads(line)
     except ValueError as exc:
         raise ImportFormatError(name, "the line is not valid JSON", where) from exc
+    return _checked(row, name, where)
+
+
+def _checked(row: object, name: str, where: str) -> dict:
     if not isinstance(row, dict):
         raise ImportFormatError(name, "each line must be a JSON object", where)
     missing = [key for key in _REQUIRED if row.get(key) is None]
@@ -94,6 +155,6 @@ def _message(row: dict, chat: str, name: str, where: str) -> MessageRecord:
             mime=mimetypes.guess_type(file_name)[0] if file_name else None, rel_path=file_name))
     reply = row.get("reply_to")
     return MessageRecord(
-        chat_key=f"jsonl:{chat}", external_id=str(row["id"]), author=str(row["author"]),
-        author_key=None, role=role, sent_at=sent_at, text=str(row["text"]), where=where,
-        reply_to=None if reply is None else str(reply), attachments=attachments)
+        chat_key=f"jsonl:{chat}", external_id=_text(row["id"]), author=_text(row["author"]),
+        author_key=None, role=role, sent_at=sent_at, text=_text(row["text"]), where=where,
+        reply_to=None if reply is None else _text(reply), attachments=attachments)

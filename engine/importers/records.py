@@ -45,3 +45,22 @@ class MessageRecord:
     forwarded_from: str | None = None
     is_service: bool = False  # joins, pins, calls: kept, but never part of a topic
     attachments: list[AttachmentRecord] = field(default_factory=list)
+
+
+# One message's stored text is capped: import and build memory must not follow the size of
+# the largest message (a pasted 2 GiB log in a 2 MB zip). Telegram caps a message at 4,096
+# characters and WhatsApp at 65,536; 100,000 keeps whole anything a person typed or an
+# assistant answered, while a topic is embedded in 4,000-character windows and Flash reads
+# topics of up to 25,000, so what is cut is never what search would have used well.
+MAX_MESSAGE_CHARS = 100_000
+CUT_MARK = "\n[…]"  # the universal sign of an omission: stored once, read in either UI language
+# Parsers keep a little more than the cap of an over-long string, so that `cap_text` (the
+# one place that cuts and marks) sees it is over.
+KEEP_CHARS = MAX_MESSAGE_CHARS + 1
+
+
+def cap_text(text: str) -> tuple[str, bool]:
+    """`text` cut to `MAX_MESSAGE_CHARS` with `CUT_MARK` appended, and whether it was cut."""
+    if len(text) <= MAX_MESSAGE_CHARS:
+        return text, False
+    return text[:MAX_MESSAGE_CHARS] + CUT_MARK, True

@@ -23,7 +23,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from engine.importers.records import MessageRecord
+from engine.importers.records import MessageRecord, cap_text
 
 
 class Lookup(Protocol):
@@ -115,7 +115,7 @@ class RowBuilder:
         if chat_id is None:  # an importer may skip the ChatRecord for a one-chat file
             chat_id = self.add_chat(message.chat_key, message.chat_key, "other")
         author = message.author
-        text = message.text
+        text = cap_text(message.text)[0]  # the writer counts the cut ones by their mark
         sent_at = message.sent_at
         digest = hashlib.blake2b(
             f"{sent_at:.3f}\x1f{author}\x1f{text}".encode("utf-8", "surrogatepass"), digest_size=8,

@@ -44,6 +44,7 @@ class SourceReport:
     messages_seen: int = 0
     messages_added: int = 0
     artifacts_added: int = 0
+    messages_cut: int = 0  # texts longer than MAX_MESSAGE_CHARS, stored cut and marked
 
 
 @dataclass
@@ -148,7 +149,7 @@ def _import_one(writer: ImportWriter, export: ExportInput, format_name: str, pat
     finally:
         if child is not None:
             child.close()
-    seen_count, added, artifacts = writer.end_source(chat_count)
+    seen_count, added, artifacts, cut = writer.end_source(chat_count)
     if on_progress is not None:
         on_progress(ImportProgress(export.display_name, total, total, seen))
-    return SourceReport(export.display_name, format_name, "imported", chat_count, seen_count, added, artifacts)
+    return SourceReport(export.display_name, format_name, "imported", chat_count, seen_count, added, artifacts, cut)

@@ -17,7 +17,7 @@ from datetime import datetime
 from engine.errors import ImportFormatError
 from engine.importers.base import Importer
 from engine.importers.inputs import ExportInput
-from engine.importers.records import AttachmentRecord, ChatRecord, MessageRecord
+from engine.importers.records import KEEP_CHARS, AttachmentRecord, ChatRecord, MessageRecord
 
 _MARKS = "\u200e\u200f"  # LRM/RLM bidi marks WhatsApp scatters at line starts
 _SP = "[ \u00a0\u202f]"  # some locales put a (narrow) no-break space before AM/PM
@@ -66,6 +66,10 @@ _EXT_KINDS = {
     **dict.fromkeys(("opus", "ogg", "m4a", "mp3", "aac", "amr", "wav"), "audio"),
 }
 _NAME_MAX = 60
+# Bytes of one line read at most: room for KEEP_CHARS characters of any script, so the
+# head of an over-long message survives whole for `cap_text` to cut and mark.
+_LINE_LIMIT = 4 * KEEP_CHARS + 1024
+_KEEP_LINE_CHARS = KEEP_CHARS + 200
 _REPORT_EVERY = 1000
 _NOT_A_MESSAGE = "the file does not start with a WhatsApp message (a date, a time and a sender)"
 
@@ -117,13 +121,16 @@ class WhatsAppImporter(Importer):
         yield ChatRecord(key=key, title=title, kind="group" if group or len(authors) > 2 else "personal")
 
         pending: tuple[int, float, str | None, bool, list[str]] | None = None
+        pending_chars = 0
         for n, done, line in _lines(source):
             if n % _REPORT_EVERY == 0:
                 report((size + done) // 2)
             match = _PREFIX.match(line)
             if match is None:
-                if pending is not None:
+                # A continuation line; past the cap nothing more is kept (cap_text marks the cut).
+                if pending is not None and pending_chars <= KEEP_CHARS:
                     pending[4].append(line.lstrip(_MARKS))
+                    pending_chars += len(line) + 1
                 continue
             if pending is not None:
                 yield _message(key, *pending)
@@ -136,20 +143,29 @@ class WhatsAppImporter(Importer):
                 raise ImportFormatError(name, problem, where=f"line {n}") from exc
             author, text, service = _split(line[match.end() :])
             pending = (n, sent_at, author, service, [text])
+            pending_chars = len(text)
         if pending is not None:
             yield _message(key, *pending)
         report(size)
 
 
 def _lines(source: ExportInput) -> Iterator[tuple[int, int, str]]:
-    """(line number, bytes read so far, decoded line without its ending), read lazily."""
+    """(line number, bytes read so far, decoded line without its ending), read lazily.
+
+    A line longer than `_LINE_LIMIT` bytes comes back as its head (whole characters) and
+    the rest is read past a chunk at a time: one pasted 2 GiB line costs no more memory
+    than an ordinary chat."""
     n = 0
     try:
         with open(source.path, "rb") as handle:
             done = 0
-            # Binary iteration splits on b"\n" only, so U+2028 inside a message stays in it.
-            for n, raw in enumerate(handle, 1):
+            # Reading splits on b"\n" only, so U+2028 inside a message stays in it.
+            for n, raw in enumerate(iter(lambda: handle.readline(_LINE_LIMIT), b""), 1):
                 done += len(raw)
+                over_long = len(raw) == _LINE_LIMIT and not raw.endswith(b"\n")
+                if over_long:
+                    done += _skip_rest_of_line(handle)
+                    raw = raw[:_whole_characters(raw)]
                 if n == 1:
                     raw = raw.removeprefix(b"\xef\xbb\xbf")
                 try:
@@ -157,10 +173,31 @@ def _lines(source: ExportInput) -> Iterator[tuple[int, int, str]]:
                 except UnicodeDecodeError as exc:
                     problem = "this line is not readable text (it is not UTF-8 encoded)"
                     raise ImportFormatError(source.display_name, problem, where=f"line {n}") from exc
-                yield n, done, line.rstrip("\r\n")
+                # An over-long line keeps its date, time and name plus more than the cap of text.
+                yield n, done, line[:_KEEP_LINE_CHARS] if over_long else line.rstrip("\r\n")
     except OSError as exc:
         problem = f"the file could not be read ({exc.strerror or exc})"
         raise ImportFormatError(source.display_name, problem, where=f"line {n + 1}") from exc
+
+
+def _skip_rest_of_line(handle) -> int:
+    skipped = 0
+    while chunk := handle.readline(_LINE_LIMIT):
+        skipped += len(chunk)
+        if chunk.endswith(b"\n"):
+            break
+    return skipped
+
+
+def _whole_characters(raw: bytes) -> int:
+    """Length of `raw` without a UTF-8 character cut at its end."""
+    end = len(raw)
+    for back in range(1, min(4, end) + 1):
+        byte = raw[end - back]
+        if byte & 0xC0 != 0x80:  # the lead byte of the last character (or an ASCII one)
+            need = 1 if byte < 0x80 else 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return end if back >= need else end - back
+    return end
 
 
 def _split(rest: str) -> tuple[str | None, str, bool]:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.importers.records import ChatRecord, MessageRecord
+from engine.importers.records import CUT_MARK, ChatRecord, MessageRecord
 from engine.importers.rows import IdState, RowBuilder
 from engine.store.database import connect
 
@@ -42,6 +42,7 @@ _INSERT_MESSAGE = (
     "sent_at, text, reply_to, forwarded_from, content_hash, is_service, source_id) "
     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
+_TEXT = 8  # the text's place in a message row (see RowBuilder.add_message)
 _INSERT_ARTIFACT = (
     "INSERT INTO artifact (message_id, kind, file_name, mime, size, rel_path, caption, missing) "
     "SELECT ?,?,?,?,?,?,?,? WHERE EXISTS (SELECT 1 FROM message WHERE id = ?)"
@@ -58,6 +59,7 @@ class WriteCounts:
     messages_seen: int = 0
     messages_added: int = 0
     artifacts_added: int = 0
+    messages_cut: int = 0  # texts cut to MAX_MESSAGE_CHARS (recognised by CUT_MARK)
     chats_seen: set[int] = field(default_factory=set)
 
 
@@ -137,18 +139,18 @@ class ImportWriter:
         )
         self.builder.begin_source(format_name, self._source_id)
         self._source_counts_start = (self.counts.messages_seen, self.counts.messages_added,
-                                     self.counts.artifacts_added)
+                                     self.counts.artifacts_added, self.counts.messages_cut)
         return self._source_id
 
-    def end_source(self, chats: int) -> tuple[int, int, int]:
-        """Record this file's counts on its Source row; returns (seen, added, artifacts)."""
+    def end_source(self, chats: int) -> tuple[int, int, int, int]:
+        """Record this file's counts on its Source row; returns (seen, added, artifacts, cut)."""
         self.flush()
-        seen0, added0, artifacts0 = self._source_counts_start
+        seen0, added0, artifacts0, cut0 = self._source_counts_start
         figures = (self.counts.messages_seen - seen0, self.counts.messages_added - added0,
                    self.counts.artifacts_added - artifacts0)
         _execute(self.conn, "UPDATE source SET chats = ?, messages_seen = ?, messages_added = ?, "
                    "artifacts_added = ? WHERE id = ?", chats, *figures, self._source_id)
-        return figures
+        return (*figures, self.counts.messages_cut - cut0)
 
     def add_chat(self, chat: ChatRecord) -> int:
         return self.builder.add_chat(chat.key, chat.title, chat.kind)
@@ -194,6 +196,7 @@ class ImportWriter:
         before = conn.total_changes
         conn.executemany(_INSERT_MESSAGE, messages)
         self.counts.messages_added += conn.total_changes - before
+        self.counts.messages_cut += sum(1 for row in messages if row[_TEXT].endswith(CUT_MARK))
         if artifacts:
             before = conn.total_changes
             conn.executemany(_INSERT_ARTIFACT, artifacts)
