@@ -102,7 +102,7 @@ def run(mb: int, messages: int, formats: list[str]) -> dict:
                 export.unlink()
             row["import_ratio"] = round(row["import_huge_mib"] / row["import_baseline_mib"], 2)
             row["build_ratio"] = round(row["build_huge_mib"] / row["build_baseline_mib"], 2)
-            figures[name] = {key: round(value, 1) if isinstance(value, float) else value for key, value in row.items()}
+            figures[name] = {key: round(value, 1) if key.endswith("_mib") else value for key, value in row.items()}
             sys.stderr.write(f"{name:<9} import {row['import_baseline_mib']:7.0f} → {row['import_huge_mib']:7.0f} MiB "
                              f"(×{row['import_ratio']:.2f})   build {row['build_baseline_mib']:7.0f} → "
                              f"{row['build_huge_mib']:7.0f} MiB (×{row['build_ratio']:.2f})\n")
