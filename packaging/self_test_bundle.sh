@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Prove a built Linux bundle works on its own: unpack it in an empty folder and run its
+# `--version` and `--self-test` headless, with a bare environment (no venv on PATH, no
+# PYTHONPATH, an empty HOME), so nothing outside the bundle can help it.
+#
+#   packaging/self_test_bundle.sh dist/Flashback-0.1.0-linux-x86_64.tar.gz
+#   packaging/self_test_bundle.sh build/packaging/dist/Flashback      # an unpacked folder
+#
+# Prints the start-up times; exits non-zero when either command fails.
+set -euo pipefail
+
+TARGET=${1:?usage: self_test_bundle.sh TARBALL_OR_FOLDER}
+SCRATCH=$(mktemp -d -t flashback-bundle-XXXXXX)
+trap 'rm -rf "$SCRATCH"' EXIT
+
+if [ -d "$TARGET" ]; then
+  APP=$(cd "$TARGET" && pwd)
+else
+  tar -C "$SCRATCH" -xzf "$TARGET"
+  APP=$SCRATCH/Flashback
+fi
+mkdir -p "$SCRATCH/home"
+cd "$SCRATCH"
+
+bare() {
+  env -i HOME="$SCRATCH/home" PATH=/usr/bin:/bin LANG=C.UTF-8 QT_QPA_PLATFORM=offscreen "$@"
+}
+
+timed() {
+  local started=${EPOCHREALTIME/./} elapsed  # microseconds (bash 5)
+  bare "$@"
+  elapsed=$(( ${EPOCHREALTIME/./} - started ))
+  printf '[self-test] %s %s: %d.%02d s\n' "$(basename "$1")" "${*:2}" $(( elapsed / 1000000 )) \
+    $(( elapsed % 1000000 / 10000 )) >&2
+}
+
+timed "$APP/flashback" --version
+timed "$APP/flashback" --self-test
+timed "$APP/flashback" --data-dir "$SCRATCH/data" stats --json
+# `flashback -c CODE` (packaging/launcher.py) is how the app starts its import and build children.
+timed "$APP/flashback" -c "import sys; from ui.shell.pipeline import child_main; from engine.importers.worker import \
+child_main; print('child entry points importable; argv', sys.argv)" one
