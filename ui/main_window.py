@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -25,32 +25,41 @@ from PySide6.QtWidgets import (
 
 from engine.service import FlashbackService
 from ui import i18n
+from ui.app_icon import app_icon
 from ui.search import SearchPanel
-from ui.shell.actions import WindowActions, install_menus
+from ui.shell import window_state
+from ui.shell.about import AboutDialog, AboutInfo, about_dialog, complete_info, open_folder
+from ui.shell.actions import WindowActions, export_actions_of, install_menus
 from ui.shell.browse import BrowsePanel
 from ui.shell.empty_state import EmptyState
 from ui.shell.errors import show_error, show_message
 from ui.shell.import_controller import ImportController, PipelineSummary
-from ui.shell.keys_dialog import KeysDialog
+from ui.shell.key_status import key_state
+from ui.shell.keys_dialog import PROVIDERS, KeysDialog
 from ui.shell.progress_panel import ProgressPanel
 from ui.shell.run_history import RunHistoryPanel
 from ui.shell.topic_viewer import TopicViewer
 from ui.tasks import run_in_background, wait_for_background_work
 
 EXPORT_FILTER = "Chat exports (*.json *.jsonl *.ndjson *.txt *.zip);;All files (*)"
+DOCK_WIDTH = 300  # at 1280 px the candidates, the cards and the settings need the rest
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, service: FlashbackService, keys, *, demo_export: Path | None = None) -> None:
+    def __init__(self, service: FlashbackService, keys, *, demo_export: Path | None = None,
+                 about: AboutInfo | None = None) -> None:
         super().__init__()
         self._service = service
         self._keys = keys
+        self.about_info = complete_info(about, service.data_dir)
         self._demo_export = Path(demo_export) if demo_export else None
         self._viewers: dict[int, TopicViewer] = {}
         self._showing_empty: bool | None = None  # unknown until the first stats arrive
         self.stats = None
         self.setObjectName("main_window")
         self.setWindowTitle("Flashback")
+        if not app_icon().isNull():  # app_icon.install(app) covers every window; this, a window made alone
+            self.setWindowIcon(app_icon())
         self.resize(1280, 800)
         self.setAcceptDrops(True)
 
@@ -75,24 +84,26 @@ class MainWindow(QMainWindow):
         self.history_dock = self._dock(self.tr("Run history"), "history_dock", self.history)
         self.tabifyDockWidget(self.browse_dock, self.history_dock)
         self.browse_dock.raise_()
-        self.resizeDocks([self.browse_dock], [390], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.browse_dock], [DOCK_WIDTH], Qt.Orientation.Horizontal)
 
         self.actions = WindowActions(self)
         self.actions.check_language(i18n.saved_choice())
         self.toolbar = install_menus(self, self.actions, [self.browse_dock, self.history_dock],
-                                     _export_actions(self.search_panel), self._demo_export is not None)
+                                     export_actions_of(self.search_panel), self._demo_export is not None,
+                                     [self.search_panel.settings_action])
         self._store_label = QLabel()
         self.statusBar().addPermanentWidget(self._store_label)
         self._connect()
+        self.update_key_state()
         self._default_state = self.saveState()
-        self._restore_window()
+        window_state.restore(self)
         self.refresh()
 
     def _dock(self, title: str, name: str, widget: QWidget) -> QDockWidget:
         dock = QDockWidget(title, self)
         dock.setObjectName(name)  # saveState/restoreState find docks by name
         dock.setWidget(widget)
-        dock.setMinimumWidth(340)
+        dock.setMinimumWidth(240)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
         return dock
 
@@ -106,6 +117,10 @@ class MainWindow(QMainWindow):
         actions.reset_window.triggered.connect(self.reset_window)
         actions.quit.triggered.connect(self.close)
         actions.language.triggered.connect(self._on_language_chosen)
+        actions.about.triggered.connect(self.show_about)
+        actions.open_data_folder.triggered.connect(self.open_data_folder)
+        self.search_panel.settings_panel.changed.connect(
+            lambda name: self.update_key_state() if name == "preset" else None)
         self.empty_state.import_requested.connect(self.choose_import)
         self.empty_state.demo_requested.connect(self.open_demo)
         self.progress_panel.cancel_requested.connect(self.imports.cancel)
@@ -227,12 +242,26 @@ class MainWindow(QMainWindow):
         return settings.endpoint(key)
 
     def open_keys_dialog(self) -> KeysDialog:
-        dialog = KeysDialog(self._keys, self)
+        preset = self.search_panel.settings_panel.settings().preset
+        dialog = KeysDialog(self._keys, self, provider=preset if preset in PROVIDERS else PROVIDERS[0])
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        # Flash's "needs a key" hint follows what was saved or forgotten.
-        dialog.finished.connect(lambda _result: self.search_panel.refresh_keys())
+        # Flash's "needs a key" hint and the toolbar follow what was saved or forgotten.
+        dialog.finished.connect(lambda _result: (self.search_panel.refresh_keys(), self.update_key_state()))
         dialog.open()
         return dialog
+
+    def update_key_state(self) -> None:
+        self.actions.show_key_state(key_state(self._keys, self.search_panel.settings_panel.settings().preset))
+
+    def show_about(self) -> AboutDialog:
+        return about_dialog(self, self.about_info, self._service.embedding, self.search_panel.settings_panel.settings())
+
+    def open_data_folder(self) -> bool:
+        folder = self.about_info.data_dir
+        if open_folder(folder):
+            return True
+        self.statusBar().showMessage(self.tr("Could not open {0}: no file manager answered.").format(folder), 8000)
+        return False
 
     def _on_rerun_requested(self, settings: dict, query: str) -> None:
         self.search_panel.rerun(settings, query)
@@ -243,30 +272,20 @@ class MainWindow(QMainWindow):
 
     # -- window ---------------------------------------------------------------------------------
     def reset_window(self) -> None:
-        settings = QSettings()
-        settings.remove("window")
+        window_state.forget()
         self.restoreState(self._default_state)
         self.resize(1280, 800)
         empty = bool(self._showing_empty)
         self.browse_dock.setVisible(not empty)
         self.history_dock.setVisible(not empty)
         self.browse_dock.raise_()
-
-    def _restore_window(self) -> None:
-        settings = QSettings()
-        geometry, state = settings.value("window/geometry"), settings.value("window/state")
-        if geometry is not None:
-            self.restoreGeometry(geometry)
-        if state is not None:
-            self.restoreState(state)
+        self.search_panel.settings_action.setChecked(True)
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         """Closing mid-import cancels it (the import rolls back; a build keeps finished stages)."""
         self.imports.cancel()
         wait_for_background_work(30_000)
-        settings = QSettings()
-        settings.setValue("window/geometry", self.saveGeometry())
-        settings.setValue("window/state", self.saveState())
+        window_state.save(self)
         for viewer in list(self._viewers.values()):
             viewer.close()
         super().closeEvent(event)
@@ -281,13 +300,4 @@ class MainWindow(QMainWindow):
         if paths:
             event.acceptProposedAction()
             self.start_import(*paths)
-
-
-def _export_actions(panel: QWidget) -> list:
-    """The search panel's export actions (Markdown, JSON, clipboard) for File → Export, when
-    it offers them as actions; today it exports from its own bar, so the menu has none."""
-    actions = getattr(panel, "export_actions", None)
-    if callable(actions):
-        actions = actions()
-    return list(actions or [])
 

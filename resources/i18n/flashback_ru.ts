@@ -2,6 +2,59 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="ru_RU">
 <context>
+    <name>AboutDialog</name>
+    <message>
+        <location filename="../../ui/shell/about.py" line="71"/>
+        <source>Built-in (character n-grams, offline)</source>
+        <translation>Встроенный (символьные n-граммы, офлайн)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/about.py" line="89"/>
+        <source>About Flashback</source>
+        <translation>О программе Flashback</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/about.py" line="94"/>
+        <source>&lt;span style=&apos;font-size:16pt; font-weight:600&apos;&gt;Flashback&lt;/span&gt;&lt;br&gt;Version {0}</source>
+        <translation>&lt;span style=&apos;font-size:16pt; font-weight:600&apos;&gt;Flashback&lt;/span&gt;&lt;br&gt;Версия {0}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/about.py" line="97"/>
+        <source>Your chat history as searchable memory.</source>
+        <translation>История ваших чатов как память, в которой можно искать.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/about.py" line="108"/>
+        <source>Open the data folder</source>
+        <translation>Открыть папку с данными</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/about.py" line="116"/>
+        <source>Data folder:</source>
+        <translation>Папка с данными:</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/about.py" line="117"/>
+        <source>Embedder:</source>
+        <translation>Эмбеддер:</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/about.py" line="118"/>
+        <source>Chat model (Flash):</source>
+        <translation>Чат-модель (Flash):</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/about.py" line="119"/>
+        <source>Licence:</source>
+        <translation>Лицензия:</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/about.py" line="121"/>
+        <source>Your chats, their memory and your searches stay in the data folder on this computer. Text leaves it only when you ask: Flash and “Also make topics with this model” send it to the chat model above, an API embedder to its server. API keys stay in the system keyring.</source>
+        <translation>Ваши чаты, их память и ваши поиски остаются в папке с данными на этом компьютере. Текст покидает её, только когда вы просите: Flash и «Также делать темы этой моделью» отправляют его чат-модели выше, эмбеддер через API — своему серверу. API-ключи хранятся в системной связке ключей.</translation>
+    </message>
+</context>
+<context>
     <name>BrowsePanel</name>
     <message>
         <location filename="../../ui/shell/browse.py" line="58"/>
@@ -106,67 +159,72 @@
 <context>
     <name>CandidatesModel</name>
     <message>
-        <location filename="../../ui/search/candidates_model.py" line="27"/>
+        <location filename="../../ui/search/candidates_model.py" line="31"/>
         <source>#</source>
         <translation>№</translation>
     </message>
     <message>
-        <location filename="../../ui/search/candidates_model.py" line="27"/>
+        <location filename="../../ui/search/candidates_model.py" line="31"/>
         <source>ID</source>
         <translation>ID</translation>
     </message>
     <message>
-        <location filename="../../ui/search/candidates_model.py" line="27"/>
+        <location filename="../../ui/search/candidates_model.py" line="31"/>
         <source>Date</source>
         <translation>Дата</translation>
     </message>
     <message>
-        <location filename="../../ui/search/candidates_model.py" line="27"/>
+        <location filename="../../ui/search/candidates_model.py" line="31"/>
         <source>Chat</source>
         <translation>Чат</translation>
     </message>
     <message>
-        <location filename="../../ui/search/candidates_model.py" line="27"/>
+        <location filename="../../ui/search/candidates_model.py" line="32"/>
         <source>Msgs</source>
         <translation>Сообщ.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/candidates_model.py" line="28"/>
+        <location filename="../../ui/search/candidates_model.py" line="32"/>
         <source>Size</source>
         <translation>Размер</translation>
     </message>
     <message>
-        <location filename="../../ui/search/candidates_model.py" line="28"/>
+        <location filename="../../ui/search/candidates_model.py" line="69"/>
+        <source>Kind (topic, person or attachment) and ID</source>
+        <translation>Вид (тема, человек или вложение) и ID</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/candidates_model.py" line="111"/>
+        <source>Messages: {0} · characters: {1}</source>
+        <translation>Сообщений: {0} · символов: {1}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/candidates_model.py" line="31"/>
         <source>Score</source>
         <translation>Оценка</translation>
     </message>
     <message>
-        <location filename="../../ui/search/candidates_model.py" line="28"/>
+        <location filename="../../ui/search/candidates_model.py" line="32"/>
         <source>Summary</source>
         <translation>Описание</translation>
     </message>
     <message>
-        <location filename="../../ui/search/candidates_model.py" line="29"/>
+        <location filename="../../ui/search/candidates_model.py" line="33"/>
         <source>Topic</source>
         <translation>Тема</translation>
     </message>
     <message>
-        <location filename="../../ui/search/candidates_model.py" line="29"/>
+        <location filename="../../ui/search/candidates_model.py" line="33"/>
         <source>Person</source>
         <translation>Человек</translation>
     </message>
     <message>
-        <location filename="../../ui/search/candidates_model.py" line="29"/>
+        <location filename="../../ui/search/candidates_model.py" line="33"/>
         <source>Attachment</source>
         <translation>Вложение</translation>
     </message>
     <message>
-        <location filename="../../ui/search/candidates_model.py" line="64"/>
-        <source>Kind: topic, person or attachment</source>
-        <translation>Вид: тема, человек или вложение</translation>
-    </message>
-    <message>
-        <location filename="../../ui/search/candidates_model.py" line="80"/>
+        <location filename="../../ui/search/candidates_model.py" line="88"/>
         <source>calibrated {0:.3f} · raw {1:.3f}</source>
         <translation>откалибровано {0:.3f} · исходно {1:.3f}</translation>
     </message>
@@ -295,6 +353,39 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
     </message>
 </context>
 <context>
+    <name>KeyStatus</name>
+    <message>
+        <location filename="../../ui/shell/key_status.py" line="35"/>
+        <source>{0} needs no API key.</source>
+        <translation>{0} не нужен API-ключ.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/key_status.py" line="37"/>
+        <source>from the system keyring</source>
+        <translation>из системной связки ключей</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/key_status.py" line="38"/>
+        <source>for this session only</source>
+        <translation>только на этот сеанс</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/key_status.py" line="39"/>
+        <source>from an environment variable</source>
+        <translation>из переменной окружения</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/key_status.py" line="41"/>
+        <source>No API key for {0}: Flash cannot use it until you add one.</source>
+        <translation>Нет API-ключа для {0}: Flash не сможет его использовать, пока вы не добавите ключ.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/key_status.py" line="43"/>
+        <source>API key for {0}: {1}.</source>
+        <translation>API-ключ для {0}: {1}.</translation>
+    </message>
+</context>
+<context>
     <name>KeysDialog</name>
     <message>
         <location filename="../../ui/shell/keys_dialog.py" line="41"/>
@@ -405,73 +496,78 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="74"/>
+        <location filename="../../ui/main_window.py" line="83"/>
         <source>Browse</source>
         <translation>Обзор</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="75"/>
+        <location filename="../../ui/main_window.py" line="84"/>
         <source>Run history</source>
         <translation>История запусков</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="120"/>
+        <location filename="../../ui/main_window.py" line="135"/>
         <source>Could not read the store</source>
         <translation>Не удалось прочитать хранилище</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="130"/>
+        <location filename="../../ui/main_window.py" line="145"/>
         <source>Could not open the store</source>
         <translation>Не удалось открыть хранилище</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="134"/>
+        <location filename="../../ui/main_window.py" line="149"/>
         <source>Messages: {messages} · chats: {chats} · topics: {topics}</source>
         <translation>Сообщений: {messages} · чатов: {chats} · тем: {topics}</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="149"/>
+        <location filename="../../ui/main_window.py" line="164"/>
         <source>These messages are not in memory yet: choose Memory → Build memory to search them.</source>
         <translation>Эти сообщения ещё не в памяти: выберите «Память → Построить память», чтобы искать по ним.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="153"/>
+        <location filename="../../ui/main_window.py" line="168"/>
         <source>Import chat exports</source>
         <translation>Импорт выгрузок чатов</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="160"/>
+        <location filename="../../ui/main_window.py" line="175"/>
         <source>Import an export folder</source>
         <translation>Импорт папки с выгрузкой</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="171"/>
-        <location filename="../../ui/main_window.py" line="182"/>
+        <location filename="../../ui/main_window.py" line="186"/>
+        <location filename="../../ui/main_window.py" line="197"/>
         <source>An import or build is already running.</source>
         <translation>Импорт или построение уже идёт.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="198"/>
+        <location filename="../../ui/main_window.py" line="213"/>
         <source>Import failed</source>
         <translation>Импорт не удался</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="198"/>
+        <location filename="../../ui/main_window.py" line="213"/>
         <source>Building memory failed</source>
         <translation>Построить память не удалось</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="225"/>
+        <location filename="../../ui/main_window.py" line="240"/>
         <source>No API key for the topic model: building without it.</source>
         <translation>Нет API-ключа для модели топиков: сборка без неё.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="242"/>
+        <location filename="../../ui/main_window.py" line="263"/>
+        <source>Could not open {0}: no file manager answered.</source>
+        <translation>Не удалось открыть {0}: файловый менеджер не ответил.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="271"/>
         <source>Language</source>
         <translation>Язык</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="242"/>
+        <location filename="../../ui/main_window.py" line="271"/>
         <source>Flashback will use the new language after a restart.</source>
         <translation>Flashback переключится на новый язык после перезапуска.</translation>
     </message>
@@ -583,97 +679,102 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>RunHistoryPanel</name>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="44"/>
+        <location filename="../../ui/shell/run_history.py" line="45"/>
         <source>When</source>
         <translation>Когда</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="44"/>
+        <location filename="../../ui/shell/run_history.py" line="45"/>
         <source>Query</source>
         <translation>Запрос</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="44"/>
+        <location filename="../../ui/shell/run_history.py" line="45"/>
         <source>Reranker</source>
         <translation>Реранкер</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="44"/>
+        <location filename="../../ui/shell/run_history.py" line="45"/>
         <source>Kept</source>
         <translation>Оставлено</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="45"/>
+        <location filename="../../ui/shell/run_history.py" line="46"/>
         <source>ms</source>
         <translation>мс</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="56"/>
+        <location filename="../../ui/shell/run_history.py" line="57"/>
         <source>Choose a run to see its settings, candidates, selections and trace.</source>
         <translation>Выберите запуск, чтобы увидеть его настройки, кандидатов, выбор и трассировку.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="57"/>
+        <location filename="../../ui/shell/run_history.py" line="58"/>
         <source>Re-run with current settings</source>
-        <translation>Повторить с текущими настройками</translation>
+        <translation>Повторить поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="58"/>
+        <location filename="../../ui/shell/run_history.py" line="59"/>
         <source>Search this query again with the settings now in the search panel.</source>
         <translation>Повторить этот запрос с настройками, заданными сейчас в панели поиска.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="61"/>
+        <location filename="../../ui/shell/run_history.py" line="62"/>
         <source>Refresh</source>
         <translation>Обновить</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="112"/>
+        <location filename="../../ui/shell/run_history.py" line="113"/>
         <source>No searches recorded yet. Each search you run is kept here.</source>
         <translation>Записанных поисков пока нет. Здесь сохраняется каждый ваш поиск.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="117"/>
+        <location filename="../../ui/shell/run_history.py" line="118"/>
         <source>Runs: {runs} · fallbacks: {fallbacks} · tool calls per run: {tools} · cost: ${cost} · p50 {p50} ms</source>
         <translation>Запусков: {runs} · откаты: {fallbacks} · вызовов инструментов на запуск: {tools} · стоимость: ${cost} · p50 {p50} мс</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="128"/>
+        <location filename="../../ui/shell/run_history.py" line="129"/>
         <source>This run is no longer stored.</source>
         <translation>Этот запуск больше не хранится.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="141"/>
+        <location filename="../../ui/shell/run_history.py" line="138"/>
+        <source>{0} ms</source>
+        <translation>{0} мс</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/run_history.py" line="143"/>
         <source>fallback: {reason}</source>
         <translation>откат: {reason}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="144"/>
+        <location filename="../../ui/shell/run_history.py" line="146"/>
         <source>{tokens} tokens</source>
         <translation>токенов: {tokens}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="147"/>
+        <location filename="../../ui/shell/run_history.py" line="149"/>
         <source>Selected</source>
         <translation>Выбрано</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="151"/>
+        <location filename="../../ui/shell/run_history.py" line="152"/>
         <source>Candidates</source>
         <translation>Кандидаты</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="160"/>
+        <location filename="../../ui/shell/run_history.py" line="161"/>
         <source>…and {more} more</source>
         <translation>…и ещё {more}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="164"/>
+        <location filename="../../ui/shell/run_history.py" line="165"/>
         <source>Tool calls</source>
         <translation>Вызовы инструментов</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="167"/>
+        <location filename="../../ui/shell/run_history.py" line="168"/>
         <source>Settings</source>
         <translation>Настройки</translation>
     </message>
@@ -681,32 +782,32 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>ScoreChart</name>
     <message>
-        <location filename="../../ui/search/score_chart.py" line="80"/>
+        <location filename="../../ui/search/score_chart.py" line="118"/>
         <source>Search to see the scores by rank</source>
         <translation>Выполните поиск, чтобы увидеть оценки по рангу</translation>
     </message>
     <message>
-        <location filename="../../ui/search/score_chart.py" line="124"/>
+        <location filename="../../ui/search/score_chart.py" line="111"/>
         <source>threshold {0:.2f}</source>
         <translation>порог {0:.2f}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/score_chart.py" line="131"/>
+        <location filename="../../ui/search/score_chart.py" line="114"/>
         <source>gap cut</source>
         <translation>срез по разрыву</translation>
     </message>
     <message>
-        <location filename="../../ui/search/score_chart.py" line="134"/>
+        <location filename="../../ui/search/score_chart.py" line="106"/>
         <source>kept</source>
         <translation>оставлено</translation>
     </message>
     <message>
-        <location filename="../../ui/search/score_chart.py" line="134"/>
+        <location filename="../../ui/search/score_chart.py" line="108"/>
         <source>cut by gap / top-K</source>
         <translation>отсечено разрывом / top-K</translation>
     </message>
     <message>
-        <location filename="../../ui/search/score_chart.py" line="134"/>
+        <location filename="../../ui/search/score_chart.py" line="109"/>
         <source>not kept</source>
         <translation>не оставлено</translation>
     </message>
@@ -730,7 +831,7 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
     </message>
     <message>
         <location filename="../../ui/search/panel.py" line="101"/>
-        <location filename="../../ui/search/panel.py" line="289"/>
+        <location filename="../../ui/search/panel.py" line="269"/>
         <source>Flash</source>
         <translation>Flash</translation>
     </message>
@@ -755,129 +856,139 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Недавние сообщения</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="133"/>
+        <location filename="../../ui/search/columns.py" line="59"/>
+        <source>Search &amp;settings panel</source>
+        <translation>Панель &amp;настроек поиска</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/columns.py" line="61"/>
         <source>Settings</source>
         <translation>Настройки</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="135"/>
+        <location filename="../../ui/search/columns.py" line="62"/>
+        <source>Show or hide the search settings ({0})</source>
+        <translation>Показать или скрыть настройки поиска ({0})</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/panel.py" line="134"/>
         <source>Optional: paste the last few messages of the conversation you are in; Flash uses them as context.</source>
         <translation>Необязательно: вставьте несколько последних сообщений текущего разговора; Flash использует их как контекст.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="138"/>
-        <location filename="../../ui/search/panel.py" line="278"/>
+        <location filename="../../ui/search/panel.py" line="137"/>
+        <location filename="../../ui/search/panel.py" line="258"/>
         <source>Run Flash</source>
         <translation>Запустить Flash</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="140"/>
+        <location filename="../../ui/search/panel.py" line="139"/>
         <source>Cancel</source>
         <translation>Отмена</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="176"/>
+        <location filename="../../ui/search/columns.py" line="42"/>
         <source>&lt;b&gt;Selections&lt;/b&gt; (in the order chosen)</source>
         <translation>&lt;b&gt;Выбор&lt;/b&gt; (в порядке выбора)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="208"/>
+        <location filename="../../ui/search/panel.py" line="188"/>
         <source>The search</source>
         <translation>Поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="269"/>
+        <location filename="../../ui/search/panel.py" line="249"/>
         <source>Flash cancelled; nothing was charged after the cancel.</source>
         <translation>Flash отменён; после отмены ничего не списано.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="277"/>
+        <location filename="../../ui/search/panel.py" line="257"/>
         <source>Run Flash (1 API call)</source>
         <translation>Запустить Flash (1 вызов API)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="289"/>
+        <location filename="../../ui/search/panel.py" line="269"/>
         <source>threshold</source>
         <translation>порог</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="290"/>
+        <location filename="../../ui/search/panel.py" line="270"/>
         <source>rerank</source>
         <translation>реранкинг</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="90"/>
+        <location filename="../../ui/search/presenter.py" line="91"/>
         <source>Topic {0} · stage-1 rank {1}</source>
         <translation>Тема {0} · ранг на 1-м этапе {1}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="93"/>
+        <location filename="../../ui/search/presenter.py" line="94"/>
         <source>Topic scores (kept by Flash)</source>
         <translation>Оценки тем (оставленные Flash)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="95"/>
-        <location filename="../../ui/search/presenter.py" line="99"/>
+        <location filename="../../ui/search/presenter.py" line="96"/>
+        <location filename="../../ui/search/presenter.py" line="100"/>
         <source>Topic scores</source>
         <translation>Оценки тем</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="105"/>
+        <location filename="../../ui/search/presenter.py" line="106"/>
         <source>Selections appear here after a search.</source>
         <translation>Выбранное появится здесь после поиска.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="108"/>
+        <location filename="../../ui/search/presenter.py" line="109"/>
         <source>Press “Run Flash” to let the LLM choose among the candidates.</source>
         <translation>Нажмите «Запустить Flash», чтобы LLM выбрала из кандидатов.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="119"/>
+        <location filename="../../ui/search/presenter.py" line="127"/>
         <source>Nothing passed the threshold. Lower the similarity or widen the gap.</source>
         <translation>Порог не прошёл никто. Уменьшите сходство или увеличьте разрыв.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="121"/>
+        <location filename="../../ui/search/presenter.py" line="129"/>
         <source>Flash kept nothing ({0}).</source>
         <translation>Flash ничего не оставил ({0}).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="122"/>
+        <location filename="../../ui/search/presenter.py" line="130"/>
         <source>Nothing was kept.</source>
         <translation>Ничего не оставлено.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="130"/>
+        <location filename="../../ui/search/presenter.py" line="138"/>
         <source>Enter the server&apos;s URL in Settings → Flash to use a custom endpoint.</source>
         <translation>Чтобы использовать свой сервер, укажите его URL в «Настройки → Flash».</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="132"/>
+        <location filename="../../ui/search/presenter.py" line="140"/>
         <source>Choose a model in Settings → Flash.</source>
         <translation>Выберите модель в «Настройки → Flash».</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="135"/>
+        <location filename="../../ui/search/presenter.py" line="143"/>
         <source>No API key for {0}: add one in the API key dialog, or set {1}.</source>
         <translation>Нет API-ключа для {0}: добавьте его в окне «API-ключ» или задайте {1}.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="138"/>
+        <location filename="../../ui/search/presenter.py" line="146"/>
         <source>Search first; Flash then chooses among the candidates.</source>
         <translation>Сначала выполните поиск; затем Flash выберет из кандидатов.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="140"/>
+        <location filename="../../ui/search/presenter.py" line="148"/>
         <source>Costs one paid API call to {0} ({1}), up to {2} tool turns.</source>
         <translation>Стоит один платный вызов API к {0} ({1}), до {2} ходов с инструментами.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="144"/>
+        <location filename="../../ui/search/presenter.py" line="152"/>
         <source>Runs on {0} at {1} ({2}): local, no cost.</source>
         <translation>Работает на {0} по адресу {1} ({2}): локально, бесплатно.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="146"/>
+        <location filename="../../ui/search/presenter.py" line="154"/>
         <source>Sends the candidates to {0} at {1} ({2}), up to {3} tool turns.</source>
         <translation>Отправляет кандидатов на {0} по адресу {1} ({2}), до {3} ходов с инструментами.</translation>
     </message>
@@ -900,6 +1011,26 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <location filename="../../ui/search/report.py" line="89"/>
         <source>cost ${0:.4f}</source>
         <translation>стоимость ${0:.4f}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/report.py" line="97"/>
+        <source>{0:.0f} ms</source>
+        <translation>{0:.0f} мс</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/report.py" line="98"/>
+        <source>{0:.2f} s</source>
+        <translation>{0:.2f} с</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/reasons.py" line="19"/>
+        <source>score {0:.2f} ≥ {1:.2f}</source>
+        <translation>оценка {0:.2f} ≥ {1:.2f}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/reasons.py" line="20"/>
+        <source>score {0:.2f} ≥ {1:.2f}, {2:.2f} below the previous (gap limit {3:.2f})</source>
+        <translation>оценка {0:.2f} ≥ {1:.2f}, на {2:.2f} ниже предыдущей (предел разрыва {3:.2f})</translation>
     </message>
 </context>
 <context>
@@ -928,165 +1059,195 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>SettingsPanel</name>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="46"/>
+        <location filename="../../ui/search/settings_panel.py" line="62"/>
         <source>Reset to defaults</source>
         <translation>Сбросить настройки</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="72"/>
+        <location filename="../../ui/search/settings_panel.py" line="88"/>
         <source>Search</source>
         <translation>Поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="74"/>
+        <location filename="../../ui/search/settings_panel.py" line="90"/>
         <source>Vector only</source>
         <translation>Только векторы</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="74"/>
         <location filename="../../ui/search/settings_panel.py" line="90"/>
+        <location filename="../../ui/search/settings_panel.py" line="106"/>
         <source>Threshold</source>
         <translation>Порог</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="75"/>
-        <location filename="../../ui/search/settings_panel.py" line="98"/>
+        <location filename="../../ui/search/settings_panel.py" line="91"/>
+        <location filename="../../ui/search/settings_panel.py" line="114"/>
         <source>Flash (LLM)</source>
         <translation>Flash (LLM)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="76"/>
+        <location filename="../../ui/search/settings_panel.py" line="92"/>
         <source>Vector only keeps every candidate; Threshold cuts by score instantly; Flash asks an LLM to choose (one API call per run).</source>
         <translation>«Только векторы» оставляет всех кандидатов; «Порог» мгновенно отсекает по оценке; Flash просит LLM выбрать (один вызов API за запуск).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="78"/>
+        <location filename="../../ui/search/settings_panel.py" line="94"/>
         <source>Reranker</source>
         <translation>Реранкер</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="79"/>
+        <location filename="../../ui/search/settings_panel.py" line="95"/>
         <source>Candidates</source>
         <translation>Кандидаты</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="80"/>
+        <location filename="../../ui/search/settings_panel.py" line="96"/>
         <source>Hybrid (vectors + keywords)</source>
-        <translation>Гибридный (векторы + ключевые слова)</translation>
+        <translation>Гибрид (векторы + слова)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="83"/>
+        <location filename="../../ui/search/settings_panel.py" line="99"/>
         <source>Chat</source>
         <translation>Чат</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="83"/>
-        <location filename="../../ui/search/settings_panel.py" line="153"/>
+        <location filename="../../ui/search/settings_panel.py" line="99"/>
+        <location filename="../../ui/search/settings_panel.py" line="172"/>
         <source>All chats</source>
         <translation>Все чаты</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="85"/>
+        <location filename="../../ui/search/settings_panel.py" line="101"/>
         <source>From</source>
         <translation>С</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="86"/>
+        <location filename="../../ui/search/settings_panel.py" line="102"/>
         <source>To</source>
         <translation>По</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="92"/>
+        <location filename="../../ui/search/settings_panel.py" line="108"/>
         <source>Score ≥</source>
         <translation>Оценка ≥</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="93"/>
+        <location filename="../../ui/search/settings_panel.py" line="109"/>
         <source>Score gap</source>
         <translation>Разрыв оценок</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="94"/>
+        <location filename="../../ui/search/settings_panel.py" line="110"/>
         <source>Final top-K</source>
         <translation>Итоговый top-K</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="101"/>
+        <location filename="../../ui/search/settings_panel.py" line="117"/>
         <source>Custom URL</source>
         <translation>Свой URL</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="102"/>
+        <location filename="../../ui/search/settings_panel.py" line="118"/>
         <source>Endpoint</source>
         <translation>Сервер</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="105"/>
+        <location filename="../../ui/search/settings_panel.py" line="121"/>
         <source>URL</source>
         <translation>URL</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="113"/>
+        <location filename="../../ui/search/settings_panel.py" line="129"/>
         <source>Model</source>
         <translation>Модель</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="114"/>
+        <location filename="../../ui/search/settings_panel.py" line="130"/>
+        <source>none</source>
+        <translation>нет</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="130"/>
+        <source>minimal</source>
+        <translation>минимальное</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="130"/>
+        <source>low</source>
+        <translation>низкое</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="131"/>
+        <source>medium</source>
+        <translation>среднее</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="131"/>
+        <source>high</source>
+        <translation>высокое</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="133"/>
+        <source>How long the model may think before it answers (the API&apos;s reasoning effort).</source>
+        <translation>Сколько модель может думать перед ответом (reasoning effort в API).</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="134"/>
         <source>Reasoning</source>
         <translation>Рассуждение</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="115"/>
+        <location filename="../../ui/search/settings_panel.py" line="135"/>
         <source>Timeout</source>
         <translation>Тайм-аут</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="115"/>
+        <location filename="../../ui/search/settings_panel.py" line="135"/>
         <source> s</source>
         <translation> с</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="116"/>
+        <location filename="../../ui/search/settings_panel.py" line="136"/>
         <source>Max tool calls</source>
-        <translation>Макс. вызовов инструментов</translation>
+        <translation>Макс. вызовов</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="117"/>
+        <location filename="../../ui/search/settings_panel.py" line="137"/>
         <source>Max topics</source>
         <translation>Макс. тем</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="118"/>
+        <location filename="../../ui/search/settings_panel.py" line="138"/>
         <source>Max people</source>
         <translation>Макс. людей</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="119"/>
+        <location filename="../../ui/search/settings_panel.py" line="139"/>
         <source>Max artifacts</source>
         <translation>Макс. вложений</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="120"/>
+        <location filename="../../ui/search/settings_panel.py" line="140"/>
         <source>Also make topics with this model</source>
         <translation>Строить топики этой моделью</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="122"/>
+        <location filename="../../ui/search/settings_panel.py" line="142"/>
         <source>When memory is built, the model splits conversations into topics and decides merges (one API call per chunk of up to 400 messages). Without it, or where it fails, topics get extractive summaries.</source>
         <translation>При сборке памяти модель делит переписку на топики и решает, что объединять (один API-вызов на фрагмент до 400 сообщений). Без неё, или там, где она ошиблась, у топиков извлекающие сводки.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="142"/>
+        <location filename="../../ui/search/settings_panel.py" line="161"/>
         <source>any</source>
         <translation>любая</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="155"/>
+        <location filename="../../ui/search/settings_panel.py" line="174"/>
         <source>(unnamed)</source>
         <translation>(без названия)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="210"/>
+        <location filename="../../ui/search/settings_panel.py" line="229"/>
         <source>http://host:port/v1</source>
         <translation>http://host:port/v1</translation>
     </message>
@@ -1180,117 +1341,137 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>WindowActions</name>
     <message>
-        <location filename="../../ui/shell/actions.py" line="24"/>
+        <location filename="../../ui/shell/actions.py" line="25"/>
         <source>&amp;Import file or zip…</source>
         <translation>&amp;Импорт файла или zip…</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="26"/>
+        <location filename="../../ui/shell/actions.py" line="27"/>
         <source>Import</source>
         <translation>Импорт</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="27"/>
+        <location filename="../../ui/shell/actions.py" line="28"/>
         <source>Import a chat export: a file or a zip</source>
         <translation>Импортировать выгрузку чата: файл или zip</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="28"/>
+        <location filename="../../ui/shell/actions.py" line="29"/>
         <source>Import &amp;folder…</source>
         <translation>Импорт &amp;папки…</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="29"/>
+        <location filename="../../ui/shell/actions.py" line="30"/>
         <source>Import folder</source>
         <translation>Импорт папки</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="30"/>
+        <location filename="../../ui/shell/actions.py" line="31"/>
         <source>Import an export folder (for example a Telegram DataExport folder)</source>
         <translation>Импортировать папку с выгрузкой (например, папку DataExport из Telegram)</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="31"/>
+        <location filename="../../ui/shell/actions.py" line="32"/>
         <source>Open the &amp;demo</source>
         <translation>Открыть &amp;демо</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="32"/>
+        <location filename="../../ui/shell/actions.py" line="33"/>
         <source>&amp;Build memory</source>
         <translation>&amp;Построить память</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="34"/>
+        <location filename="../../ui/shell/actions.py" line="35"/>
         <source>Build memory</source>
         <translation>Построить память</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="35"/>
+        <location filename="../../ui/shell/actions.py" line="36"/>
         <source>Find topics, embed them and update the index for new messages</source>
         <translation>Найти темы в новых сообщениях, векторизовать их и обновить индекс</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="36"/>
+        <location filename="../../ui/shell/actions.py" line="37"/>
         <source>API &amp;key…</source>
         <translation>API-&amp;ключ…</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="37"/>
+        <location filename="../../ui/shell/actions.py" line="38"/>
         <source>API key</source>
         <translation>API-ключ</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="38"/>
+        <location filename="../../ui/shell/actions.py" line="39"/>
         <source>&amp;Reset window</source>
         <translation>&amp;Сбросить окно</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="39"/>
+        <location filename="../../ui/shell/actions.py" line="40"/>
         <source>Put the panels back where they were at the first start</source>
         <translation>Вернуть панели туда, где они были при первом запуске</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="40"/>
+        <location filename="../../ui/shell/actions.py" line="41"/>
         <source>&amp;Quit</source>
         <translation>&amp;Выход</translation>
     </message>
     <message>
+        <location filename="../../ui/shell/actions.py" line="42"/>
+        <source>Open &amp;data folder</source>
+        <translation>Открыть папку с &amp;данными</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/actions.py" line="43"/>
+        <source>Show the folder that holds the store, the index and the run history</source>
+        <translation>Показать папку, где лежат хранилище, индекс и история запусков</translation>
+    </message>
+    <message>
         <location filename="../../ui/shell/actions.py" line="44"/>
+        <source>&amp;About Flashback</source>
+        <translation>&amp;О программе Flashback</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/actions.py" line="49"/>
         <source>System language</source>
         <translation>Язык системы</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="65"/>
+        <location filename="../../ui/shell/actions.py" line="76"/>
         <source>&amp;File</source>
         <translation>&amp;Файл</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="71"/>
+        <location filename="../../ui/shell/actions.py" line="82"/>
         <source>&amp;Export</source>
         <translation>&amp;Экспорт</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="76"/>
+        <location filename="../../ui/shell/actions.py" line="87"/>
         <source>&amp;Memory</source>
         <translation>&amp;Память</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="79"/>
+        <location filename="../../ui/shell/actions.py" line="90"/>
         <source>&amp;View</source>
         <translation>&amp;Вид</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="84"/>
+        <location filename="../../ui/shell/actions.py" line="96"/>
         <source>&amp;Settings</source>
         <translation>&amp;Настройки</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="86"/>
+        <location filename="../../ui/shell/actions.py" line="98"/>
         <source>&amp;Language</source>
         <translation>&amp;Язык</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="89"/>
+        <location filename="../../ui/shell/actions.py" line="101"/>
+        <source>&amp;Help</source>
+        <translation>&amp;Справка</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/actions.py" line="106"/>
         <source>Main</source>
         <translation>Основная</translation>
     </message>

@@ -10,7 +10,11 @@ from ui.search.glyphs import kind_icon
 
 Index = QModelIndex | QPersistentModelIndex
 KEPT_BACKGROUND = QColor("#dff3e3")
-COLUMN_KEYS = ("rank", "kind", "id", "date", "chat", "messages", "size", "score", "summary")
+# What a laptop-width table must show comes first (rank, what and which, when, where, how good,
+# what about); messages and size are hidden until asked for (the header's context menu), and
+# the row's tooltip says them anyway. The summary is last: it takes whatever width is left.
+COLUMN_KEYS = ("rank", "kind", "date", "chat", "score", "messages", "size", "summary")
+HIDDEN_BY_DEFAULT = ("messages", "size")
 
 
 def human_size(chars: int) -> str:
@@ -24,8 +28,8 @@ class CandidatesModel(QAbstractTableModel):
         super().__init__(parent)
         self._rows: list[Candidate] = []
         self._kept: set[tuple[str, int]] = set()
-        self._headers = (self.tr("#"), "", self.tr("ID"), self.tr("Date"), self.tr("Chat"), self.tr("Msgs"),
-                         self.tr("Size"), self.tr("Score"), self.tr("Summary"))
+        self._headers = (self.tr("#"), self.tr("ID"), self.tr("Date"), self.tr("Chat"), self.tr("Score"),
+                         self.tr("Msgs"), self.tr("Size"), self.tr("Summary"))
         self._kind_names = {"topic": self.tr("Topic"), "person": self.tr("Person"), "artifact": self.tr("Attachment")}
 
     # -- data in ------------------------------------------------------------------------
@@ -60,9 +64,13 @@ class CandidatesModel(QAbstractTableModel):
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):  # noqa: N802
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return self._headers[section]
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole and section == 1:
-            return self.tr("Kind: topic, person or attachment")
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole \
+                and COLUMN_KEYS[section] == "kind":
+            return self.tr("Kind (topic, person or attachment) and ID")
         return None
+
+    def header_title(self, key: str) -> str:
+        return self._headers[COLUMN_KEYS.index(key)]
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
@@ -78,8 +86,8 @@ class CandidatesModel(QAbstractTableModel):
                 return self._kind_names.get(candidate.kind, candidate.kind)
             if key == "score":
                 return self.tr("calibrated {0:.3f} · raw {1:.3f}").format(candidate.score, candidate.raw_score)
-            return candidate.summary or None
-        if role == Qt.ItemDataRole.TextAlignmentRole and key in ("rank", "id", "messages", "size", "score"):
+            return self._tooltip(candidate)
+        if role == Qt.ItemDataRole.TextAlignmentRole and key in ("rank", "messages", "size", "score"):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         kept = (candidate.kind, candidate.id) in self._kept
         if role == Qt.ItemDataRole.BackgroundRole and kept:
@@ -96,12 +104,21 @@ class CandidatesModel(QAbstractTableModel):
         self._rows.sort(key=lambda c: _sort_key(c, key), reverse=order == Qt.SortOrder.DescendingOrder)
         self.layoutChanged.emit()
 
+    def _tooltip(self, candidate: Candidate) -> str | None:
+        """The summary in full, with the counts the hidden columns would show."""
+        counts = ""
+        if candidate.messages or candidate.chars:  # no plural forms: one string reads right in every language
+            counts = self.tr("Messages: {0} · characters: {1}").format(
+                candidate.messages or "—", f"{candidate.chars:,}" if candidate.chars else "—")
+        parts = [candidate.summary.strip(), counts]
+        return "\n".join(part for part in parts if part) or None
+
     @staticmethod
     def _display(candidate: Candidate, key: str):
         if key == "rank":
             return candidate.rank
-        if key == "id":
-            return candidate.id
+        if key == "kind":
+            return candidate.id  # beside the kind's icon: "💬 23" reads as "topic 23"
         if key == "date":
             return candidate.date or ""
         if key == "chat":
@@ -120,7 +137,7 @@ class CandidatesModel(QAbstractTableModel):
 def _sort_key(candidate: Candidate, key: str):
     """Rank sorts by kind first (ranks are per kind); everything else by its own value."""
     kind_order = {"topic": 0, "person": 1, "artifact": 2}.get(candidate.kind, 3)
-    values = {"rank": (kind_order, candidate.rank), "kind": (kind_order, candidate.rank), "id": candidate.id,
+    values = {"rank": (kind_order, candidate.rank), "kind": (kind_order, candidate.id),
               "date": candidate.date or "", "chat": candidate.chat or "", "messages": candidate.messages,
               "size": candidate.chars, "score": candidate.score, "summary": candidate.summary}
     return values[key]

@@ -16,8 +16,6 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
-    QScrollArea,
-    QSplitter,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -26,6 +24,7 @@ from PySide6.QtWidgets import (
 from engine.service import SearchOutcome
 from ui.search.candidates_view import CandidatesView
 from ui.search.cards import SelectionCards
+from ui.search.columns import SearchColumns
 from ui.search.export_bar import ExportBar
 from ui.search.flash_runner import FlashRunner, plain_words
 from ui.search.presenter import SearchState, chart_data, flash_hint, local_rerank, selection_cards, stage1_work
@@ -45,6 +44,7 @@ class SearchPanel(QWidget):
         super().__init__(parent)
         self._service = service
         self._keys = keys
+        self._store = store if store is not None else QSettings()
         self._state = SearchState()
         self._generation = 0  # latest wins: results of older searches are dropped
         self._tasks: dict[int, BackgroundTask] = {}
@@ -130,7 +130,6 @@ class SearchPanel(QWidget):
         self.context_toggle.setArrowType(Qt.ArrowType.RightArrow)
         self.context_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.context_toggle.toggled.connect(self._on_context_toggled)
-        self.settings_toggle = QToolButton(text=self.tr("Settings"), checkable=True, checked=True)
         self.recent = QPlainTextEdit(placeholderText=self.tr(
             "Optional: paste the last few messages of the conversation you are in; Flash uses them as context."))
         self.recent.setMaximumHeight(72)
@@ -143,7 +142,7 @@ class SearchPanel(QWidget):
         self.busy.setRange(0, 0)  # indeterminate: the LLM gives no progress
         self.flash_hint = QLabel(wordWrap=True)
         self.flash_hint.setStyleSheet("color: palette(placeholder-text);")
-        self.candidates = CandidatesView(self)
+        self.candidates = CandidatesView(self, self._store)
         self.candidates.topic_activated.connect(self.open_topic)
         self.chart = ScoreChart()
         self.cards = SelectionCards()
@@ -154,6 +153,12 @@ class SearchPanel(QWidget):
         self.export_bar = ExportBar(self._service, self.outcome, self.settings_panel.settings().budget_tokens)
         self.export_bar.budget_changed.connect(lambda value: self.settings_panel.set_value("budget_tokens", value))
         self.export_bar.message.connect(self._say)
+        self.columns = SearchColumns(self.candidates, self.chart, self.cards, self.report, self.settings_panel,
+                                     self._store)
+        self.settings_action = self.columns.settings_action  # the window puts it in View too
+        self.settings_container = self.columns.settings_container
+        self.settings_toggle = QToolButton()
+        self.settings_toggle.setDefaultAction(self.settings_action)
         self._lay_out()
 
     def _lay_out(self) -> None:
@@ -165,36 +170,11 @@ class SearchPanel(QWidget):
         for widget, stretch in ((self.flash_button, 0), (self.cancel_button, 0), (self.busy, 0),
                                 (self.flash_hint, 1)):
             flash_row.addWidget(widget, stretch)
-        left = QSplitter(Qt.Orientation.Vertical)
-        left.addWidget(self.candidates)
-        left.addWidget(self.chart)
-        left.setStretchFactor(0, 3)
-        left.setStretchFactor(1, 2)
-        right = QWidget()
-        right_layout = QVBoxLayout(right)
-        right_layout.setContentsMargins(0, 0, 0, 0)
-        right_layout.addWidget(QLabel(self.tr("<b>Selections</b> (in the order chosen)")))
-        right_layout.addWidget(self.cards, 1)
-        right_layout.addWidget(self.report)
-        settings_scroll = QScrollArea(widgetResizable=True, maximumWidth=420)
-        settings_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        settings_scroll.setWidget(self.settings_panel)
-        scrollbar = settings_scroll.verticalScrollBar().sizeHint().width()
-        settings_scroll.setMinimumWidth(self.settings_panel.minimumSizeHint().width() + scrollbar + 4)
-        self.settings_toggle.toggled.connect(settings_scroll.setVisible)
-        self.settings_container = settings_scroll  # the window may move it into a dock
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        for widget in (left, right, settings_scroll):
-            self.splitter.addWidget(widget)
-        self.splitter.setStretchFactor(0, 4)
-        self.splitter.setStretchFactor(1, 3)
-        self.splitter.setStretchFactor(2, 0)
-        self.splitter.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.addLayout(query_row)
         layout.addWidget(self.recent)
         layout.addLayout(flash_row)
-        layout.addWidget(self.splitter, 1)
+        layout.addWidget(self.columns, 1)
         layout.addWidget(self.export_bar)
         layout.addWidget(self.status)
 

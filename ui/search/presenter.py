@@ -17,6 +17,7 @@ from engine.rerank.threshold import threshold_filter
 from engine.retrieval.search import Stage1Result
 from engine.service import SearchOutcome, make_reranker
 from ui.search.cards import CardData
+from ui.search.reasons import threshold_reasons
 from ui.search.score_chart import ChartData, ChartPoint
 from ui.search.settings_model import SearchSettings
 
@@ -107,11 +108,18 @@ def selection_cards(state: SearchState, settings: SearchSettings) -> tuple[list[
     if outcome is None:
         return [], translate("SearchPanel", "Press “Run Flash” to let the LLM choose among the candidates.")
     by_key = {(c.kind, c.id): c for c in state.stage1.candidates}
+    selected = outcome.result.selected
+    reasons = [s.reason for s in selected]
+    if outcome.result.reranker == "threshold":  # the engine's reasons are English: say them in the UI's words
+        run_settings = outcome.result.report.get("settings") or settings.threshold_settings().__dict__
+        ours = threshold_reasons([(s.kind, s.id) for s in selected],
+                                 {key: c.score for key, c in by_key.items()}, run_settings)
+        reasons = [mine or theirs for mine, theirs in zip(ours, reasons, strict=True)]
     cards = []
-    for selection in outcome.result.selected:
+    for selection, reason in zip(selected, reasons, strict=True):
         candidate = by_key.get((selection.kind, selection.id))
         cards.append(CardData(selection.kind, selection.id, candidate.summary if candidate else "",
-                              selection.reason, selection.excerpt, candidate.date if candidate else None,
+                              reason, selection.excerpt, candidate.date if candidate else None,
                               candidate.chat if candidate else None))
     if cards:
         return cards, ""

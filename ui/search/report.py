@@ -93,4 +93,6 @@ def status_text(stage1_ms: float | None, rerank_ms: float | None, reranker: str,
 def _duration(milliseconds: float | None) -> str:
     if milliseconds is None:
         return "—"
-    return f"{milliseconds:.0f} ms" if milliseconds < 1000 else f"{milliseconds / 1000:.2f} s"
+    if milliseconds < 1000:
+        return QCoreApplication.translate("SearchPanel", "{0:.0f} ms").format(milliseconds)
+    return QCoreApplication.translate("SearchPanel", "{0:.2f} s").format(milliseconds / 1000)

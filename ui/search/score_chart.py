@@ -1,7 +1,10 @@
 """Topic scores by rank as bars, with the threshold line and the gap cut drawn (plain QPainter).
 
 The widget only draws what it is given (`ChartData`); the panel computes which bars are
-kept and where the cut falls, with the engine's own threshold filter.
+kept and where the cut falls, with the engine's own threshold filter. Every text is placed
+by `text_boxes()` before it is drawn: the legend wraps onto more lines rather than running
+off a narrow chart (Russian labels are half as long again), the plot starts below it, and
+the lines' labels live in the legend, where no bar can sit on them.
 """
 
 from __future__ import annotations
@@ -9,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QHelpEvent, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QHelpEvent, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 KEPT = QColor("#2e9a5b")
@@ -18,7 +21,9 @@ BELOW = QColor("#b9c3cf")
 THRESHOLD = QColor("#d04437")
 GAP = QColor("#7a4fc4")
 GRID = QColor("#e3e6ea")
-MARGIN_LEFT, MARGIN_RIGHT, MARGIN_TOP, MARGIN_BOTTOM = 40, 12, 26, 24
+MARGIN_LEFT, MARGIN_RIGHT, MARGIN_TOP, MARGIN_BOTTOM = 40, 12, 10, 24
+BAR_MAX = 48.0
+LEGEND_LEFT, SWATCH, ENTRY_GAP = 8.0, 10.0, 14.0  # legend: x of its first entry, swatch size, space between
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,42 @@ class ChartData:
     threshold: float | None = None  # drawn when the threshold reranker is in use
     gap_cut: int | None = None  # index of the first bar the gap removed
     caption: str = ""
+
+
+@dataclass(frozen=True)
+class LegendEntry:
+    label: str
+    colour: QColor | None = None  # None: a caption, text only
+    line: str = ""  # "horizontal" or "vertical": a dashed line's sample instead of a filled square
+    swatch: QRectF = field(default_factory=QRectF)  # where the sample goes (set by the layout)
+    text: QRectF = field(default_factory=QRectF)  # where the label goes
+
+
+TEXT_FLAGS = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+HINT_FLAGS = Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap
+
+
+def lay_out_legend(entries: list[LegendEntry], metrics: QFontMetricsF, width: float) -> tuple[list[LegendEntry], float]:
+    """Place `entries` left to right, starting a new line where the next would cross `width`;
+    a label longer than a whole line is elided. Returns the placed entries and their height."""
+    line_height = metrics.height() + 4
+    right = width - MARGIN_RIGHT
+    x, y, placed = LEGEND_LEFT, 4.0, []
+    for entry in entries:
+        sample = SWATCH + 4 if entry.colour is not None else 0.0
+        label_width = metrics.horizontalAdvance(entry.label)
+        if x > LEGEND_LEFT and x + sample + label_width > right:
+            x, y = LEGEND_LEFT, y + line_height
+        room = max(1.0, right - x - sample)
+        label = entry.label
+        if label_width > room:
+            label = metrics.elidedText(label, Qt.TextElideMode.ElideRight, room)
+        label_width = min(metrics.horizontalAdvance(label), room)
+        swatch = QRectF(x, y + (line_height - SWATCH) / 2, SWATCH, SWATCH)
+        text = QRectF(x + sample, y, label_width + 1, line_height)
+        placed.append(LegendEntry(label, entry.colour, entry.line, swatch, text))
+        x += sample + label_width + ENTRY_GAP
+    return placed, (y + line_height if entries else 0.0)
 
 
 class ScoreChart(QWidget):
@@ -54,10 +95,39 @@ class ScoreChart(QWidget):
     def data(self) -> ChartData:
         return self._data
 
+    # -- layout ---------------------------------------------------------------------------
+    def chart_font(self) -> QFont:
+        small = QFont(self.font())
+        small.setPointSizeF(max(7.0, self.font().pointSizeF() * 0.85))
+        return small
+
+    def legend(self) -> tuple[list[LegendEntry], float]:
+        entries = [LegendEntry(self._data.caption)] if self._data.caption else []
+        entries.append(LegendEntry(self.tr("kept"), KEPT))
+        if self._data.threshold is not None:
+            entries.append(LegendEntry(self.tr("cut by gap / top-K"), ABOVE))
+        entries.append(LegendEntry(self.tr("not kept"), BELOW))
+        if self._data.threshold is not None:
+            label = self.tr("threshold {0:.2f}").format(self._data.threshold)
+            entries.append(LegendEntry(label, THRESHOLD, "horizontal"))
+        if self._data.gap_cut is not None:
+            entries.append(LegendEntry(self.tr("gap cut"), GAP, "vertical"))
+        return lay_out_legend(entries, QFontMetricsF(self.chart_font()), self.width())
+
+    def empty_hint(self) -> str:
+        return self.tr("Search to see the scores by rank")
+
+    def text_boxes(self) -> list[tuple[QRectF, int, str]]:
+        """Every text the chart draws besides the axis numbers, with its rectangle and flags (for tests)."""
+        if not self._data.points:
+            return [(self._plot(), HINT_FLAGS, self.empty_hint())]
+        return [(entry.text, TEXT_FLAGS, entry.label) for entry in self.legend()[0]]
+
     # -- geometry -----------------------------------------------------------------------
     def _plot(self) -> QRectF:
-        return QRectF(MARGIN_LEFT, MARGIN_TOP, max(1, self.width() - MARGIN_LEFT - MARGIN_RIGHT),
-                      max(1, self.height() - MARGIN_TOP - MARGIN_BOTTOM))
+        top = MARGIN_TOP + (self.legend()[1] if self._data.points else 0.0)
+        return QRectF(MARGIN_LEFT, top, max(1, self.width() - MARGIN_LEFT - MARGIN_RIGHT),
+                      max(1, self.height() - top - MARGIN_BOTTOM))
 
     def _y(self, plot: QRectF, score: float) -> float:
         return plot.bottom() - max(0.0, min(1.0, score)) * plot.height()
@@ -71,13 +141,13 @@ class ScoreChart(QWidget):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.fillRect(self.rect(), self.palette().base())
         plot = self._plot()
-        small = QFont(self.font())
-        small.setPointSizeF(max(7.0, self.font().pointSizeF() * 0.85))
-        painter.setFont(small)
+        painter.setFont(self.chart_font())
         self._draw_axes(painter, plot)
         if not self._data.points:
+            hint = painter.fontMetrics().boundingRect(plot.toRect(), HINT_FLAGS, self.empty_hint())
+            painter.fillRect(hint.adjusted(-6, -2, 6, 2), self.palette().base())  # no grid line through the words
             painter.setPen(self.palette().placeholderText().color())
-            painter.drawText(plot, Qt.AlignmentFlag.AlignCenter, self.tr("Search to see the scores by rank"))
+            painter.drawText(plot, HINT_FLAGS, self.empty_hint())
             return
         self._draw_bars(painter, plot)
         self._draw_cuts(painter, plot)
@@ -95,7 +165,7 @@ class ScoreChart(QWidget):
 
     def _draw_bars(self, painter: QPainter, plot: QRectF) -> None:
         slot = self._slot(plot)
-        width = max(2.0, slot * 0.7)
+        width = min(max(2.0, slot * 0.7), BAR_MAX)  # one or two candidates: bars, not slabs
         threshold = self._data.threshold
         step = max(1, round(len(self._data.points) / max(1, plot.width() / 28)))  # rank labels ~28 px apart
         painter.setPen(Qt.PenStyle.NoPen)
@@ -118,35 +188,30 @@ class ScoreChart(QWidget):
 
     def _draw_cuts(self, painter: QPainter, plot: QRectF) -> None:
         if self._data.threshold is not None:
-            y = self._y(plot, self._data.threshold)
-            painter.setPen(QPen(THRESHOLD, 1.5, Qt.PenStyle.DashLine))
+            y = round(self._y(plot, self._data.threshold))  # whole pixels: a crisp line, not a blur
+            painter.setPen(QPen(THRESHOLD, 2, Qt.PenStyle.DashLine))
             painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
-            label = self.tr("threshold {0:.2f}").format(self._data.threshold)
-            painter.drawText(QRectF(plot.left(), y - 17, plot.width() - 4, 16),
-                             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignBottom, label)
         if self._data.gap_cut is not None:
-            x = plot.left() + self._data.gap_cut * self._slot(plot)
-            painter.setPen(QPen(GAP, 1.5, Qt.PenStyle.DashLine))
+            x = round(plot.left() + self._data.gap_cut * self._slot(plot))
+            painter.setPen(QPen(GAP, 2, Qt.PenStyle.DashLine))
             painter.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()))
-            painter.drawText(QRectF(x + 4, plot.top(), 120, 16), Qt.AlignmentFlag.AlignLeft, self.tr("gap cut"))
 
     def _draw_legend(self, painter: QPainter) -> None:
-        entries = [(KEPT, self.tr("kept")), (ABOVE, self.tr("cut by gap / top-K")), (BELOW, self.tr("not kept"))]
-        if self._data.threshold is None:
-            entries = [entries[0], entries[2]]
-        metrics = painter.fontMetrics()
-        x = float(MARGIN_LEFT)
-        if self._data.caption:
-            painter.setPen(self.palette().text().color())
-            painter.drawText(QPointF(x, 16), self._data.caption)
-            x += metrics.horizontalAdvance(self._data.caption) + 16
-        for colour, label in entries:
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(colour)
-            painter.drawRoundedRect(QRectF(x, 7, 10, 10), 2, 2)
-            painter.setPen(self.palette().text().color())
-            painter.drawText(QPointF(x + 14, 16), label)
-            x += 14 + metrics.horizontalAdvance(label) + 14
+        text = self.palette().text().color()
+        for entry in self.legend()[0]:
+            if entry.colour is not None and entry.line:
+                painter.setPen(QPen(entry.colour, 1.5, Qt.PenStyle.DashLine))
+                box, centre = entry.swatch, entry.swatch.center()
+                if entry.line == "vertical":
+                    painter.drawLine(QPointF(centre.x(), box.top() - 1), QPointF(centre.x(), box.bottom() + 1))
+                else:
+                    painter.drawLine(QPointF(box.left(), centre.y()), QPointF(box.right(), centre.y()))
+            elif entry.colour is not None:
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.setBrush(entry.colour)
+                painter.drawRoundedRect(entry.swatch, 2, 2)
+            painter.setPen(text)
+            painter.drawText(entry.text, TEXT_FLAGS, entry.label)
 
     # -- tooltips -----------------------------------------------------------------------
     def event(self, event: QEvent) -> bool:

@@ -95,7 +95,7 @@ class SettingsPanel(QWidget):
         form.addRow(self.tr("Candidates"), self._slider("candidates"))
         self.hybrid = QCheckBox(self.tr("Hybrid (vectors + keywords)"))
         self.hybrid.toggled.connect(lambda on: self._update({"hybrid": on}))
-        form.addRow("", self.hybrid)
+        form.addRow(self.hybrid)  # across both columns: a check box's label is its own
         form.addRow(self.tr("Chat"), self._combo("chat_id", [(self.tr("All chats"), 0)]))
         self.date_from, self.date_to = self._date("date_from"), self._date("date_to")
         form.addRow(self.tr("From"), self.date_from)
@@ -122,12 +122,16 @@ class SettingsPanel(QWidget):
         self.model = QComboBox()
         self.model.setEditable(True)
         self.model.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.model.setMinimumContentsLength(18)  # the provider and most of the name; full text on hover
+        self.model.setMinimumContentsLength(12)  # the provider and most of the name; full text on hover
         self.model.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.model.currentTextChanged.connect(lambda text: self._update({"model": text}))
         self.model.currentTextChanged.connect(self.model.setToolTip)
         form.addRow(self.tr("Model"), self.model)
-        form.addRow(self.tr("Reasoning"), self._combo("reasoning_effort", [(e, e) for e in EFFORTS]))
+        efforts = {"none": self.tr("none"), "minimal": self.tr("minimal"), "low": self.tr("low"),
+                   "medium": self.tr("medium"), "high": self.tr("high")}  # the API's words, saved as they are
+        reasoning = self._combo("reasoning_effort", [(efforts[e], e) for e in EFFORTS])
+        reasoning.setToolTip(self.tr("How long the model may think before it answers (the API's reasoning effort)."))
+        form.addRow(self.tr("Reasoning"), reasoning)
         form.addRow(self.tr("Timeout"), self._slider("timeout", suffix=self.tr(" s")))
         form.addRow(self.tr("Max tool calls"), self._slider("max_tool_calls"))
         form.addRow(self.tr("Max topics"), self._slider("max_topics"))
@@ -139,7 +143,7 @@ class SettingsPanel(QWidget):
             "(one API call per chunk of up to 400 messages). Without it, or where it fails, "
             "topics get extractive summaries."))
         self.topics_llm.toggled.connect(lambda on: self._update({"topics_llm": on}))
-        form.addRow("", self.topics_llm)
+        form.addRow(self.topics_llm)
         return group
 
     def _slider(self, name: str, suffix: str = "") -> SliderSpin:

@@ -12,6 +12,7 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QStyle, QToolBar
 
 from ui.i18n import LANGUAGES
+from ui.shell.key_status import MISSING, KeyState, key_icon
 
 translate = QCoreApplication.translate  # lupdate reads translate("context", "text") calls
 
@@ -33,11 +34,15 @@ class WindowActions(QObject):
                              shortcut=QKeySequence("Ctrl+B"))
         self.build.setIconText(self.tr("Build memory"))
         self.build.setToolTip(self.tr("Find topics, embed them and update the index for new messages"))
-        self.api_key = QAction(icon(QStyle.StandardPixmap.SP_DialogApplyButton), self.tr("API &key…"), window)
+        self.api_key = QAction(key_icon(MISSING), self.tr("API &key…"), window)  # the window shows the real state
         self.api_key.setIconText(self.tr("API key"))
         self.reset_window = QAction(self.tr("&Reset window"), window)
         self.reset_window.setToolTip(self.tr("Put the panels back where they were at the first start"))
         self.quit = QAction(self.tr("&Quit"), window, shortcut=QKeySequence.StandardKey.Quit)
+        self.open_data_folder = QAction(self.tr("Open &data folder"), window)
+        self.open_data_folder.setToolTip(self.tr("Show the folder that holds the store, the index and the run history"))
+        self.about = QAction(self.tr("&About Flashback"), window)
+        self.about.setMenuRole(QAction.MenuRole.AboutRole)  # macOS puts it in the application menu
 
         self.language = QActionGroup(window)
         self.language.setExclusive(True)
@@ -54,13 +59,19 @@ class WindowActions(QObject):
         for action in (self.import_file, self.import_folder, self.open_demo, self.build):
             action.setEnabled(not busy)
 
+    def show_key_state(self, state: KeyState) -> None:
+        """The toolbar's key action tells the truth: set, needed and missing, or not needed."""
+        self.api_key.setIcon(key_icon(state.state))
+        self.api_key.setToolTip(state.tooltip)
+
     def check_language(self, choice: str) -> None:
         for action in self.language.actions():
             action.setChecked(action.data() == choice)
 
 
 def install_menus(window: QMainWindow, actions: WindowActions, docks: list[QDockWidget],
-                  export_actions: list[QAction], demo_available: bool) -> QToolBar:
+                  export_actions: list[QAction], demo_available: bool,
+                  panel_actions: list[QAction] = ()) -> QToolBar:
     bar = window.menuBar()
     file_menu = bar.addMenu(translate("WindowActions", "&File"))
     file_menu.addActions([actions.import_file, actions.import_folder])
@@ -78,6 +89,7 @@ def install_menus(window: QMainWindow, actions: WindowActions, docks: list[QDock
 
     view_menu = bar.addMenu(translate("WindowActions", "&View"))
     view_menu.addActions([dock.toggleViewAction() for dock in docks])
+    view_menu.addActions(list(panel_actions))
     view_menu.addSeparator()
     view_menu.addAction(actions.reset_window)
 
@@ -85,6 +97,11 @@ def install_menus(window: QMainWindow, actions: WindowActions, docks: list[QDock
     settings_menu.addAction(actions.api_key)
     language_menu = settings_menu.addMenu(translate("WindowActions", "&Language"))
     language_menu.addActions(actions.language.actions())
+
+    help_menu = bar.addMenu(translate("WindowActions", "&Help"))
+    help_menu.addAction(actions.open_data_folder)
+    help_menu.addSeparator()
+    help_menu.addAction(actions.about)
 
     toolbar = window.addToolBar(translate("WindowActions", "Main"))
     toolbar.setObjectName("main_toolbar")  # saveState needs a name
@@ -95,3 +112,12 @@ def install_menus(window: QMainWindow, actions: WindowActions, docks: list[QDock
     toolbar.addSeparator()
     toolbar.addAction(actions.api_key)
     return toolbar
+
+
+def export_actions_of(panel) -> list[QAction]:
+    """The search panel's export actions (Markdown, JSON, clipboard) for File → Export, when
+    it offers them as actions; today it exports from its own bar, so the menu has none."""
+    actions = getattr(panel, "export_actions", None)
+    if callable(actions):
+        actions = actions()
+    return list(actions or [])

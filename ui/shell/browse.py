@@ -37,8 +37,8 @@ def _tree(headers: list[str], stretch: int) -> QTreeWidget:
     tree.setSortingEnabled(True)
     header = tree.header()
     header.setStretchLastSection(False)
-    for column in range(len(headers)):
-        header.setSectionResizeMode(column, header.ResizeMode.ResizeToContents)
+    for column in range(len(headers)):  # widths: formatting.fit_columns after every fill
+        header.setSectionResizeMode(column, header.ResizeMode.Interactive)
     header.setSectionResizeMode(stretch, header.ResizeMode.Stretch)
     return tree
 

@@ -63,4 +63,24 @@ def fill(tree, items: list[QTreeWidgetItem], sort_column: int, order: Qt.SortOrd
     tree.addTopLevelItems(items)
     tree.setSortingEnabled(True)
     tree.sortItems(sort_column, order)
+    fit_columns(tree)
     tree.setUpdatesEnabled(True)
+
+
+COLUMN_CAP = 130  # a long chat name or handle is elided: the stretching column needs the room more
+
+
+def fit_columns(tree) -> None:
+    """Fit every column but the stretching one to its cells and its title. Qt's own fitting
+    reserves the sort arrow's room in every column (~20 px each, most of a narrow dock);
+    here only the sorted column gets it."""
+    header = tree.header()
+    metrics = header.fontMetrics()
+    margin = 2 * tree.style().pixelMetric(tree.style().PixelMetric.PM_HeaderMargin, None, header)
+    for column in range(tree.columnCount()):
+        if header.sectionResizeMode(column) == header.ResizeMode.Stretch:
+            continue
+        title = metrics.horizontalAdvance(tree.headerItem().text(column)) + margin
+        if column == header.sortIndicatorSection():
+            title += metrics.height() + margin
+        header.resizeSection(column, min(max(tree.sizeHintForColumn(column) + 8, title), COLUMN_CAP))

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.service import FlashbackService
+from ui.search.reasons import threshold_reasons
 from ui.shell.formatting import minute, row
 from ui.tasks import run_in_background
 
@@ -134,9 +135,10 @@ class RunHistoryPanel(QWidget):
     def run_html(self, run: dict) -> str:
         esc = html.escape
         kept = {(s.get("kind"), s.get("id")) for s in run.get("selected") or []}
+        duration = self.tr("{0} ms").format(f"{run.get('duration_ms') or 0:,.0f}")
         out = [f"<h3>{esc(run.get('query') or '')}</h3>",
                f"<p>{esc(minute(run.get('created_at')))} · {esc(run.get('reranker') or '')}"
-               f"{' · ' + esc(run['model']) if run.get('model') else ''} · {run.get('duration_ms') or 0:,.0f} ms"]
+               f"{' · ' + esc(run['model']) if run.get('model') else ''} · {esc(duration)}"]
         if run.get("fallback"):
             out.append(" · <b>" + esc(self.tr("fallback: {reason}").format(reason=run["fallback"])) + "</b>")
         tokens = (run.get("prompt_tokens") or 0) + (run.get("completion_tokens") or 0)
@@ -145,9 +147,8 @@ class RunHistoryPanel(QWidget):
         if run.get("cost") is not None:
             out.append(f" · ${run['cost']:.4f}")
         out.append("</p><h4>" + esc(self.tr("Selected")) + "</h4><ol>")
-        for selection in run.get("selected") or []:
-            out.append(f"<li>{esc(selection.get('kind', ''))} {selection.get('id')}: "
-                       f"{esc(selection.get('reason') or '')}</li>")
+        for selection, reason in zip(run.get("selected") or [], _reasons(run), strict=True):
+            out.append(f"<li>{esc(selection.get('kind', ''))} {selection.get('id')}: {esc(reason)}</li>")
         out.append("</ol><h4>" + esc(self.tr("Candidates")) + "</h4><table cellspacing='0' cellpadding='2'>")
         candidates = run.get("candidates") or []
         for candidate in candidates[:_CANDIDATES_SHOWN]:
@@ -166,6 +167,19 @@ class RunHistoryPanel(QWidget):
             out.append("</ol>")
         out.append("<h4>" + esc(self.tr("Settings")) + "</h4>" + _settings_html(run.get("settings") or {}))
         return "".join(out)
+
+
+def _reasons(run: dict) -> list[str]:
+    """The selections' reasons; a threshold run's are said again in the UI's language (ui.search.reasons)."""
+    selected = run.get("selected") or []
+    engine = [s.get("reason") or "" for s in selected]
+    reranker = (run.get("settings") or {}).get("reranker") or {}
+    if run.get("reranker") != "threshold" or "threshold" not in reranker:
+        return engine
+    scores = {(c.get("kind"), c.get("id")): c.get("score") for c in run.get("candidates") or []
+              if c.get("score") is not None}
+    ours = threshold_reasons([(s.get("kind"), s.get("id")) for s in selected], scores, reranker)
+    return [mine or theirs for mine, theirs in zip(ours, engine, strict=True)]
 
 
 def _clip(text: str, limit: int) -> str:
