@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 
-from app import __version__, cli_memory
-from app.settings import resolve_data_dir
+from app import __version__, cli_chats, cli_keys, cli_memory, cli_runs, crash
+from app.cli_output import plural
+from app.privacy import private_umask, tighten
+from app.settings import data_dir_given, resolve_data_dir
 from engine.errors import EngineError
 from engine.importers.base import ImportProgress
 from engine.importers.service import FORMATS, import_path
@@ -33,7 +37,10 @@ def build_parser() -> argparse.ArgumentParser:
     importer.add_argument("--json", action="store_true", help="print one JSON object")
     stats = commands.add_parser("stats", help="count what the store holds")
     stats.add_argument("--json", action="store_true", help="print one JSON object")
+    cli_chats.add_command(commands)
     cli_memory.add_commands(commands)
+    cli_keys.add_command(commands)
+    cli_runs.add_command(commands)
     return parser
 
 
@@ -63,8 +70,8 @@ def _run_import(args: argparse.Namespace, data_dir: Path) -> int:
                 else:
                     sys.stdout.write(
                         f"{source.name} ({source.format}): {source.messages_added:,} new of "
-                        f"{source.messages_seen:,} messages in {source.chats} chats, "
-                        f"{source.artifacts_added:,} attachments\n")
+                        f"{plural(source.messages_seen, 'message')} in {plural(source.chats, 'chat')}, "
+                        f"{plural(source.artifacts_added, 'attachment')}\n")
             for skipped in report.skipped:
                 sys.stdout.write(f"{skipped}: not a chat export, skipped\n")
     if args.json:
@@ -91,29 +98,84 @@ def _run_stats(args: argparse.Namespace, data_dir: Path) -> int:
     return 0
 
 
+_SURROGATES = re.compile("[\ud800-\udfff]")
+_RAW_ARGS = ("data_dir", "paths", "qrels", "output")  # file names: their bytes must reach the OS unchanged
+
+
+def _clean(text: str) -> str:
+    """Command-line text as valid Unicode: bytes that were not UTF-8 arrive as lone surrogates
+    (surrogateescape) and would break SQLite and JSON later; they become U+FFFD here."""
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a surrogate surrogateescape did not make
+        return _SURROGATES.sub("\ufffd", text)
+
+
+def _clean_args(args: argparse.Namespace) -> None:
+    for name, value in vars(args).items():
+        if name in _RAW_ARGS:
+            continue
+        if isinstance(value, str):
+            setattr(args, name, _clean(value))
+        elif isinstance(value, list) and all(isinstance(item, str) for item in value):
+            setattr(args, name, [_clean(item) for item in value])
+
+
+def _dispatch(args: argparse.Namespace, data_dir: Path) -> int:
+    if args.command == "key":  # the keyring only: the data folder is not touched
+        return cli_keys.run_key(args)
+    note = tighten(data_dir)
+    if note:
+        sys.stderr.write(f"flashback: {note}\n")
+    if args.command == "import":
+        return _run_import(args, data_dir)
+    if args.command == "stats":
+        return _run_stats(args, data_dir)
+    if args.command == "chats":
+        return cli_chats.run_chats(args, data_dir)
+    if args.command == "runs":
+        from engine.service import FlashbackService
+
+        return cli_runs.run_runs(args, FlashbackService(data_dir))
+    if args.command in ("build", "search", "eval", "export"):
+        return getattr(cli_memory, f"run_{args.command}")(args, data_dir)
+    from app.gui import run_gui  # Qt is only loaded when a window is wanted
+
+    return run_gui(data_dir, demo=args.demo, settings_in_data_dir=data_dir_given(args.data_dir))
+
+
+def _silence_stdout() -> None:
+    """The reader went away (`flashback search … | head -3`): point stdout at devnull so the
+    interpreter's last flush cannot fail again on the way out (the Python docs' recipe)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    private_umask()  # before anything is written: see app.privacy
     args = build_parser().parse_args(argv)
+    _clean_args(args)
     if args.self_test:
         from app.self_test import run_self_test
 
         return run_self_test(Path(args.data_dir).expanduser() if args.data_dir else None)
     data_dir = resolve_data_dir(args.data_dir)
     try:
-        if args.command == "import":
-            return _run_import(args, data_dir)
-        if args.command == "stats":
-            return _run_stats(args, data_dir)
-        if args.command in ("build", "search", "eval", "export", "runs", "key"):
-            return getattr(cli_memory, f"run_{args.command}")(args, data_dir)
-        from app.gui import run_gui  # Qt is only loaded when a window is wanted
-
-        return run_gui(data_dir, demo=args.demo)
+        code = _dispatch(args, data_dir)
+        sys.stdout.flush()  # inside the handlers: a closed pipe surfaces here, not at exit
+        return code
+    except BrokenPipeError:
+        _silence_stdout()
+        return 1
     except EngineError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 1
     except KeyboardInterrupt:
         sys.stderr.write("\ninterrupted; nothing was changed by an unfinished import\n")
         return 130
+    except Exception as exc:  # noqa: BLE001 - the one place an unplanned error meets the user
+        sys.stderr.write(crash.report(exc, data_dir, args.command) + "\n")
+        return 1
 
 
 if __name__ == "__main__":

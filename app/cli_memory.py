@@ -1,19 +1,28 @@
-"""`flashback build`, `search` and `eval`: the memory commands of the CLI."""
+"""`flashback build`, `search`, `eval` and `export`: the memory commands of the CLI.
+
+A search on a store that was imported but not built (or not since the last import) builds
+it first when the embedder is the built-in one (free, offline, what a person expects);
+with an API embedder, which costs money per text, it says to run `flashback build` instead."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from dataclasses import asdict
 from pathlib import Path
 
 from app import cli_llm
+from app.cli_chats import resolve_chats
+from app.cli_output import StageProgress, plural
 from app.keys import api_key_for
+from app.privacy import user_umask
 from engine.embeddings.base import EmbeddingConfig
+from engine.errors import EngineError
 from engine.rerank.threshold import ThresholdSettings
 from engine.retrieval.search import RetrievalSettings, day_bounds
-from engine.service import FlashbackService, make_reranker
+from engine.service import FlashbackService, clean_query, make_reranker
 
 EMBEDDERS = ("builtin", "openrouter", "openai", "ollama", "custom")
 
@@ -39,7 +48,8 @@ def _search_options(parser: argparse.ArgumentParser, reranker: str) -> None:
                         help="fuse BM25 over messages with the vector ranking (default on)")
     parser.add_argument("--fusion", default="score", choices=("score", "rrf"))
     parser.add_argument("--mmr", action=argparse.BooleanOptionalAction, default=False, help="diversify with MMR")
-    parser.add_argument("--chat", action="append", type=int, default=[], help="only this chat id (repeatable)")
+    parser.add_argument("--chat", action="append", default=[], metavar="ID_OR_NAME",
+                        help="only this chat: its id or (part of) its name, see `flashback chats` (repeatable)")
     parser.add_argument("--since", type=_day, metavar="YYYY-MM-DD", help="only topics active on or after this day")
     parser.add_argument("--until", type=_day, metavar="YYYY-MM-DD", help="only topics active on or before this day")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -59,7 +69,22 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     evaluation = commands.add_parser("eval", help="score search against relevance judgements (QRELS)")
     evaluation.add_argument("qrels", type=Path)
     _search_options(evaluation, "none")
-    cli_llm.add_commands(commands, _search_options)
+    cli_llm.add_commands(_Without(commands, ("key", "runs")), _search_options)
+
+
+class _Without:
+    """`commands` minus some names: `key` and `runs` moved to app/cli_keys.py and
+    app/cli_runs.py (registered by app/cli.py), but cli_llm.add_commands still declares
+    them, and argparse refuses a name twice. Their parsers are made here and dropped.
+    Remove this once cli_llm.add_commands stops registering them."""
+
+    def __init__(self, commands: argparse._SubParsersAction, names: tuple[str, ...]) -> None:
+        self._commands, self._names = commands, names
+
+    def add_parser(self, name: str, **kwargs) -> argparse.ArgumentParser:
+        if name in self._names:
+            return argparse.ArgumentParser(prog=name, add_help=False)
+        return self._commands.add_parser(name, **kwargs)
 
 
 def _service(args: argparse.Namespace, data_dir: Path) -> FlashbackService:
@@ -77,37 +102,80 @@ def _day(text: str) -> str:
     return text
 
 
-def _settings(args: argparse.Namespace) -> tuple[RetrievalSettings, ThresholdSettings]:
+def _threshold(args: argparse.Namespace) -> ThresholdSettings:
+    return ThresholdSettings(threshold=args.threshold, gap=args.gap, top_k=args.top_k)
+
+
+def _retrieval(args: argparse.Namespace, service: FlashbackService) -> RetrievalSettings:
     date_from, date_to = day_bounds(args.since, args.until)
-    retrieval = RetrievalSettings(candidates=args.candidates, safety_threshold=args.safety, hybrid=args.hybrid,
-                                  fusion=args.fusion, mmr=args.mmr, chat_ids=tuple(args.chat),
-                                  date_from=date_from, date_to=date_to)
-    return retrieval, ThresholdSettings(threshold=args.threshold, gap=args.gap, top_k=args.top_k)
+    return RetrievalSettings(candidates=args.candidates, safety_threshold=args.safety, hybrid=args.hybrid,
+                             fusion=args.fusion, mmr=args.mmr, chat_ids=resolve_chats(service, args.chat),
+                             date_from=date_from, date_to=date_to)
 
 
-def _stage_progress(stage: str, done: int, total: int) -> None:
-    # Progress always goes to stderr, so stdout stays one clean JSON object with --json.
-    sys.stderr.write(f"\r{stage:<14} {done:>9,} / {total:,}   ")
-    sys.stderr.flush()
+_KIND_NOUNS = {"topic": "topic", "person": "person", "artifact": "file"}
+
+
+def build_summary(report) -> str:
+    """The build in one line, in words: what was made, what is now searchable, with what."""
+    searchable = ", ".join(plural(count, _KIND_NOUNS.get(kind, kind)) for kind, count in report.vectors.items())
+    return (f"{plural(report.topics_created, 'new topic')} from {plural(report.messages_assigned, 'message')}, "
+            f"{report.topics_merged:,} merged; {plural(report.embedded, 'text')} embedded, "
+            f"{report.cached:,} from cache; searchable: {searchable or 'nothing yet'}; model {report.model_id}")
 
 
 def run_build(args: argparse.Namespace, data_dir: Path) -> int:
     topic_llm = cli_llm.endpoint_from(args) if args.llm else None
-    report = _service(args, data_dir).build(on_progress=_stage_progress, options=_build_options(args),
+    progress = StageProgress()
+    report = _service(args, data_dir).build(on_progress=progress, options=_build_options(args),
                                             topic_llm=topic_llm, llm_timeout=args.llm_timeout)
-    sys.stderr.write("\n")
+    progress.finish()
     if args.json:
         sys.stdout.write(json.dumps(asdict(report), ensure_ascii=False) + "\n")
-    else:
-        sys.stdout.write(
-            f"{report.topics_created:,} new topics ({report.messages_assigned:,} messages), "
-            f"{report.topics_merged:,} merged; {report.embedded:,} texts embedded, {report.cached:,} from cache; "
-            f"vectors {report.vectors}; model {report.model_id}\n")
-        for kind, reason in report.rebuilt.items():
-            sys.stdout.write(f"rebuilt the {kind} index ({reason})\n")
-        if report.agents:
-            sys.stdout.write(_agents_line(report.agents) + "\n")
+        return 0
+    sys.stdout.write(build_summary(report) + "\n")
+    for kind, reason in report.rebuilt.items():
+        # "missing" (a first build) and "stale" (a refit, new messages) are routine; a damaged
+        # file that was rebuilt is worth a line: something outside Flashback touched it.
+        if reason.startswith("corrupt"):
+            sys.stdout.write(f"repaired the {kind} index ({reason})\n")
+    if report.agents:
+        sys.stdout.write(_agents_line(report.agents) + "\n")
     return 0
+
+
+def _embedder_flags(args: argparse.Namespace) -> str:
+    flags = [f"--embedder {args.embedder}"]
+    if args.embedding_model:
+        flags.append(f"--embedding-model {args.embedding_model}")
+    if args.embedding_base_url:
+        flags.append(f"--embedding-base-url {args.embedding_base_url}")
+    return " ".join(flags)
+
+
+def ensure_built(args: argparse.Namespace, service: FlashbackService) -> None:
+    """Before a search: build what an import left unbuilt (built-in embedder), or say how."""
+    status = service.memory_status()
+    if not status.messages:
+        raise EngineError("The store holds no messages yet: import a chat export first (`flashback import PATH`).")
+    if not status.needs_build:
+        return
+    if status.vectors == 0 and status.other_vectors:
+        # Building here would replace the other embedder's vectors: the user's call, not a side effect.
+        raise EngineError("The memory was built with another embedder: pass the --embedder options it was built "
+                          f"with, or run `flashback build {_embedder_flags(args)}` to rebuild it for this one.")
+    if args.embedder == "builtin":
+        sys.stderr.write("flashback: building the memory first (new messages since the last build)\n")
+        progress = StageProgress()
+        report = service.build(on_progress=progress)
+        progress.finish()
+        sys.stderr.write(f"flashback: {build_summary(report)}\n")
+        return
+    if status.vectors == 0:
+        raise EngineError(f"Nothing is built for this embedder yet: run `flashback build {_embedder_flags(args)}` "
+                          "first (it sends every topic to the embedding API, which may cost money).")
+    sys.stderr.write("flashback: messages imported since the last build are not searchable yet; "
+                     f"`flashback build {_embedder_flags(args)}` adds them\n")
 
 
 def _agents_line(agents: dict) -> str:
@@ -131,12 +199,32 @@ def _build_options(args: argparse.Namespace):
 def _reranker(args: argparse.Namespace, service: FlashbackService):
     if args.reranker == "flash":
         return cli_llm.flash_reranker(args, service)
-    return make_reranker(args.reranker, _settings(args)[1])
+    return make_reranker(args.reranker, _threshold(args))
+
+
+def _search(args: argparse.Namespace, data_dir: Path):
+    query = clean_query(args.query)  # an empty query is refused before anything is built or sent
+    service = _service(args, data_dir)
+    settings = _retrieval(args, service)  # an unknown --chat is refused before building, too
+    reranker = _reranker(args, service)
+    ensure_built(args, service)
+    return service, service.search(query, settings, reranker, record=True)
+
+
+def _cause(report: dict) -> str:
+    """The fallback's cause in one short clause: the reranker's own error note, first line."""
+    error = str(report.get("error") or report.get("note") or "").strip()
+    if not error:
+        return ""
+    first = _AT_URL.sub("", error.splitlines()[0])  # the address is the one the user gave: not news
+    return f" ({first[:137] + '…' if len(first) > 140 else first})"
+
+
+_AT_URL = re.compile(r"\s+at\s+[a-z]+://[^\s:]+(?::\d+)?\S*?(?=:\s|[;,]|\s|$)")
 
 
 def run_search(args: argparse.Namespace, data_dir: Path) -> int:
-    service = _service(args, data_dir)
-    outcome = service.search(args.query, _settings(args)[0], _reranker(args, service), record=True)
+    _, outcome = _search(args, data_dir)
     if args.json:
         sys.stdout.write(json.dumps(outcome.as_dict(), ensure_ascii=False) + "\n")
         return 0
@@ -154,29 +242,41 @@ def run_search(args: argparse.Namespace, data_dir: Path) -> int:
         for selection in outcome.result.selected:
             sys.stdout.write(f"  {selection.kind} {selection.id}: {selection.reason}\n")
         usage = outcome.result.usage or {}
-        sys.stdout.write(f"tool calls {outcome.result.tool_calls}; fallback {outcome.result.fallback or 'none'}; "
+        fallback = (outcome.result.fallback + _cause(report)) if outcome.result.fallback else "none"
+        sys.stdout.write(f"tool calls {outcome.result.tool_calls}; fallback {fallback}; "
                          f"tokens {usage.get('prompt_tokens', 0)}+{usage.get('completion_tokens', 0)}"
                          + (f"; cost ${usage['cost']:.4f}" if usage.get("cost") else "") + "\n")
     return 0
 
 
+def _check_output(output: Path) -> None:
+    """Refuse an -o the file cannot be written to before a search (maybe a paid LLM call) is spent on it."""
+    folder = output.parent
+    if output.is_dir():
+        raise EngineError(f"{output} is a folder: give -o a file name, e.g. {output / 'context.md'}.")
+    if not folder.is_dir():
+        raise EngineError(f"The folder {folder} does not exist: create it, or give -o a file in another folder.")
+
+
 def run_export(args: argparse.Namespace, data_dir: Path) -> int:
-    service = _service(args, data_dir)
-    outcome = service.search(args.query, _settings(args)[0], _reranker(args, service), record=True)
-    return cli_llm.write_export(args, service, outcome)
-
-
-def run_runs(args: argparse.Namespace, data_dir: Path) -> int:
-    return cli_llm.run_runs(args, FlashbackService(data_dir))
-
-
-def run_key(args: argparse.Namespace, data_dir: Path) -> int:
-    return cli_llm.run_key(args)
+    if args.output:
+        _check_output(args.output)
+    service, outcome = _search(args, data_dir)
+    try:
+        with user_umask():  # the user's document, with their usual modes (app.privacy explains)
+            return cli_llm.write_export(args, service, outcome)
+    except OSError as exc:
+        raise EngineError(f"Could not write {args.output}: {exc.strerror or exc}.") from exc
 
 
 def run_eval(args: argparse.Namespace, data_dir: Path) -> int:
+    from engine.evaluation.runner import load_qrels
+
+    load_qrels(args.qrels)  # a broken file is the first thing to hear about, before any build
     service = _service(args, data_dir)
-    result = service.evaluate(args.qrels, _settings(args)[0], _reranker(args, service))
+    settings, reranker = _retrieval(args, service), _reranker(args, service)
+    ensure_built(args, service)
+    result = service.evaluate(args.qrels, settings, reranker)
     if args.json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
         return 0

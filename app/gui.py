@@ -3,33 +3,80 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import resources
+from engine.errors import EngineError
 
 DEMO_EXPORT = resources.demo_export()  # None in an installation that does not carry it
 
 
-def run_gui(data_dir: Path, demo: bool = False) -> int:
-    import qasync
-    from PySide6.QtCore import QTimer
+class NoDisplayError(EngineError):
+    """Linux without X11 or Wayland: Qt would abort with a message about xcb libraries."""
+
+    def __init__(self) -> None:
+        super().__init__("No display was found (neither DISPLAY nor WAYLAND_DISPLAY is set), so the window cannot "
+                         "open; run it headless with QT_QPA_PLATFORM=offscreen, or use the commands "
+                         "(`flashback --help`, `flashback --self-test`).")
+
+
+def check_display(environ: Mapping[str, str] = os.environ, platform: str = sys.platform) -> None:
+    """Raise NoDisplayError where Qt would find no display. Without this, Qt's xcb plugin
+    aborts the process (exit 134) blaming a missing libxcb-cursor0, which sends people off
+    installing packages. macOS and Windows always have one; QT_QPA_PLATFORM set is the
+    user's own choice (offscreen, vnc, eglfs…), trusted as given."""
+    if not platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
+        return
+    if environ.get("QT_QPA_PLATFORM") or environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"):
+        return
+    raise NoDisplayError()
+
+
+def create_app(settings_dir: Path | None = None):
+    """The QApplication, named, with its settings placed and translations installed.
+
+    With `settings_dir` (a data folder given by --data-dir or FLASHBACK_DATA_DIR), QSettings
+    is an INI file inside it (`<dir>/Flashback/Flashback.ini`) instead of ~/.config: a
+    second, separate Flashback (a test, a demo, another person's folder) keeps its own
+    language and layout and leaves the user's untouched. Must run before any QSettings exists.
+    """
+    from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
-    from app.keys import KeyStore
-    from engine.service import FlashbackService
-    from ui import i18n
-    from ui.main_window import MainWindow
+    from ui import app_icon, i18n
 
+    if settings_dir is not None:
+        QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+        QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(settings_dir))
     app = QApplication.instance() or QApplication(sys.argv)
     app.setApplicationName("Flashback")
     app.setOrganizationName("Flashback")
     app.setOrganizationDomain("flashback.local")
     i18n.install(app)  # before any widget exists: texts are set in constructors
+    app_icon.install(app)  # the window icon, and the .desktop id Wayland finds the icon by
+    return app
+
+
+def run_gui(data_dir: Path, demo: bool = False, settings_in_data_dir: bool = False) -> int:
+    check_display()
+    import qasync
+    from PySide6.QtCore import QTimer
+
+    from app import __version__
+    from app.keys import KeyStore
+    from engine.service import FlashbackService
+    from ui.main_window import MainWindow
+    from ui.shell.about import AboutInfo
+
+    app = create_app(data_dir if settings_in_data_dir else None)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     demo_export = DEMO_EXPORT
-    window = MainWindow(FlashbackService(data_dir), KeyStore(), demo_export=demo_export)
+    window = MainWindow(FlashbackService(data_dir), KeyStore(), demo_export=demo_export,
+                        about=AboutInfo(__version__, data_dir))
     window.show()
     if demo and demo_export is not None:
         # After the first paint: the window shows at once, the import and build run behind

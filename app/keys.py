@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 import keyring
-from keyring.errors import KeyringError
+from keyring.errors import KeyringError, PasswordDeleteError
 
 from engine.errors import EngineError
 
@@ -21,6 +21,19 @@ ENV_VARS = {
     "custom": ("FLASHBACK_API_KEY",),
 }
 KEYLESS = ("builtin", "ollama", "llamacpp", "lmstudio")
+# Every key this process has read, so the crash log (app.crash) can scrub exactly these
+# besides anything key-shaped. Process-wide on purpose: a key may come from any KeyStore.
+_IN_USE: set[str] = set()
+
+
+def _used(key: str | None) -> str | None:
+    if key:
+        _IN_USE.add(key)
+    return key
+
+
+def keys_in_use() -> list[str]:
+    return sorted(_IN_USE)
 
 
 class KeyStoreError(EngineError):
@@ -44,10 +57,10 @@ def api_key_for(provider: str) -> str | None:
     except KeyringError:
         stored = None  # no usable backend: fall through to the environment
     if stored:
-        return stored
+        return _used(stored)
     for name in ENV_VARS.get(provider, ("FLASHBACK_API_KEY",)):
         if os.environ.get(name):
-            return os.environ[name]
+            return _used(os.environ[name])
     return None
 
 
@@ -76,7 +89,7 @@ class KeyStore:
     def get(self, provider: str) -> str | None:
         if provider in KEYLESS:
             return None
-        return self._stored(provider) or self._session.get(provider) or self._from_env(provider)
+        return _used(self._stored(provider) or self._session.get(provider) or self._from_env(provider))
 
     def source(self, provider: str) -> str | None:
         """Where the key in use comes from: "keyring", "session", "env" or None."""
@@ -102,6 +115,20 @@ class KeyStore:
 
     def set_session(self, provider: str, key: str) -> None:
         self._session[provider] = key.strip()
+
+    def delete(self, provider: str) -> bool:
+        """Remove the keyring's key; True when there was one. Raises `KeyStoreError` when the
+        system has no keyring (nothing can be stored there, so nothing was removed)."""
+        self._session.pop(provider, None)
+        if not self.backend_available():
+            raise KeyStoreError("This system has no keyring; nothing is stored in one.")
+        try:
+            keyring.delete_password(SERVICE, provider)
+        except PasswordDeleteError:
+            return False
+        except KeyringError as exc:
+            raise KeyStoreError(f"The keyring refused to remove the key: {exc}") from exc
+        return True
 
     def forget(self, provider: str) -> None:
         self._session.pop(provider, None)

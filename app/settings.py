@@ -18,3 +18,9 @@ def resolve_data_dir(cli_value: str | os.PathLike | None = None) -> Path:
     if env_value:
         return Path(env_value).expanduser()
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def data_dir_given(cli_value: str | os.PathLike | None = None) -> bool:
+    """True when the user named the data folder (flag or environment) rather than taking the
+    OS default: the window's settings then live in it too (app.gui.create_app)."""
+    return bool(cli_value or os.environ.get("FLASHBACK_DATA_DIR"))

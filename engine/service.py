@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -16,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from engine import browse
-from engine.embeddings.base import Embedder, EmbeddingConfig
+from engine.embeddings.base import Embedder, EmbeddingConfig, make_embedder
+from engine.errors import EngineError
 from engine.evaluation.runner import evaluate, load_qrels
 from engine.importers.base import CancelToken, ProgressCallback
 from engine.importers.service import ImportReport, import_path
@@ -31,6 +33,40 @@ from engine.retrieval.search import RetrievalSettings, Retriever, Stage1Result
 from engine.store.database import connect, db_path, open_engine
 from engine.store.stats import StoreStats, store_stats
 from engine.topics.agent_session import DEFAULT_TIMEOUT_S, TopicAgents
+
+
+class EmptyQueryError(EngineError):
+    """A search was asked for with nothing to look for."""
+
+    def __init__(self) -> None:
+        super().__init__("The query is empty: type what to look for, e.g. a name, a place or a question.")
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean_query(query: str) -> str:
+    """`query` as searched and recorded; raises EmptyQueryError for a blank one. Lone
+    surrogates (undecodable bytes from a command line) become U+FFFD: SQLite cannot store them."""
+    if not query or not query.strip():
+        raise EmptyQueryError()
+    return _LONE_SURROGATE.sub("\ufffd", query)
+
+
+@dataclass(frozen=True)
+class MemoryStatus:
+    """What a search would miss: messages imported since the last build, or a store whose
+    topics have no vectors of the current embedder (never built, or built with another)."""
+
+    messages: bool  # the store holds searchable (non-service) messages
+    new_messages: bool  # the newest of them is in no topic yet: an import since the last build
+    topics: bool
+    vectors: int  # topic vectors of the current embedder's model
+    other_vectors: bool  # topic vectors of another model: the store was built with another embedder
+
+    @property
+    def needs_build(self) -> bool:
+        return self.new_messages or (self.topics and self.vectors == 0)
 
 
 @dataclass
@@ -118,6 +154,25 @@ class FlashbackService:
             self._retriever = None  # the model id (IDF refit) or the indexes may have changed
         return report
 
+    def memory_status(self) -> MemoryStatus:
+        """Whether `build` has work to do for this service's embedder. Cheap on any store (a
+        search asks every time): the newest non-service message by id (ids grow with every
+        import; a build gives every waiting message a topic) and the vector generation row."""
+        # An API model's id does not depend on its dimension: no probe request just to ask.
+        model_id = (self.embedder() if self.embedding.provider == "builtin" else make_embedder(self.embedding)).model_id
+
+        def read(connection) -> MemoryStatus:
+            newest = connection.execute(
+                "SELECT topic_id FROM message WHERE is_service = 0 ORDER BY id DESC LIMIT 1").fetchone()
+            topics = connection.execute("SELECT EXISTS (SELECT 1 FROM topic)").fetchone()[0]
+            counts = dict(connection.execute("SELECT model_id, items FROM vector_generation WHERE kind = 'topic' "
+                                             "AND items > 0").fetchall())
+            vectors = counts.pop(model_id, 0)
+            return MemoryStatus(newest is not None, newest is not None and newest[0] is None, bool(topics),
+                                vectors, bool(counts))
+
+        return self._read(read)
+
     def invalidate(self) -> None:
         """Forget cached search state (the retriever, its indexes and term statistics): call
         after the store changed behind this object's back, e.g. a build in another process."""
@@ -135,6 +190,7 @@ class FlashbackService:
     def stage1(self, query: str, settings: RetrievalSettings | None = None) -> Stage1Result:
         """Candidates for `query` (blocking: run it in a worker). The window freezes them and
         re-filters with the threshold reranker or hands them to Flash without repeating this."""
+        query = clean_query(query)
         connection = self._connect()
         try:
             stage1 = self.retriever().search(connection, query, settings or RetrievalSettings())
@@ -158,7 +214,7 @@ class FlashbackService:
         reranker = reranker or KeepAllReranker()
         stage1 = self.stage1(query, settings)
         started = time.perf_counter()
-        outcome = self._outcome(stage1, reranker, reranker.rerank(query, stage1.candidates), started)
+        outcome = self._outcome(stage1, reranker, reranker.rerank(stage1.query, stage1.candidates), started)
         if record:
             outcome.run_id = self._record(outcome, reranker)
         return outcome
@@ -219,6 +275,10 @@ class FlashbackService:
     # -- browsing ---------------------------------------------------------------------
     def chats(self) -> list[browse.ChatInfo]:
         return self._read(browse.chats)
+
+    def chat_formats(self) -> dict[int, str]:
+        """chat id → the export format it came from (telegram, chatgpt, whatsapp, jsonl)."""
+        return self._read(lambda connection: dict(connection.execute("SELECT id, format FROM chat").fetchall()))
 
     def topics(self, chat_id: int | None = None, text: str = "", limit: int = 500) -> list[browse.TopicInfo]:
         return self._read(lambda connection: browse.topics(connection, chat_id, text, limit))

@@ -209,7 +209,8 @@ class VectorIndex:
                                  f"{self.dim} and {live} live items")
             record = IndexMeta(model_id=meta.model_id, dim=meta.dim, count=live,
                                params={**meta.params, **self.params}, store_checksum=meta.store_checksum)
-            path.parent.mkdir(parents=True, exist_ok=True)
+            # Private like the data folder; the temp files (mkstemp) are already 0600 and keep that mode.
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             _remove_leftover_temps(path)
             binary_tmp = _temp_beside(path)
             sidecar_tmp = _temp_beside(path)

@@ -1,4 +1,5 @@
-"""The built-in embedder's fitted IDF table: where it is kept and when it is refitted.
+"""What an embedder learns from the store: the built-in one's fitted IDF table (where it is
+kept and when it is refitted) and the vector length of an API model configured without one.
 
 IDF is fitted on the store's own topic texts (the embedder's docstring has the measured
 gain). A refit changes `model_id`, so every stored vector is re-embedded; that is cheap for
@@ -9,24 +10,52 @@ would otherwise judge a big later history by a few chats' vocabulary).
 
 from __future__ import annotations
 
+import json
+import os
 import sqlite3
 from pathlib import Path
 
 from engine.embeddings.base import Embedder, EmbeddingConfig, make_embedder
 from engine.embeddings.builtin import BuiltinEmbedder
+from engine.embeddings.openai_compat import OpenAICompatibleEmbedder
 from engine.importers.base import CancelToken
 from engine.memory.topic_documents import topic_documents_for
 
 STATE_FILE = Path("index") / "builtin_idf.bin"
+DIMS_FILE = Path("index") / "embedding_dims.json"  # "<url> <model>" → vector length an API model gave
 REFIT_GROWTH = 2.0
 
 
 def load_embedder(data_dir: Path, config: EmbeddingConfig) -> Embedder:
+    """The configured embedder with everything it needs to size an index: the fitted IDF of
+    the built-in one, the vector length of an API model (from `--embedding-dim`, else learned
+    once from one probe embedding and remembered in the data folder)."""
     state = None
     if config.provider == "builtin":
         path = Path(data_dir) / STATE_FILE
         state = path.read_bytes() if path.exists() else None
-    return make_embedder(config, builtin_state=state)
+    embedder = make_embedder(config, builtin_state=state)
+    if isinstance(embedder, OpenAICompatibleEmbedder) and not embedder.dim:
+        _learn_dim(Path(data_dir) / DIMS_FILE, embedder)
+    return embedder
+
+
+def _learn_dim(path: Path, embedder: OpenAICompatibleEmbedder) -> None:
+    """Set `embedder.dim` from what this store learned before, else from one probe request
+    (the dimension decides the index layout before any text is embedded). A server that
+    later changes the length under the same name fails with a clear EmbeddingResponseError."""
+    key = f"{embedder.url} {embedder.model}"
+    try:
+        known = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        known = {}  # missing or damaged: probing again is cheap
+    dim = known.get(key) if isinstance(known, dict) else None
+    if isinstance(dim, int) and dim > 0:
+        embedder.dim = dim
+        return
+    known = known if isinstance(known, dict) else {}
+    known[key] = embedder.probe()
+    _write_private(path, json.dumps(known, indent=1, sort_keys=True).encode())
 
 
 def needs_refit(connection: sqlite3.Connection, embedder: Embedder) -> bool:
@@ -50,9 +79,15 @@ def refit(data_dir: Path, connection: sqlite3.Connection, embedder: BuiltinEmbed
                 yield "\n".join(documents)
 
     fitted = embedder.fit(texts(), cancel=cancel)
-    path = Path(data_dir) / STATE_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_bytes(fitted.state or b"")
-    tmp.replace(path)
+    _write_private(Path(data_dir) / STATE_FILE, fitted.state or b"")
     return fitted
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    """Replace `path` atomically with a 0600 file (learned from the chats: private like the store)."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    handle = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(handle, "wb") as stream:
+        stream.write(data)
+    tmp.replace(path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -101,14 +102,31 @@ def db_path(data_dir: Path) -> Path:
     return Path(data_dir) / DB_FILE_NAME
 
 
+def _create_private(data_dir: Path, path: Path) -> None:
+    """A new data folder is 0700 and a new store 0600, whatever the caller's umask: it is a
+    person's whole chat history. SQLite gives its -wal and -shm files the store's own mode.
+    Parents are made with the usual modes (they are not ours); existing files are left to
+    the app (`app.privacy.tighten`), which can tell the user what it changed."""
+    if not data_dir.is_dir():
+        data_dir.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            data_dir.mkdir(mode=0o700)
+        except FileExistsError:
+            pass  # made by another process in between: it created it with these same modes
+        else:
+            os.chmod(data_dir, 0o700)  # mkdir's mode is masked by the umask: say it exactly
+    if not path.exists():
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))  # an empty file is a new SQLite database
+
+
 def open_engine(data_dir: Path) -> Engine:
     """Create the data dir and database if needed, migrate, and return the engine."""
     data_dir = Path(data_dir)
+    path = db_path(data_dir)
     try:
-        data_dir.mkdir(parents=True, exist_ok=True)
+        _create_private(data_dir, path)
     except OSError as exc:
         raise StoreError(f"Cannot create the data folder {data_dir}: {exc.strerror}") from exc
-    path = db_path(data_dir)
     engine = create_engine(f"sqlite:///{path}")
     event.listen(engine, "connect", lambda dbapi_conn, _record: apply_pragmas(dbapi_conn))
     migrate(path, engine)

@@ -8,6 +8,7 @@ stored as UTC epoch seconds and shown as ISO 8601 (UTC).
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import time
 from collections.abc import Mapping, Sequence
@@ -109,7 +110,17 @@ def save_run(connection: sqlite3.Connection, *, query: str, reranker: str, setti
         scrubbed_json(timings_ms, secrets), scrubbed_json(result.report, secrets),
         None if result.trace is None else scrubbed_json(result.trace, secrets),
     )
+    row = tuple(_storable(value) if isinstance(value, str) else value for value in row)
     return int(_write(connection, _INSERT, row, "record the rerank run").lastrowid)
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _storable(text: str) -> str:
+    """SQLite takes UTF-8 only: a lone surrogate (undecodable bytes from a command line,
+    decoded with surrogateescape) would fail the whole insert, so it becomes U+FFFD."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
 
 
 def _write(connection: sqlite3.Connection, sql: str, params: tuple, what: str) -> sqlite3.Cursor:

@@ -1,0 +1,77 @@
+"""Small pieces of the CLI's human output: counted nouns, durations, stage progress.
+
+Progress goes to stderr (stdout stays one clean JSON object with --json). At a terminal it
+is one line redrawn with \\r; anywhere else (a log, a pipe, CI) a redrawn line would be one
+endless run-on line, so each stage gets one plain line when it ends.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+_IRREGULAR = {"person": "people", "index": "indexes", "query": "queries", "reply": "replies"}
+
+
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """"1 chat", "7 chats", "1,024 messages"; `many` for a plural the table does not know."""
+    word = noun if count == 1 else (many or _IRREGULAR.get(noun) or noun + "s")
+    return f"{count:,} {word}"
+
+
+def duration(ms: float | None) -> str:
+    """Milliseconds for a person: "850 ms", "1.2 s", "2 min 5 s"; "–" when unknown."""
+    if ms is None:
+        return "–"
+    if ms < 1000:
+        return f"{ms:.0f} ms"
+    seconds = ms / 1000
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes} min {rest} s"
+
+
+def money(usd: float | None) -> str:
+    if not usd:
+        return "$0"
+    return f"${usd:.4f}" if usd < 1 else f"${usd:,.2f}"
+
+
+class StageProgress:
+    """`(stage, done, total)` callbacks → stderr; call `finish()` once the work is over."""
+
+    def __init__(self, stream: TextIO | None = None, interval: float = 0.1) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.interval = interval
+        self._stage: str | None = None
+        self._last: tuple[int, int] = (0, 0)
+        self._drawn = 0.0
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if stage != self._stage and self._stage is not None and not self.tty:
+            self._line(self._stage, *self._last)
+        self._stage, self._last = stage, (done, total)
+        now = time.monotonic()
+        if self.tty and (now - self._drawn >= self.interval or done >= total):
+            self._drawn = now
+            self.stream.write(f"\r{stage:<16} {done:>9,} / {total:,}   ")
+            self.stream.flush()
+
+    def _line(self, stage: str, done: int, total: int) -> None:
+        # A stage that ended without a final count (a one-step fit, an empty stage) is just done.
+        counts = f"{done:,} / {total:,}" if total > 1 and done == total else "done"
+        self.stream.write(f"{stage}: {counts}\n")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        if self._stage is None:
+            return
+        if self.tty:
+            self.stream.write("\n")
+        else:
+            self._line(self._stage, *self._last)
+        self.stream.flush()
+        self._stage = None

@@ -1,0 +1,73 @@
+"""What the CLI does with an exception nobody planned for: one sentence for the person, the
+traceback for whoever fixes it, in `<data dir>/logs/flashback.log` (0600, rotated at
+512 KiB, two old files kept), never with an API key in it.
+
+Keys are scrubbed twice: every key this process read (`app.keys.keys_in_use`) and the
+key environment variables' values are replaced, then anything shaped like a key or a
+`Bearer` header (`engine.traces.scrub`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import traceback
+from logging.handlers import RotatingFileHandler
+from pathlib import Path
+
+from app.keys import ENV_VARS, keys_in_use
+from engine.traces.scrub import scrub_text
+
+LOG_FILE = Path("logs") / "flashback.log"
+MAX_BYTES = 512 * 1024
+BACKUPS = 2
+
+
+class _Scrubbed(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return scrub_text(super().format(record), _secrets())
+
+
+def _secrets() -> list[str]:
+    names = {name for names in ENV_VARS.values() for name in names}
+    return [*keys_in_use(), *(os.environ[name] for name in sorted(names) if os.environ.get(name))]
+
+
+def log_path(data_dir: Path) -> Path:
+    return Path(data_dir) / LOG_FILE
+
+
+def _logger(data_dir: Path) -> logging.Logger:
+    path = log_path(data_dir)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if not path.exists():  # created private whatever the umask; the rotated copies are renames of it
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+    logger = logging.getLogger("flashback.crash")
+    logger.propagate = False  # the traceback goes to the file only, never to the terminal
+    for old in list(logger.handlers):
+        logger.removeHandler(old)
+        old.close()
+    handler = RotatingFileHandler(path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8",
+                                  errors="backslashreplace")
+    handler.setFormatter(_Scrubbed("%(asctime)s %(levelname)s %(message)s"))
+    logger.addHandler(handler)
+    return logger
+
+
+def report(exc: BaseException, data_dir: Path | None, command: str | None) -> str:
+    """Log `exc` with its traceback; return the one sentence to show instead."""
+    message = scrub_text(str(exc), _secrets()).strip()
+    what = f"{type(exc).__name__}: {message.splitlines()[0][:200]}" if message else type(exc).__name__
+    details = "".join(traceback.format_exception(exc))
+    if data_dir is None:
+        return f"flashback stopped on an unexpected error ({what}) before it knew where to write the details."
+    try:
+        logger = _logger(data_dir)
+        logger.error("`flashback %s` failed\n%s", command or "", details)
+        for handler in logger.handlers:
+            handler.close()
+    except OSError as problem:
+        return (f"flashback stopped on an unexpected error ({what}); the details could not be written to "
+                f"{log_path(data_dir)} ({problem.strerror}).")
+    return (f"flashback stopped on an unexpected error ({what}); the details are in {log_path(data_dir)} "
+            "(please attach it when you report this).")

@@ -1,0 +1,102 @@
+"""Keeping the data folder private: a person's whole chat history, often on a shared machine.
+
+Three layers, each covering what the one before it cannot:
+
+- `private_umask()` at CLI and GUI start (umask 0o077): every file the process makes is
+  0600 and every folder 0700, whoever writes it (SQLite's WAL/SHM, hnswlib's saves, the
+  calibration and IDF files, the log, an import child process, which inherits it);
+- the engine creates the data folder 0700 and the store 0600 itself
+  (`engine.store.database.open_engine`), so a store made by any caller is private;
+- `tighten(data_dir)` narrows a folder made by an older Flashback or copied in with wider
+  modes, and says so once: the next time there is nothing left to narrow.
+
+A file the user names (`export -o FILE`) is written with the user's own umask
+(`user_umask()`): it is a document they chose to put somewhere, as `> FILE` in their
+shell would be, often to share it; the store's privacy does not extend to it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+PRIVATE_UMASK = 0o077
+FOLDER_MODE = 0o700
+FILE_MODE = 0o600
+# What Flashback itself keeps in the data folder; a folder holding anything else is not
+# ours alone (someone pointed --data-dir at ~/Documents), so only our files are narrowed.
+OWN_NAMES = ("flashback.sqlite3", "index", "logs", "Flashback")
+
+_user_umask: int | None = None
+
+
+def private_umask() -> None:
+    """Make every file this process creates private from here on; remembers the user's umask."""
+    global _user_umask
+    previous = os.umask(PRIVATE_UMASK)
+    if _user_umask is None:  # called twice (the GUI after the CLI): keep the user's own
+        _user_umask = previous
+
+
+@contextlib.contextmanager
+def user_umask() -> Iterator[None]:
+    """The user's own umask for the duration, for files they asked for by name."""
+    if _user_umask is None:
+        yield
+        return
+    mine = os.umask(_user_umask)
+    try:
+        yield
+    finally:
+        os.umask(mine)
+
+
+def _ours(name: str) -> bool:
+    return any(name == own or name.startswith(own + "-") for own in OWN_NAMES)
+
+
+def _narrow(path: Path, mode: int) -> bool:
+    """chmod `path` to `mode` when it grants more than that; True when it did."""
+    try:
+        current = stat.S_IMODE(path.lstat().st_mode)
+    except OSError:
+        return False
+    if stat.S_ISLNK(path.lstat().st_mode) or not current & ~mode:
+        return False  # never follow a link out of the folder; already private
+    try:
+        os.chmod(path, current & mode)
+    except OSError:
+        return False  # not ours to change (another owner): nothing more to do from here
+    return True
+
+
+def tighten(data_dir: Path) -> str | None:
+    """Narrow an existing data folder and Flashback's files in it; one sentence for the user
+    when anything was wider than private, else None (so it is said only once)."""
+    data_dir = Path(data_dir)
+    if os.name != "posix" or not data_dir.is_dir():
+        return None  # Windows: the per-user folder's ACL already keeps others out
+    entries = list(data_dir.iterdir())
+    changed = 0
+    for entry in entries:
+        if not _ours(entry.name):
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            changed += _narrow(entry, FOLDER_MODE)
+            for inner in entry.rglob("*"):
+                changed += _narrow(inner, FOLDER_MODE if inner.is_dir() else FILE_MODE)
+        else:
+            changed += _narrow(entry, FILE_MODE)
+    only_ours = all(_ours(entry.name) for entry in entries)
+    folder_changed = _narrow(data_dir, FOLDER_MODE) if only_ours else False
+    if folder_changed:
+        return f"made the data folder {data_dir} readable by you alone (it was open to others)"
+    if changed and only_ours:
+        return f"made Flashback's files in {data_dir} readable by you alone (they were open to others)"
+    if changed:
+        return (f"made Flashback's files in {data_dir} readable by you alone; the folder itself holds "
+                "other files and was left as it is")
+    return None
