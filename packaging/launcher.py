@@ -1,4 +1,4 @@
-"""The bundle's entry point: the same `flashback` command as the console script (`app.cli:main`).
+"""The bundle's entry point: the same `flashback` command as the console script (`app.entry:main`).
 
 PyInstaller freezes this file as the executable's `__main__`; everything else it finds by
 following the imports from here (the spec adds what a static scan cannot see).
@@ -21,6 +21,6 @@ if __name__ == "__main__":
     if getattr(sys, "frozen", False) and len(sys.argv) > 2 and sys.argv[1] == "-c":
         _python_c(sys.argv[2], sys.argv[3:])
         sys.exit(0)
-    from app.cli import main
+    from app.entry import main
 
     sys.exit(main())
