@@ -30,19 +30,40 @@ def add_build_llm_options(parser: argparse.ArgumentParser) -> None:
                             "chunks it fails on get extractive summaries")
     add_endpoint_options(group)
     group.add_argument("--llm-timeout", type=float, default=60.0, help="seconds per agent call (default 60)")
+    group.add_argument("--llm-concurrency", type=int, default=None, metavar="N",
+                       help="requests in flight at once (default: 1 for a local server, else 4)")
 
 
 def add_flash_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("Flash reranker (--reranker flash)")
     add_endpoint_options(group)
-    group.add_argument("--timeout", type=float, default=60.0, help="total seconds for the whole rerank (default 60)")
+    group.add_argument("--timeout", type=float, default=None,
+                       help="total seconds for the whole rerank (default 60; 180 for a local server)")
+    group.add_argument("--turn1-share", type=float, default=0.5, metavar="SHARE",
+                       help="share of --timeout turn 1 (reading every candidate) may take (default 0.5)")
     group.add_argument("--max-tool-calls", type=int, default=3, help="get_topics_content calls allowed (default 3)")
+    group.add_argument("--protocol", default="auto", choices=("auto", "tools", "constrained"),
+                       help="auto (default): what the server is known to enforce; tools: a forced tool call; "
+                            "constrained: both turns through a JSON schema (llama.cpp, Ollama, LM Studio)")
+    group.add_argument("--max-tokens-read", type=int, default=None, metavar="N",
+                       help="reply bound of turn 1 (default 2048; 384 for a local server)")
+    group.add_argument("--max-tokens-answer", type=int, default=None, metavar="N",
+                       help="reply bound of the selection (default 4096; 1536 for a local server)")
+    group.add_argument("--people-shown", type=int, default=None, metavar="N",
+                       help="person candidates shown (default 20; 8 for a local server)")
+    group.add_argument("--artifacts-shown", type=int, default=None, metavar="N",
+                       help="file candidates shown (default 20; 8 for a local server)")
     group.add_argument("--reasoning", default="low", choices=("none", "minimal", "low", "medium", "high"),
                        help="reasoning effort (default low)")
     group.add_argument("--recent", default="", help="recent messages of the conversation, as context for the query")
     group.add_argument("--excerpts", action="store_true", help="ask for excerpts of topics over 25,000 chars")
-    group.add_argument("--contextualize", action="store_true",
-                       help="rewrite the query from --recent first (left as is when they don't disambiguate)")
+    group.add_argument("--contextualize", dest="contextualize", action="store_true", default=True,
+                       help="rewrite the query from --recent first (the default; left as is when they don't "
+                            "disambiguate)")
+    group.add_argument("--no-contextualize", dest="contextualize", action="store_false",
+                       help="search and rerank the query exactly as typed, even with --recent")
+    group.add_argument("--rewrite-timeout", type=float, default=None, metavar="SECONDS",
+                       help="seconds for the rewrite (default 10; 30 for a local server)")
 
 
 def endpoint_from(args: argparse.Namespace, keys: KeyStore | None = None) -> Endpoint:
@@ -63,9 +84,12 @@ def flash_reranker(args: argparse.Namespace, service):
 
     endpoint = endpoint_from(args)
     settings = FlashSettings(model=endpoint.default_model, max_tool_calls=args.max_tool_calls,
-                             total_timeout=args.timeout,
+                             total_timeout=args.timeout, turn1_share=args.turn1_share, protocol=args.protocol,
                              reasoning_effort=None if args.reasoning == "none" else args.reasoning,
-                             excerpts=args.excerpts, contextualize_query=args.contextualize)
+                             excerpts=args.excerpts, contextualize_query=args.contextualize,
+                             rewrite_timeout=args.rewrite_timeout, max_tokens_read=args.max_tokens_read,
+                             max_tokens_answer=args.max_tokens_answer, people_shown=args.people_shown,
+                             artifacts_shown=args.artifacts_shown)
     return service.flash_reranker(endpoint, settings, recent_messages=args.recent)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 import time
 from collections import defaultdict, deque
@@ -188,3 +189,75 @@ class FakeOpenAI:
                     pass  # the client gave up (timeout or cancel): that is what the test wanted
 
         return RequestHandler
+
+
+def schema_instance(schema: dict[str, Any], picks: int = 3, reason: str = "matches the query") -> Any:
+    """A small value that satisfies `schema` the way a grammar-constrained server's output
+    does: enums give their first `picks` values (within maxItems), strings respect maxLength."""
+    kind = schema.get("type")
+    if "enum" in schema:
+        return schema["enum"][0]
+    if kind == "object":
+        return {key: schema_instance(sub, picks, reason) for key, sub in schema.get("properties", {}).items()
+                if key in schema.get("required", [])}
+    if kind == "array":
+        items = schema.get("items", {})
+        count = max(schema.get("minItems", 0), min(picks, schema.get("maxItems", picks)))
+        if "enum" in items:
+            return list(items["enum"][:count])
+        # Objects with an enum id (the selection): the first two ids, each once.
+        entries = []
+        for n in range(min(count, 2)):
+            entry = schema_instance(items, picks, reason)
+            ids = items.get("properties", {}).get("id", {}).get("enum")
+            if isinstance(entry, dict) and ids and n < len(ids):
+                entry["id"] = ids[n]
+            entries.append(entry)
+        return entries
+    if kind == "string":
+        return reason[: schema.get("maxLength", len(reason))]
+    if kind == "integer":
+        return 0
+    return None
+
+
+class LocalServerModel:
+    """A scripted stand-in for llama-server / llama-cpp-python as measured (docs/llm_servers.md).
+
+    `forces`: which tool_choice values make the "model" call the tool ("required", "named");
+    an empty set is llama-server, {"named"} is llama-cpp-python. `response_format`
+    json_schema is always obeyed (a grammar); without it the model writes prose.
+    `null_content_500`: an assistant message with content null is a 500 (llama-cpp-python).
+    """
+
+    def __init__(self, forces: frozenset[str] = frozenset(), null_content_500: bool = False,
+                 picks: int = 3, json_schema_500: bool = False) -> None:
+        self.forces, self.null_content_500, self.picks = forces, null_content_500, picks
+        self.json_schema_500 = json_schema_500  # llama-cpp-python: only json_object (+ schema)
+
+    def __call__(self, request: RecordedRequest) -> FakeResponse:
+        body = request.body
+        if self.null_content_500 and any(m.get("content") is None for m in body["messages"]):
+            return FakeResponse(status=500, json={"error": {"message": "1 validation error for "
+                                                  "CreateChatCompletionRequest messages.2.content Input should be "
+                                                  "a valid string", "type": "internal_server_error"}})
+        fmt = body.get("response_format") or {}
+        if fmt.get("type") == "json_schema" and self.json_schema_500:
+            return FakeResponse(status=500, json={"error": {"message": "1 validation error: {'type': 'literal_error', "
+                                                  "'loc': ('body', 'response_format', 'type'), 'msg': \"Input should "
+                                                  "be 'text' or 'json_object'\"}", "type": "internal_server_error"}})
+        schema = fmt["json_schema"]["schema"] if fmt.get("type") == "json_schema" else fmt.get("schema")
+        if schema:  # either form: a grammar
+            return FakeResponse(json=chat_reply(json.dumps(schema_instance(schema, self.picks))))
+        if fmt.get("type") == "json_object":  # JSON, any shape: the topics it was shown last
+            read = [int(i) for i in re.findall(r"=== Topic (\d+) ===", body["messages"][-1].get("content") or "")]
+            value = {"topic_ids": [{"id": i, "reason": "matches the query"} for i in read[:2]]}
+            return FakeResponse(json=chat_reply(json.dumps(value)))
+        choice = body.get("tool_choice")
+        forced = (choice == "required" and "required" in self.forces) or \
+                 (isinstance(choice, dict) and "named" in self.forces)
+        if forced and not any(m["role"] == "tool" for m in body["messages"]):
+            shown = [int(i) for i in re.findall(r"\[Topic:(\d+)\]", body["messages"][1]["content"])]
+            return FakeResponse(json=chat_reply(tool_calls=[tool_call("get_topics_content",
+                                                                      {"topic_ids": shown[: self.picks]})]))
+        return FakeResponse(json=chat_reply("Sure! The most relevant topics are about the budget."))

@@ -88,3 +88,48 @@ def test_build_without_llm_sends_nothing(tmp_path, server):
     built = run("build", "--json", data_dir=data, FLASHBACK_API_KEY=KEY)
     assert built.returncode == 0 and json.loads(built.stdout)["agents"] == {}
     assert server.requests_to("/v1/chat/completions") == []
+
+
+def many_chats(tmp_path, count: int):
+    rows = [line(f"Chat {c}", 1000 * c + n, author, BASE + 60 * n, text)
+            for c in range(count) for n, (author, text) in enumerate(TRIP)]
+    return write_jsonl(tmp_path / "many.jsonl", rows)
+
+
+def test_build_against_a_local_server_sends_one_request_at_a_time(tmp_path, server):
+    import threading
+    import time
+
+    state = {"now": 0, "most": 0}
+    lock = threading.Lock()
+
+    def one_at_a_time(request: RecordedRequest) -> FakeResponse:
+        with lock:
+            state["now"] += 1
+            state["most"] = max(state["most"], state["now"])
+        time.sleep(0.05)
+        with lock:
+            state["now"] -= 1
+        return scripted_agents(request)
+    server.handle("/v1/chat/completions", one_at_a_time)
+    data = tmp_path / "store"
+    assert run("import", str(many_chats(tmp_path, 4)), data_dir=data).returncode == 0
+    built = run("build", "--llm", "--endpoint", "llamacpp", "--base-url", server.base_url, "--json", data_dir=data)
+    assert built.returncode == 0, built.stderr
+    calls = server.requests_to("/v1/chat/completions")
+    assert len(calls) >= 4 and state["most"] == 1
+    assert all(isinstance(r.body.get("max_tokens"), int) for r in calls)
+
+
+def test_build_stops_after_a_few_failures_in_a_row_naming_the_server(tmp_path, server):
+    import time
+
+    server.handle("/v1/chat/completions", lambda r: FakeResponse(status=503, json={"error": {"message": "loading"}}))
+    data = tmp_path / "store"
+    assert run("import", str(many_chats(tmp_path, 8)), data_dir=data).returncode == 0
+    started = time.monotonic()
+    built = run("build", "--llm", "--endpoint", "llamacpp", "--base-url", server.base_url, data_dir=data)
+    assert built.returncode != 0 and "Traceback" not in built.stderr
+    assert f"llama.cpp server at {server.base_url} failed 3 times in a row" in built.stderr
+    assert len(server.requests_to("/v1/chat/completions")) == 9  # 3 calls × (1 + 2 retries), then none
+    assert time.monotonic() - started < 60

@@ -113,3 +113,49 @@ def test_search_since_until_keep_topics_of_those_days(store):
     assert any(c["date"] > "2025-04-15" for c in everything if c["kind"] == "topic")  # the filter did something
     bad = run("search", "x", "--since", "2025-13-01", data_dir=store)
     assert bad.returncode == 2 and "is not a day like" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_flash_on_a_llama_cpp_like_server_runs_constrained_turns(store):
+    from tests.fake_openai import LocalServerModel
+
+    with FakeOpenAI() as llama:
+        llama.handle("/v1/chat/completions", LocalServerModel())
+        found = run("search", "hotel in Lisbon", "--reranker", "flash", "--endpoint", "llamacpp",
+                    "--base-url", llama.base_url, "--json", data_dir=store)
+        assert found.returncode == 0, found.stderr
+        payload = json.loads(found.stdout)
+        report = payload["report"]
+        assert payload["fallback"] is None and report["protocol"] == "constrained" and report["turns"] == 2
+        sent = [r.body for r in llama.requests_to("/v1/chat/completions")]
+        assert [b["response_format"]["type"] for b in sent] == ["json_object", "json_object"]
+        assert "topic_ids" in sent[0]["response_format"]["schema"]["properties"]
+        assert sent[1]["response_format"]["schema"]["properties"]["topic_ids"]["items"]["properties"]["reason"]
+        assert all(b["max_tokens"] > 0 and "tools" not in b for b in sent)
+        shown = {(c["kind"], c["id"]) for c in payload["candidates"]}
+        assert payload["selected"] and all((s["kind"], s["id"]) in shown for s in payload["selected"])
+
+
+def test_flash_recent_messages_are_rewritten_first(store):
+    from tests.fake_openai import LocalServerModel
+
+    model = LocalServerModel()
+
+    def rewrite_then_model(request: RecordedRequest) -> FakeResponse:
+        if "Do not guess" in request.body["messages"][0]["content"]:
+            return FakeResponse(json=chat_reply("the Casa dos Remédios booking in Lisbon"))
+        return model(request)
+    with FakeOpenAI() as llama:
+        llama.handle("/v1/chat/completions", rewrite_then_model)
+        found = run("search", "where are we staying?", "--reranker", "flash", "--endpoint", "llamacpp",
+                    "--base-url", llama.base_url, "--recent", "Anna: did you book the place in Alfama?",
+                    "--json", data_dir=store)
+        assert found.returncode == 0, found.stderr
+        rewrite = json.loads(found.stdout)["report"]["rewrite"]
+        assert rewrite["rewritten"] == "the Casa dos Remédios booking in Lisbon" and rewrite["used"] is True
+        sent = [r.body for r in llama.requests_to("/v1/chat/completions")]
+        assert len(sent) == 3 and sent[0]["max_tokens"] == 96
+        assert "<contextualized_query>\nthe Casa dos Remédios booking in Lisbon" in sent[1]["messages"][1]["content"]
+        off = run("search", "where are we staying?", "--reranker", "flash", "--endpoint", "llamacpp",
+                  "--base-url", llama.base_url, "--recent", "Anna: hi", "--no-contextualize", "--json",
+                  data_dir=store)
+        assert off.returncode == 0 and json.loads(off.stdout)["report"]["rewrite"] is None

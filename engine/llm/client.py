@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 
-from engine.llm.capabilities import CapabilityMemory, endpoint_key
+from engine.llm.capabilities import CapabilityMemory, EndpointCapabilities, endpoint_key
 from engine.llm.errors import (
     LLMAuthError,
     LLMBadRequest,
@@ -76,10 +76,12 @@ class ChatClient:
     async def complete(self, messages: list[dict], *, model: str | None = None, tools: list[dict] | None = None,
                        tool_choice: str | dict | None = None, response_format: dict | None = None,
                        reasoning_effort: str | None = None, timeout: float | None = None,
-                       extra_body: Mapping[str, Any] | None = None) -> ChatResult:
+                       max_tokens: int | None = None, extra_body: Mapping[str, Any] | None = None) -> ChatResult:
         """One chat completion. `timeout` (seconds) bounds the whole call, retries included.
 
-        `extra_body` adds provider fields (temperature, max_tokens, OpenRouter plugins).
+        `max_tokens` bounds the reply, sent under the preset's name for it: a server keeps
+        generating after the client gave up, so an unbounded reply from a small local model
+        occupies it for minutes. `extra_body` adds provider fields (temperature, plugins).
         """
         label = self.preset.label
         if self._closed:
@@ -93,7 +95,7 @@ class ChatClient:
         key = endpoint_key(self.endpoint.url, model)
         plan = RequestPlan(preset=self.preset, caps=self.capabilities.get(key), model=model, messages=messages,
                            tools=tools, tool_choice=tool_choice, response_format=response_format,
-                           reasoning_effort=reasoning_effort, extra_body=extra_body)
+                           reasoning_effort=reasoning_effort, extra_body=extra_body, max_tokens=max_tokens)
         loop = asyncio.get_running_loop()
         started = loop.time()
         state = _CallState()
@@ -119,7 +121,16 @@ class ChatClient:
                           model=answered_by if isinstance(answered_by, str) else None,
                           raw_request=state.body, raw_response=data,
                           duration_ms=(loop.time() - started) * 1000, attempts=state.attempts,
-                          degraded=plan.degraded())
+                          degraded=plan.degraded(), rejected=list(plan.rejections))
+
+    def capabilities_for(self, model: str | None = None) -> EndpointCapabilities:
+        """What this endpoint (base URL + model) has been seen to accept, a copy."""
+        return self.capabilities.get(endpoint_key(self.endpoint.url, model or self.endpoint.default_model))
+
+    def learn_protocol(self, protocol: str, evidence: str, model: str | None = None) -> None:
+        """Remember which Flash protocol this endpoint needs, and why (see capabilities.py)."""
+        self.capabilities.learn_protocol(endpoint_key(self.endpoint.url, model or self.endpoint.default_model),
+                                         protocol, evidence)
 
     async def _attempts(self, plan: RequestPlan, deadline: float, state: _CallState) -> dict[str, Any]:
         label = self.preset.label
@@ -145,11 +156,17 @@ class ChatClient:
                 await self._embedded_error(error, state, deadline)
                 continue
             message = self._server_message(response)
-            if status in (400, 404, 422):
+            # A 5xx that names a request field is the request's fault, as a 400 is
+            # (llama-cpp-python validates with pydantic and answers 500): degrade, don't retry.
+            if status in (400, 404, 422) or status >= 500:
                 dropped = plan.degrade(status, message)
                 if dropped:
                     log.info("%s rejected %s (%s); retrying without it", label, dropped, status)
                     continue
+            if status >= 500 and _is_validation_error(message):
+                raise LLMBadRequest(f"{label} could not read the request ({status}: {message[:200]}). Check the "
+                                    f"model name ({plan.model}) and that the server is OpenAI-compatible.",
+                                    status=status, server_message=message)
             if should_retry(status):
                 retry_after = parse_retry_after(response.headers)
                 await self._pause_or_raise(state, deadline, retry_after,
@@ -258,6 +275,15 @@ class _CallState:
         self.attempts = 0
         self.retries = 0
         self.body: dict[str, Any] = {}
+
+
+_VALIDATION_MARKERS = ("validation error", "input should be", "field required", "extra inputs are not permitted")
+
+
+def _is_validation_error(message: str) -> bool:
+    """A server error that is really a rejected request (pydantic's wording): retrying cannot help."""
+    text = message.lower()
+    return any(marker in text for marker in _VALIDATION_MARKERS)
 
 
 def _error_text(error: Any) -> str:

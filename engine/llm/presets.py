@@ -9,11 +9,18 @@ result is remembered per endpoint (`capabilities.py`).
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
+from urllib.parse import urlsplit
 
 ReasoningStyle = Literal["openrouter", "openai", "none"]
+# How the Flash reranker runs its two turns on this server (engine/rerank/flash/protocol.py):
+# "tools" = the seeds' forced get_topics_content call; "constrained" = both turns asked
+# through response_format json_schema, for servers that enforce schemas (a grammar) but
+# not a forced tool call.
+FlashProtocol = Literal["tools", "constrained"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +38,17 @@ class Preset:
     json_object: bool = True  # accepts response_format {"type": "json_object"}
     # OpenRouter: ask for usage accounting (usage.cost, reasoning tokens) in the body.
     usage_include: bool = False
+    # Where the reply bound goes: OpenAI's reasoning models refuse `max_tokens` and want
+    # `max_completion_tokens`; every other server here documents `max_tokens`.
+    token_field: str = "max_tokens"
+    # The server forces a named or "required" tool call; when it does not (or is not known
+    # to), Flash uses constrained turns. Learned evidence overrides this per endpoint.
+    flash_protocol: FlashProtocol = "tools"
+    # Runs on the user's machine: CPU-speed budgets, one build request at a time.
+    local: bool = False
+    # Send a JSON schema as `{"type": "json_object", "schema": …}` instead of OpenAI's
+    # `{"type": "json_schema", "json_schema": {"schema": …}}`.
+    schema_as_json_object: bool = False
 
 
 # OpenRouter
@@ -54,13 +72,15 @@ OPENROUTER = Preset(
     usage_include=True,
 )
 
-# OpenAI: API reference (chat/create): tool_choice none/auto/required/named function,
+# OpenAI: API reference (chat/create): tool_choice none/auto/required/named function (the
+# model "must call" it: enforced, so the seeds' protocol), `max_completion_tokens` (`max_tokens`
+# is "deprecated in favor of max_completion_tokens, and is not compatible with o-series models"),
 # response_format text/json_object/json_schema, `reasoning_effort` for reasoning models
 # (none/minimal/low/medium/high/xhigh depending on model; others reject it with a 400,
 # which degrading handles). No `usage` request field: unknown top-level fields are a 400.
 OPENAI = Preset(
     name="openai", label="OpenAI", base_url="https://api.openai.com/v1",
-    default_model="gpt-5-mini", needs_key=True, reasoning="openai",
+    default_model="gpt-5-mini", needs_key=True, reasoning="openai", token_field="max_completion_tokens",
 )
 
 # Ollama: docs "OpenAI compatibility" (docs.ollama.com/api/openai-compatibility, repo
@@ -68,9 +88,13 @@ OPENAI = Preset(
 # `reasoning_effort` / `reasoning.effort` ("high"/"medium"/"low"/"none"); `tool_choice` is
 # listed as NOT supported, so it is left out and reported as degraded. The key is
 # "required but ignored" by OpenAI SDKs; we simply send no Authorization header.
+# Nothing forces a tool call, but structured outputs (docs "Structured outputs": a JSON
+# schema in `format`, `response_format` json_schema on /v1) constrain decoding: constrained
+# turns. `max_tokens` is listed as supported.
 OLLAMA = Preset(
     name="ollama", label="Ollama", base_url="http://localhost:11434/v1",
     default_model="qwen3:8b", needs_key=False, reasoning="openai", tool_choice=False,
+    flash_protocol="constrained", local=True,
 )
 
 # llama.cpp server: tools/server/README.md: `response_format` supports `{"type":
@@ -79,9 +103,17 @@ OLLAMA = Preset(
 # object is not parsed and is silently treated as "auto" (also noted by the
 # langchain-llama-cpp PyPI page), so a forced function is sent as "required". Reasoning is
 # a server flag (`--reasoning-format`, `chat_template_kwargs`), not a request field.
+# Measured (docs/llm_servers.md): llama-server accepts "required" but does not enforce it
+# (SmolLM2 answered in prose) while `response_format` json_schema is a grammar it always
+# enforces; llama-cpp-python's server (same preset) enforces a named tool_choice only.
+# Both honour `max_tokens`. So: constrained turns. The schema goes as `json_object` +
+# `schema`: the one form both accept (llama-server's README lists it beside `json_schema`;
+# llama-cpp-python's ResponseFormat is only 'text' | 'json_object' with an optional schema,
+# and `json_schema` is a 500 there, measured).
 LLAMA_CPP = Preset(
     name="llamacpp", label="llama.cpp server", base_url="http://localhost:8080/v1",
     default_model="local", needs_key=False, reasoning="none", named_tool_choice=False,
+    flash_protocol="constrained", local=True, schema_as_json_object=True,
 )
 
 # LM Studio: docs developer/openai-compat (chat-completions, tools, structured-output):
@@ -89,14 +121,18 @@ LLAMA_CPP = Preset(
 # "'response_format.type' must be 'json_schema' or 'text'" (bug tracker #189);
 # tool_choice only as a string: "Invalid tool_choice type: 'object'. Supported string
 # values: none, auto, required" (lmstudio-ai/docs#177). Reasoning effort exists only on
-# /v1/responses, so none is sent on chat completions.
+# /v1/responses, so none is sent on chat completions. Its structured output is enforced
+# (docs "Structured Output": the schema is applied by grammar / Outlines) while a tool call
+# is only what the model chooses to emit: constrained turns.
 LM_STUDIO = Preset(
     name="lmstudio", label="LM Studio", base_url="http://localhost:1234/v1",
     default_model="local-model", needs_key=False, reasoning="none",
-    named_tool_choice=False, json_object=False,
+    named_tool_choice=False, json_object=False, flash_protocol="constrained", local=True,
 )
 
-# Any other OpenAI-compatible server: assume the OpenAI request shape, degrade on demand.
+# Any other OpenAI-compatible server: assume the OpenAI request shape, degrade on demand,
+# switch Flash to constrained turns the first time a forced call is ignored. It counts as
+# local (budgets, build concurrency) when its address is (see `Endpoint.is_local`).
 CUSTOM = Preset(
     name="custom", label="the LLM server", base_url="", default_model="",
     needs_key=False, reasoning="openai",
@@ -150,3 +186,20 @@ class Endpoint:
     @property
     def default_model(self) -> str:
         return self.model or self.spec.default_model
+
+    @property
+    def is_local(self) -> bool:
+        """A local preset, or a custom server on this machine or the local network (a cloud
+        preset pointed at localhost is a proxy or a test double: it keeps its cloud budgets)."""
+        return self.spec.local or (self.preset == "custom" and is_local_url(self.url))
+
+
+def is_local_url(url: str) -> bool:
+    host = (urlsplit(url).hostname or "").lower()
+    if host in ("localhost", "host.docker.internal") or host.endswith((".local", ".localhost", ".lan")):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private or address.is_link_local

@@ -31,7 +31,8 @@ class ChatResult:
 
     `degraded` lists what the server was not given although the caller asked for it:
     "tool_choice:required" / "tool_choice:auto" (a forced function was weakened to that),
-    "tool_choice:omitted" (the server ignores tool_choice), "response_format", "reasoning".
+    "tool_choice:omitted" (the server ignores tool_choice), "response_format", "reasoning",
+    "max_tokens:<field>" (the reply bound was sent under another name) or "max_tokens".
     The reranker treats any "tool_choice:*" entry as "forcing was not guaranteed" and
     relies on its protocol-violation check.
     """
@@ -47,10 +48,18 @@ class ChatResult:
     duration_ms: float
     attempts: int
     degraded: list[str] = field(default_factory=list)
+    # What the server refused on the way, as "tool_choice (400)": the difference between a
+    # feature the server *rejected* and one it accepted but *ignored* (see the reranker's notes).
+    rejected: list[str] = field(default_factory=list)
 
     def as_message(self) -> dict[str, Any]:
-        """The assistant message to append before sending tool results back."""
-        message: dict[str, Any] = {"role": "assistant", "content": self.content}
+        """The assistant message to append before sending tool results back.
+
+        `content` is "" rather than null when the model only called tools: OpenAI allows
+        null, but llama-cpp-python's server answers null with a 500 (pydantic validation),
+        and every server accepts the empty string.
+        """
+        message: dict[str, Any] = {"role": "assistant", "content": self.content or ""}
         if self.tool_calls:
             message["tool_calls"] = [
                 {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments_raw}}

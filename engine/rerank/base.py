@@ -11,7 +11,10 @@ from __future__ import annotations
 import asyncio
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the flash package imports this module
+    from engine.rerank.flash.contextualize import QueryRewrite
 
 KINDS = ("topic", "person", "artifact")
 
@@ -62,12 +65,26 @@ class Reranker(ABC):
     name: str
 
     @abstractmethod
-    async def arerank(self, query: str, candidates: list[Candidate]) -> RerankResult:
-        """Choose among `candidates` (every kind, in stage-1 order) for `query`."""
+    async def arerank(self, query: str, candidates: list[Candidate],
+                      rewrite: QueryRewrite | None = None) -> RerankResult:
+        """Choose among `candidates` (every kind, in stage-1 order) for `query`.
 
-    def rerank(self, query: str, candidates: list[Candidate]) -> RerankResult:
+        `rewrite` is the contextualized query stage 1 also searched with (see `arewrite`);
+        rerankers that do not read queries ignore it.
+        """
+
+    def rerank(self, query: str, candidates: list[Candidate], rewrite: QueryRewrite | None = None) -> RerankResult:
         """Blocking form for worker threads and the CLI (no event loop running there)."""
-        return asyncio.run(self.arerank(query, candidates))
+        return asyncio.run(self.arerank(query, candidates, rewrite))
+
+    async def arewrite(self, query: str) -> QueryRewrite | None:
+        """Seed 000 step 1, before stage 1: the query restated from the conversation, or None
+        when this reranker has no model or no conversation to restate it with (no call made)."""
+        return None
+
+    def rewrite(self, query: str) -> QueryRewrite | None:
+        """Blocking form of `arewrite`."""
+        return asyncio.run(self.arewrite(query))
 
 
 class KeepAllReranker(Reranker):
@@ -75,7 +92,8 @@ class KeepAllReranker(Reranker):
 
     name = "none"
 
-    async def arerank(self, query: str, candidates: list[Candidate]) -> RerankResult:
+    async def arerank(self, query: str, candidates: list[Candidate],
+                      rewrite: QueryRewrite | None = None) -> RerankResult:
         selected = [Selection(c.kind, c.id, f"vector rank {c.rank}, score {c.score:.2f}") for c in candidates]
         counts = {kind: sum(1 for c in candidates if c.kind == kind) for kind in KINDS}
         return RerankResult(self.name, selected, {"retrieved": counts["topic"], "kept": counts["topic"]})

@@ -3,9 +3,14 @@
 `httpx.AsyncClient` belongs to the event loop it first ran on. The CLI runs each rerank
 in its own `asyncio.run` (one loop per query in `eval`), while the window keeps one qasync
 loop; a client per run is right for both and costs one TCP/TLS handshake, small next to an
-LLM call. What an endpoint accepts (forced tool_choice, response_format, reasoning) is
-remembered across runs in one shared `CapabilityMemory`, so a degraded server is not
-re-probed every time.
+LLM call. What an endpoint accepts (forced tool_choice, response_format, the reply bound's
+name) and which Flash protocol it needs is remembered across runs in one
+`CapabilityMemory`: the process-wide one, or the caller's (pass `capabilities=`, e.g. one
+backed by a JSON file in the data folder so the CLI remembers between processes).
+
+    session = FlashSession(endpoint, FlashSettings(), connect, recent_messages="Kim: the lease…")
+    rewrite = await session.arewrite(query)        # step 1: stage 1 searches both queries
+    result = await session.arerank(query, candidates, rewrite)
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from collections.abc import Callable
 
 from engine.llm import CapabilityMemory, ChatClient, Endpoint
 from engine.rerank.base import Candidate, Reranker, RerankResult
-from engine.rerank.flash import FlashReranker, FlashSettings, store_topic_source
+from engine.rerank.flash import FlashReranker, FlashSettings, QueryRewrite, rewrite_query, store_topic_source
 
 _CAPABILITIES = CapabilityMemory()  # per process: what each endpoint was found to accept
 
@@ -30,14 +35,29 @@ class FlashSession(Reranker):
         self.settings = settings  # recorded with the run (never the key)
         self.recent_messages = recent_messages
         self._topics = store_topic_source(connection_factory)
-        self._client_options = client_options or {}
+        self._client_options = {"capabilities": _CAPABILITIES, **(client_options or {})}
 
     @property
     def api_key(self) -> str | None:
         """For scrubbing traces; never stored."""
         return self.endpoint.api_key
 
-    async def arerank(self, query: str, candidates: list[Candidate]) -> RerankResult:
-        async with ChatClient(self.endpoint, capabilities=_CAPABILITIES, **self._client_options) as client:
+    def _client(self) -> ChatClient:
+        return ChatClient(self.endpoint, **self._client_options)
+
+    async def arewrite(self, query: str) -> QueryRewrite | None:
+        """The contextualized query (seed 000 step 1), or None when it is off or there is
+        nothing to restate it with; a failed call is a QueryRewrite with the reason."""
+        settings = self.settings.resolved(self.endpoint.is_local)
+        if not settings.contextualize_query or not self.recent_messages.strip():
+            return None
+        async with self._client() as client:
+            return await rewrite_query(client, query, self.recent_messages, timeout=settings.rewrite_timeout,
+                                       max_tokens=settings.max_tokens_rewrite, model=settings.model,
+                                       language=settings.prompt_language)
+
+    async def arerank(self, query: str, candidates: list[Candidate],
+                      rewrite: QueryRewrite | None = None) -> RerankResult:
+        async with self._client() as client:
             reranker = FlashReranker(client, self._topics, self.settings, recent_messages=self.recent_messages)
-            return await reranker.arerank(query, candidates)
+            return await reranker.arerank(query, candidates, rewrite)

@@ -54,7 +54,7 @@ class ThresholdReranker(Reranker):
     def __init__(self, settings: ThresholdSettings | None = None) -> None:
         self.settings = settings or ThresholdSettings()
 
-    async def arerank(self, query: str, candidates: list[Candidate]) -> RerankResult:
+    async def arerank(self, query: str, candidates: list[Candidate], rewrite=None) -> RerankResult:
         selected: list[Selection] = []
         by_kind: dict[str, dict[str, int]] = {}
         for kind in KINDS:

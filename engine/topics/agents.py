@@ -25,6 +25,11 @@ from engine.topics.summary import author_label
 
 LANGUAGE_NAMES = {"en": "English", "ru": "Russian"}
 _JSON_OBJECT = {"type": "json_object"}
+# Reply bounds: a server keeps generating after the client gave up, so every call is bounded.
+# The splitter lists ≤ ~30 topics of two sentences for a 400-message chunk; the merger one verdict.
+SPLITTER_MAX_TOKENS = 4_096
+MERGER_MAX_TOKENS = 512
+GIVE_UP_AFTER = 3  # LLM failures in a row (errors and timeouts, not bad answers) before calls stop
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 _MERGER_LOG_CHARS = 12_000  # per topic: enough to judge "same subject", and bounds the prompt
 
@@ -56,8 +61,37 @@ class ChatClientLike(Protocol):
 
     async def complete(self, messages: list[dict], *, model: str | None = None, tools: Any = None,
                        tool_choice: Any = None, response_format: dict | None = None,
-                       reasoning_effort: str | None = None, timeout: float | None = None) -> Any: ...
+                       reasoning_effort: str | None = None, timeout: float | None = None,
+                       max_tokens: int | None = None) -> Any: ...
     async def aclose(self) -> None: ...
+
+
+class FailureGate:
+    """Stops calling a server that keeps failing: after `limit` LLM errors or timeouts in a
+    row (no success between), every later call fails at once with one sentence naming the
+    server. Without it a build against a stopped server waited out chunks × timeout (601 s
+    seen) before giving up. Shared by the splitter and the merger of one endpoint."""
+
+    def __init__(self, server: str = "the LLM server", limit: int = GIVE_UP_AFTER) -> None:
+        self.server = server
+        self.limit = limit
+        self.in_a_row = 0
+        self.last_error = ""
+
+    @property
+    def closed(self) -> bool:
+        return self.in_a_row >= self.limit
+
+    def refusal(self) -> AgentError:
+        return AgentError("llm_error", f"{self.server} failed {self.in_a_row} times in a row, so no more requests "
+                                       f"are sent to it (last error: {self.last_error})")
+
+    def failed(self, error: AgentError) -> None:
+        self.in_a_row += 1
+        self.last_error = error.detail[:300]
+
+    def succeeded(self) -> None:
+        self.in_a_row = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,23 +125,38 @@ class AgentLoop:
 
 
 class _Agent:
+    max_tokens = SPLITTER_MAX_TOKENS
+
     def __init__(self, client: ChatClientLike, *, model: str | None = None, timeout: float | None = None,
-                 reasoning_effort: str | None = None, loop: AgentLoop | None = None) -> None:
+                 reasoning_effort: str | None = None, loop: AgentLoop | None = None, max_concurrency: int | None = None,
+                 gate: FailureGate | None = None) -> None:
         self.client = client
         self.model = model
         self.timeout = timeout
         self.reasoning_effort = reasoning_effort
         self.loop = loop or AgentLoop()  # give a second agent on the same client `loop=first.loop`
+        # Requests in flight at most, whatever the caller asks: a local server runs one
+        # generation at a time, and four queued requests only time out together.
+        self.max_concurrency = max_concurrency
+        self.gate = gate or FailureGate()
 
     async def _ask(self, system: str, user: str) -> dict:
+        if self.gate.closed:
+            raise self.gate.refusal()
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         try:
             result = await self.client.complete(messages, model=self.model, response_format=_JSON_OBJECT,
-                                                reasoning_effort=self.reasoning_effort, timeout=self.timeout)
+                                                reasoning_effort=self.reasoning_effort, timeout=self.timeout,
+                                                max_tokens=self.max_tokens)
         except LLMTimeout as exc:
-            raise AgentError("timeout", str(exc)) from exc
+            error = AgentError("timeout", str(exc))
+            self.gate.failed(error)
+            raise error from exc
         except LLMError as exc:
-            raise AgentError("llm_error", str(exc)) from exc
+            error = AgentError("llm_error", str(exc))
+            self.gate.failed(error)
+            raise error from exc
+        self.gate.succeeded()
         return parse_json_object(result.content)
 
 
@@ -128,13 +177,18 @@ class SplitterAgent(_Agent):
                    concurrency: int = 4, stop: Callable[[], bool] = lambda: False) -> list[SplitAnswer]:
         """Split several chunks on the agent's loop, `concurrency` requests at a time; each
         result is the proposals or the AgentError that chunk ended with."""
+        if self.max_concurrency is not None:
+            concurrency = min(concurrency, self.max_concurrency)
+
         async def all_chunks() -> list[SplitAnswer]:
-            gate = asyncio.Semaphore(concurrency)
+            gate = asyncio.Semaphore(max(1, concurrency))
 
             async def one(chunk: Sequence[MessageRow]) -> SplitAnswer:
                 async with gate:
                     if stop():
                         return AgentError("cancelled")
+                    if self.gate.closed:
+                        return self.gate.refusal()
                     try:
                         return await self.split(chunk, language, chat_title)
                     except AgentError as exc:
@@ -147,6 +201,8 @@ class SplitterAgent(_Agent):
 
 class MergerAgent(_Agent):
     """Seed 004's merger: two topics (summary + log) in, merge or not out."""
+
+    max_tokens = MERGER_MAX_TOKENS
 
     async def evaluate(self, first: tuple[str, str], second: tuple[str, str], language: str) -> MergeDecision:
         """`first` and `second` are (summary, conversation log) pairs, earlier topic first."""

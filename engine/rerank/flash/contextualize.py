@@ -1,20 +1,60 @@
-"""The optional first step: restate the query using the recent messages (seed 000 step 1).
+"""Seed 000 step 1: restate the query using the recent messages, for stage 1 and for Flash.
 
-One short call with the seed's "don't guess" rule. It only helps, never blocks: any
-failure or odd answer leaves the original query in place, and the trace says why.
+    rewrite = await rewrite_query(client, "what did he say?", recent, timeout=10, max_tokens=96)
+    rewrite.queries  # ["what did he say?", "the hangar lease increase"]: stage 1 searches both
+    fuse_candidates(stage1_of_original, stage1_of_rewrite)  # one candidate list, best score wins
+
+One short call with the seed's "don't guess" rule. It only helps, never blocks: without
+recent messages it is not made at all, and any failure or odd answer leaves the original
+query in place with the reason recorded. laplaced measured its enricher on 30 labelled
+queries: hard-query recall@5 0.857 → 1.000; the original is still searched too, so a bad
+rewrite can add candidates but cannot take the original's away.
 """
 
 from __future__ import annotations
 
+import re
 import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from engine.llm import ChatClient, Deadline, LLMError
-from engine.rerank.flash.prompt import contextualize_messages
-from engine.rerank.flash.settings import FlashSettings
-from engine.rerank.flash.trace import RunRecorder
+from engine.llm import ChatClient, LLMError
+from engine.rerank.base import KINDS, Candidate
+from engine.rerank.flash.prompt import choose_language, contextualize_messages
 
 MAX_GROWTH_CHARS = 300  # a rewrite longer than the query plus this is an answer, not a query
+# A query is one sentence: a second one means the model talked about the task (SmolLM2-135M
+# on llama-server: "You're right, I am adding … to the query. You're right, the sentence …").
+# A break after a word of 3+ letters ("Dr. Smith" is not one).
+_SECOND_SENTENCE = re.compile(r"(?<=[^\W\d_]{3})[.!?]\s+[A-ZА-ЯЁ]")
+
+
+@dataclass(frozen=True)
+class QueryRewrite:
+    """What step 1 did. `rewritten` is None when the original query stands, and `reason` says why."""
+
+    original: str
+    rewritten: str | None = None
+    reason: str | None = None  # "no recent messages", "unchanged", "failed (LLMTimeout): …", …
+    elapsed_ms: float = 0.0
+    model: str | None = None
+    usage: dict[str, Any] | None = None
+    call: dict[str, Any] | None = None  # the request and response (or error), for the trace
+
+    @property
+    def used(self) -> bool:
+        return self.rewritten is not None
+
+    @property
+    def queries(self) -> list[str]:
+        """What stage 1 searches: the original, then the rewrite when there is one."""
+        return [self.original, self.rewritten] if self.rewritten is not None else [self.original]
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["used"] = self.used
+        return data
 
 
 def clean_rewrite(text: str | None, query: str) -> tuple[str, str | None]:
@@ -30,25 +70,64 @@ def clean_rewrite(text: str | None, query: str) -> tuple[str, str | None]:
         return query, "empty answer"
     if len(rewritten) > len(query) * 4 + MAX_GROWTH_CHARS:
         return query, "answer too long to be a query"
+    if _SECOND_SENTENCE.search(rewritten) and not _SECOND_SENTENCE.search(query):
+        return query, "answer is prose, not a query"
     return rewritten, None
 
 
-async def contextualize(client: ChatClient, settings: FlashSettings, language: str, query: str, recent: str,
-                        deadline: Deadline, recorder: RunRecorder) -> tuple[str | None, dict[str, Any]]:
-    """(the restated query, or None when it adds nothing; the trace entry)."""
+async def rewrite_query(client: ChatClient | None, query: str, recent: str, *, timeout: float, max_tokens: int,
+                        model: str | None = None, language: str = "auto",
+                        reasoning_effort: str | None = None) -> QueryRewrite:
+    """The contextualized query, or the original with the reason; never raises for LLM trouble.
+
+    Costs nothing (no call) without a client or without recent messages.
+    """
+    if client is None:
+        return QueryRewrite(query, reason="no chat model configured")
+    if not recent.strip():
+        return QueryRewrite(query, reason="no recent messages")
+    language = choose_language(language, query, recent)
     messages = contextualize_messages(language, query, recent)
-    timeout = deadline.turn_timeout(settings.per_turn_timeout)
     started = time.perf_counter()
     try:
-        result = await client.complete(messages, model=settings.model, timeout=timeout)
+        result = await client.complete(messages, model=model, timeout=timeout, max_tokens=max_tokens,
+                                       reasoning_effort=reasoning_effort)
     except LLMError as exc:
-        entry = recorder.call("contextualize", time.perf_counter() - started, error=str(exc),
-                              intended={"model": settings.model, "messages": messages})
-        entry.update(query=query, rewritten=None, used=False, note=f"failed ({type(exc).__name__}); kept the query")
-        return None, entry
-    entry = recorder.call("contextualize", time.perf_counter() - started, result=result)
+        elapsed = (time.perf_counter() - started) * 1000
+        call = {"request": {"intended": True, "model": model, "messages": messages, "max_tokens": max_tokens},
+                "response": None, "error": str(exc)}
+        return QueryRewrite(query, reason=f"failed ({type(exc).__name__}): {exc}"[:400],
+                            elapsed_ms=round(elapsed, 2), model=model, call=call)
+    elapsed = round((time.perf_counter() - started) * 1000, 2)
     rewritten, problem = clean_rewrite(result.content, query)
-    used = problem is None and rewritten.strip() != query.strip()
-    note = problem or (None if used else "unchanged")
-    entry.update(query=query, rewritten=rewritten if used else None, used=used, note=note)
-    return (rewritten if used else None), entry
+    if problem is None and result.finish_reason == "length":
+        problem = "cut off at the reply bound"  # half a query would search for the wrong thing
+    if problem is None and rewritten.strip().casefold() == query.strip().casefold():
+        problem = "unchanged"
+    usage = {"prompt_tokens": result.usage.prompt_tokens, "completion_tokens": result.usage.completion_tokens,
+             "cost": result.usage.cost}
+    call = {"request": dict(result.raw_request), "response": result.raw_response, "error": None,
+            "degraded": list(result.degraded)}
+    return QueryRewrite(query, rewritten if problem is None else None, problem, elapsed, result.model or model,
+                        usage, call)
+
+
+def fuse_candidates(first: Sequence[Candidate], second: Sequence[Candidate]) -> list[Candidate]:
+    """Stage 1 of two queries (original, rewrite) as one list: each item once, at its better score.
+
+    Scores are calibrated to one absolute scale (engine/memory/calibration.py), so the
+    higher of the two is comparable across queries; ranks are renumbered per kind in the
+    fused order, and each kind keeps as many candidates as the longer of the two lists
+    (50 topics stay 50: the prompt budget is the same).
+    """
+    best: dict[tuple[str, int], Candidate] = {}
+    for candidate in (*first, *second):
+        key = (candidate.kind, candidate.id)
+        if key not in best or candidate.score > best[key].score:
+            best[key] = candidate
+    fused: list[Candidate] = []
+    for kind in KINDS:
+        keep = max(sum(1 for c in first if c.kind == kind), sum(1 for c in second if c.kind == kind))
+        group = sorted((c for c in best.values() if c.kind == kind), key=lambda c: (-c.score, c.rank, c.id))
+        fused.extend(replace(c, rank=rank) for rank, c in enumerate(group[:keep], 1))
+    return fused

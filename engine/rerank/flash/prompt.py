@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from engine.rerank.base import Candidate
@@ -111,7 +112,8 @@ def answer_example(has_people: bool, has_artifacts: bool, excerpts: bool) -> tup
 
 
 def system_prompt(language: str, settings: FlashSettings, *, shown_topics: int, has_people: bool,
-                  has_artifacts: bool, uses_tool: bool, has_context: bool) -> str:
+                  has_artifacts: bool, uses_tool: bool, has_context: bool, constrained: bool = False) -> str:
+    """The instructions; `constrained` asks for the read as JSON instead of a tool call."""
     t = TEXTS[language]
     limits = [t["limit_topics"].format(n=settings.max_topics)]
     if has_people:
@@ -121,7 +123,8 @@ def system_prompt(language: str, settings: FlashSettings, *, shown_topics: int, 
     limit_text = ", ".join(limits) + (t["people_note"] if has_people or has_artifacts else "")
     if uses_tool:
         lo, hi = settings.load_range(shown_topics)
-        steps = [t["step_scan_tool"], t["step_load"].format(range=f"{lo}–{hi}" if lo < hi else str(hi)),
+        load = t["step_load_json" if constrained else "step_load"]
+        steps = [t["step_scan_tool"], load.format(range=f"{lo}–{hi}" if lo < hi else str(hi)),
                  t["step_filter_tool"].format(limits=limit_text)]
     else:
         steps = [t["step_scan_only"].format(limits=limit_text)]
@@ -194,6 +197,30 @@ def tool_result(language: str, contents: Sequence[TopicContent], *, missing: Seq
     if not_candidates:
         parts.append(t["not_candidates"].format(ids=", ".join(map(str, not_candidates))))
     return "\n".join(parts)
+
+
+def fit_contents(contents: Sequence[TopicContent], budget_tokens: int, language: str) -> list[TopicContent]:
+    """The topics a read loaded, each log cut to a fair share of `budget_tokens` when all do not fit.
+
+    A local model has an 8K context: 25 whole topics would overflow it and the server
+    would refuse the turn. Topics are cut at their end (the start holds the question),
+    and a cut says how much is missing, so the model knows it saw part of it.
+    """
+    total = sum(estimate_tokens(c.log) for c in contents)
+    if total <= budget_tokens or not contents:
+        return list(contents)
+    share_tokens = budget_tokens // len(contents)
+    fitted = []
+    for content in contents:
+        tokens = estimate_tokens(content.log)
+        if tokens <= share_tokens:
+            fitted.append(content)
+            continue
+        keep = max(0, len(content.log) * share_tokens // max(tokens, 1))
+        cut = content.log[:keep].rsplit("\n", 1)[0] if "\n" in content.log[:keep] else content.log[:keep]
+        note = TEXTS[language]["trimmed"].format(n=len(content.log) - len(cut))
+        fitted.append(replace(content, log=f"{cut}\n{note}"))
+    return fitted
 
 
 def contextualize_messages(language: str, query: str, recent: str) -> list[dict[str, str]]:

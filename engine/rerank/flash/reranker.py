@@ -1,52 +1,43 @@
-"""FlashReranker: the agentic turn loop of seed 000 with the reference's code-level rules.
+"""FlashReranker: seed 000's turn loop, on any OpenAI-compatible server.
 
-    Turn 1   prompts + candidates, get_topics_content forced (no response_format: Gemini
-             cannot combine the two)
-    Turn 2…  tool results appended; response_format json_object, tools still offered
+    Step 1   the contextualized query (given by the caller, who searched with it, or made
+             here from the recent messages for the prompt only)
+    Turn 1   the candidates; the model names the topics to read: a forced
+             get_topics_content call ("tools") or a JSON schema ("constrained")
+    Turn 2…  the topics read; the model answers with its selection (JSON object / schema)
     Answer   parsed leniently, kept strictly (only ids shown, within the limits)
+
+Which protocol runs is chosen per endpoint (protocol.py). A turn-1 answer without the
+call while tools were sent is evidence that the server does not enforce forced calls:
+the endpoint is remembered as "constrained" and turn 1 is asked again that way.
 
 Whatever goes wrong with the LLM ends in a fallback, never an exception: if the model
 asked for topics, its choice (the first max_topics requested ids) beats bare cosine;
 otherwise the vector top. Fallbacks hold topics only (people and artifacts flooded the
-reference's prompt). Only cancellation propagates.
+reference's prompt). An empty selection is an answer (`model_empty`), not a failure.
+Only cancellation propagates.
 """
 
 from __future__ import annotations
 
-import logging
-import time
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from engine.llm import ChatClient, ChatResult, Deadline, LLMError, LLMTimeout, ToolCall
-from engine.rerank.base import KINDS, Candidate, Reranker, RerankResult, Selection
-from engine.rerank.flash.contextualize import contextualize
-from engine.rerank.flash.errors import AnswerError
-from engine.rerank.flash.parser import as_entries, parse_answer, parse_id
-from engine.rerank.flash.prompt import (
-    FORCED_TOOL,
-    PROMPT_BUDGET_TOKENS,
-    SUMMARY_CAPS,
-    TOOL_NAME,
-    choose_language,
-    prompt_tokens,
-    system_prompt,
-    tool_result,
-    tool_schema,
-    user_prompt,
-)
-from engine.rerank.flash.settings import ARTIFACTS_SHOWN, EXCERPT_MIN_CHARS, PEOPLE_SHOWN, FlashSettings
+from engine.llm import ChatClient, ChatResult, Deadline
+from engine.rerank.base import Candidate, Reranker, RerankResult
+from engine.rerank.flash.contextualize import QueryRewrite
+from engine.rerank.flash.parser import as_entries, extract_json, parse_id
+from engine.rerank.flash.prompt import FORCED_TOOL, TOOL_NAME, tool_result, tool_schema
+from engine.rerank.flash.protocol import ProtocolChoice, answer_format, choose_protocol, read_format
+from engine.rerank.flash.run import FALLBACK_REASONS, MODEL_EMPTY, RunBase
+from engine.rerank.flash.settings import FlashSettings
 from engine.rerank.flash.source import TopicSource
 from engine.rerank.flash.texts import TEXTS
-from engine.rerank.flash.trace import RunRecorder, scrub, secrets_of
 
-log = logging.getLogger(__name__)
+__all__ = ["FALLBACK_REASONS", "MODEL_EMPTY", "FlashReranker"]
 
 JSON_OBJECT = {"type": "json_object"}
-FALLBACK_REASONS = ("llm_error", "timeout", "turn_timeout", "empty_response", "protocol_violation", "parse_error",
-                    "all_hallucinated", "max_tool_calls")
-MODEL_EMPTY = "model_empty"  # a valid "nothing relevant": reported like a fallback, but not a failure
 
 
 class FlashReranker(Reranker):
@@ -60,66 +51,46 @@ class FlashReranker(Reranker):
         self.recent_messages = recent_messages
         self.now = now or (lambda: datetime.now().astimezone())
 
-    async def arerank(self, query: str, candidates: list[Candidate]) -> RerankResult:
+    async def arerank(self, query: str, candidates: list[Candidate],
+                      rewrite: QueryRewrite | None = None) -> RerankResult:
         # All state lives in the run, so one reranker may serve concurrent searches.
-        return await _Run(self, query, candidates).execute()
+        return await _Run(self, query, candidates, rewrite).execute()
 
 
-class _Run:
-    def __init__(self, owner: FlashReranker, query: str, candidates: list[Candidate]) -> None:
-        self.client, self.source, self.settings = owner.client, owner.topics, owner.settings
-        self.query, self.recent = query, owner.recent_messages
-        self.date = owner.now().date().isoformat()
-        s = self.settings
-        self.retrieved = sum(1 for c in candidates if c.kind == "topic")
-        self.shown = {
-            "topic": [c for c in candidates if c.kind == "topic"][: max(0, s.max_candidates)],
-            "person": [c for c in candidates if c.kind == "person"][:PEOPLE_SHOWN],
-            "artifact": [c for c in candidates if c.kind == "artifact"][:ARTIFACTS_SHOWN],
-        }
-        self.by_id = {kind: {c.id: c for c in group} for kind, group in self.shown.items()}
-        self.language = choose_language(s.prompt_language, query, self.recent)
-        self.uses_tool = bool(self.shown["topic"]) and s.max_tool_calls > 0
-        self.recorder = RunRecorder()
-        self.messages: list[dict[str, Any]] = []
-        self.requested: list[int] = []  # candidate topic ids, de-duplicated, in request order
-        self.calls: list[list[int]] = []  # ids as asked, per tool call
-        self.loaded: set[int] = set()
-        self.loaded_chars: dict[int, int] = {}
-        self.turns: list[dict[str, Any]] = []
-        self.trace: dict[str, Any] = {"contextualization": None}
-        self.contextualized: str | None = None
-        self.system = self.user = ""
-        self.estimate = 0
-        self.summary_cap = 0
-        self.shape: str | None = None
-        self.dropped: dict[str, list[str]] = {}
-        self.error: str | None = None
-
-    # -- the run ----------------------------------------------------------------------------
+class _Run(RunBase):
     async def execute(self) -> RerankResult:
-        s = self.settings
         if not any(self.shown.values()):
             return self._result([], None, note="no candidates: nothing to ask the model")
-        deadline = Deadline(s.total_timeout)
-        if s.contextualize_query:
-            if self.recent.strip():
-                self.contextualized, entry = await contextualize(self.client, s, self.language, self.query,
-                                                                 self.recent, deadline, self.recorder)
-            else:
-                entry = {"used": False, "note": "skipped: no recent messages"}
-            self.trace["contextualization"] = entry
-        self._build_prompts()
+        deadline = Deadline(self.settings.total)
+        await self._contextualize(deadline)
+        choice = choose_protocol(self.settings.protocol, self.client, self.settings.model)
+        self.protocol = choice
+        if choice.protocol == "constrained":
+            return await self._constrained(deadline)
+        outcome = await self._tools(deadline)
+        if isinstance(outcome, str):  # evidence that forcing is not enforced: switch and ask again
+            return await self._constrained(deadline, switched_because=outcome)
+        return outcome
+
+    # -- the seeds' protocol ----------------------------------------------------------------
+    async def _tools(self, deadline: Deadline) -> RerankResult | str:
+        """The forced-call loop; a string instead of a result means "switch to constrained: <why>"."""
+        s = self.settings
+        self._build_prompts(constrained=False)
         self.messages = [{"role": "system", "content": self.system}, {"role": "user", "content": self.user}]
         tools = [tool_schema(self.language)] if self.uses_tool else None
         for turn in range(1, s.max_tool_calls + 2):
             forced = self.uses_tool and turn == 1
-            options: dict[str, Any] = {}
+            options: dict[str, Any] = {"max_tokens": s.max_tokens_read if forced else s.max_tokens_answer}
             if tools:
-                options.update(tools=tools, tool_choice=FORCED_TOOL if forced else "auto")
-            if not forced:
+                options["tools"] = tools
+            if forced:
+                options["tool_choice"] = FORCED_TOOL
+            else:
+                # "auto" is the default wherever tools are offered; sent beside response_format it
+                # is a pair Gemini rejects, so it is simply not sent.
                 options["response_format"] = JSON_OBJECT
-            result = await self._call(turn, options, deadline)
+            result = await self._call(turn, options, deadline, first=forced)
             if isinstance(result, RerankResult):  # the call failed: already a fallback
                 return result
             if result.tool_calls:
@@ -128,7 +99,7 @@ class _Run:
                     return self._fallback(why, "the model called a tool that was not offered")
                 if len(self.calls) + len(result.tool_calls) > s.max_tool_calls:
                     for call in result.tool_calls:  # not run, but still the model's choice
-                        ids = self.ids_of(call) if call.name == TOOL_NAME else []
+                        ids = self.ids_of(call.arguments or {}) if call.name == TOOL_NAME else []
                         self._remember(ids)
                         self.calls.append(ids)
                     return self._fallback("max_tool_calls",
@@ -136,58 +107,94 @@ class _Run:
                 self._run_tools(result, turn)
                 continue
             if forced:
-                weakened = [d for d in result.degraded if d.startswith("tool_choice:")]
-                note = f" (the server did not accept the forced call: {', '.join(weakened)})" if weakened else ""
-                return self._fallback("protocol_violation", "the model answered turn 1 without calling "
-                                      f"{TOOL_NAME}{note}")
+                return self._no_call_on_turn_1(result)
             return self._accept(result)
         return self._fallback("max_tool_calls", "the turn limit was reached")  # unreachable: calls exceed first
 
-    async def _call(self, turn: int, options: dict[str, Any], deadline: Deadline) -> ChatResult | RerankResult:
-        """One turn's completion, recorded; a failure comes back as the fallback result."""
-        s, per_turn = self.settings, self.settings.per_turn_timeout
-        timeout = deadline.turn_timeout(per_turn)
-        if timeout <= 0:
-            return self._fallback("timeout", f"the total time ({s.total_timeout:g} s) ran out before turn {turn}")
-        label = f"turn_{turn}"
-        started = time.perf_counter()
+    def _no_call_on_turn_1(self, result: ChatResult) -> RerankResult | str:
+        """Tools were sent and forced, the model answered without the call: say which, then switch or fall back."""
+        rejected = [r for r in result.rejected if r.startswith("tool_choice")]
+        weakened = [d for d in result.degraded if d.startswith("tool_choice:")]
+        if rejected:
+            evidence = (f"the server rejected the forced call ({', '.join(rejected)}), and the model answered turn 1 "
+                        f"without calling {TOOL_NAME}")
+        else:
+            sent = f" (sent as {weakened[0].split(':', 1)[1]})" if weakened else ""
+            evidence = (f"the server ignored the forced call{sent}: the model answered turn 1 without calling "
+                        f"{TOOL_NAME}")
+        caps = self.client.capabilities_for(self.settings.model)
+        if self.settings.protocol == "auto" and "json_schema" not in caps.rejected_response_formats:
+            self.client.learn_protocol("constrained", evidence, self.settings.model)
+            return evidence
+        return self._fallback("protocol_violation", evidence)
+
+    # -- constrained turns ------------------------------------------------------------------
+    async def _constrained(self, deadline: Deadline, switched_because: str | None = None) -> RerankResult:
+        s = self.settings
+        if switched_because:
+            self.switch = {"from": "tools", "to": "constrained", "evidence": switched_because}
+            self.protocol = ProtocolChoice("constrained", "learned", f"constrained (switched: {switched_because})")
+        self._build_prompts(constrained=True)
+        self.messages = [{"role": "system", "content": self.system}, {"role": "user", "content": self.user}]
+        allowed = {kind: list(ids) for kind, ids in self.by_id.items()}
+        answer = answer_format(allowed, self.limits, s.excerpts)
+        first_turn = len(self.turns) + 1
+        if self.uses_tool:
+            _, most = s.load_range(len(self.shown["topic"]))
+            fmt = read_format(allowed["topic"], most)
+            result = await self._call(first_turn, {"response_format": fmt, "max_tokens": s.max_tokens_read},
+                                      deadline, first=True)
+            if isinstance(result, RerankResult):
+                return result
+            self._schema_evidence(result)
+            ids, problem = self._read_request(result)
+            if problem:
+                return self._fallback(*problem)
+            self._run_read(result, ids, first_turn)
+            first_turn += 1
+        result = await self._call(first_turn, {"response_format": answer, "max_tokens": s.max_tokens_answer},
+                                  deadline, first=not self.uses_tool)
+        if isinstance(result, RerankResult):
+            return result
+        self._schema_evidence(result)
+        return self._accept(result)
+
+    def _schema_evidence(self, result: ChatResult) -> None:
+        """A server that refused the schema cannot hold constrained turns: next time, tool calls."""
+        refused = [r for r in result.rejected if r.startswith("response_format")]
+        if refused and "response_format" in result.degraded and self.settings.protocol == "auto":
+            self.client.learn_protocol("tools", f"the server rejected response_format json_schema "
+                                       f"({', '.join(refused)})", self.settings.model)
+
+    def _read_request(self, result: ChatResult) -> tuple[list[int], tuple[str, str] | None]:
+        """The ids a constrained turn 1 asked for, read as a tool call's arguments are."""
+        if not result.content or not result.content.strip():
+            return [], ("empty_response", "the model sent no text for the read request")
         try:
-            result = await self.client.complete(self.messages, model=s.model, reasoning_effort=s.reasoning_effort,
-                                                timeout=timeout, **options)
-        except LLMError as exc:
-            intended = {"model": s.model, "messages": list(self.messages), **options,
-                        "reasoning_effort": s.reasoning_effort, "timeout": round(timeout, 3)}
-            self.turns.append(self.recorder.call(label, time.perf_counter() - started, intended=intended,
-                                                 error=str(exc)))
-            if isinstance(exc, LLMTimeout):
-                # Cut short by what was left of the total → "timeout"; by the per-turn limit → "turn_timeout".
-                reason = "timeout" if timeout < per_turn - 1e-6 or deadline.expired else "turn_timeout"
-                return self._fallback(reason, str(exc))
-            return self._fallback("llm_error", str(exc))
-        self.turns.append(self.recorder.call(label, time.perf_counter() - started, result=result))
-        return result
+            value = extract_json(result.content)
+        except Exception:  # noqa: BLE001 (AnswerError; any unreadable text is the same failure)
+            cut = " (cut off at max_tokens)" if result.finish_reason == "length" else ""
+            return [], ("parse_error", f"the read request is not JSON{cut}")
+        args = value if isinstance(value, dict) else {"topic_ids": value}
+        ids = self.ids_of(args)
+        if not ids:
+            return [], ("protocol_violation", "the model asked to read no topic")
+        return ids, None
 
-    def _build_prompts(self) -> None:
-        """The prompts, with summaries shortened until turn 1 fits the token budget."""
-        s, shown = self.settings, self.shown
-        self.system = system_prompt(self.language, s, shown_topics=len(shown["topic"]),
-                                    has_people=bool(shown["person"]), has_artifacts=bool(shown["artifact"]),
-                                    uses_tool=self.uses_tool, has_context=bool(self.contextualized))
-        tools = [tool_schema(self.language)] if self.uses_tool else None
-        for cap in SUMMARY_CAPS:
-            self.user = user_prompt(self.language, date=self.date, query=self.query, recent=self.recent,
-                                    contextualized=self.contextualized, topics=shown["topic"],
-                                    people=shown["person"], artifacts=shown["artifact"], summary_cap=cap)
-            self.estimate = prompt_tokens(self.system, self.user, tools)
-            if self.estimate <= PROMPT_BUDGET_TOKENS:
-                break
-        self.summary_cap = cap
+    def _run_read(self, result: ChatResult, ids: list[int], turn: int) -> None:
+        """The read as a tool call would be answered, sent back as a user message."""
+        t = TEXTS[self.language]
+        record = self._load(ids, turn, call_id=f"read_{turn}", name="response_format",
+                            arguments=result.content or "")
+        content = tool_result(self.language, record.pop("_contents"), missing=record["missing"],
+                              not_candidates=record["not_candidates"])
+        self.messages.append({"role": "assistant", "content": result.content or ""})
+        self.messages.append({"role": "user", "content": content + "\n\n" + t["answer_now"]})
 
-    # -- tools ------------------------------------------------------------------------------
+    # -- tool calls ---------------------------------------------------------------------------
     @staticmethod
-    def ids_of(call: ToolCall) -> list[int]:
-        """The topic ids a call asks for: `topic_ids` (NOTES.md) or `ids` (seed 000), any id form."""
-        args = call.arguments or {}
+    def ids_of(args: dict) -> list[int]:
+        """The topic ids a read asks for: `topic_ids` (NOTES.md) or `ids` (seed 000), any id form."""
         raw = args.get("topic_ids", args.get("ids"))
         ids = []
         for entry in as_entries(raw):
@@ -196,118 +203,24 @@ class _Run:
                 ids.append(parsed[1])
         return ids
 
-    def _remember(self, ids: list[int]) -> None:
-        for topic_id in ids:
-            if topic_id in self.by_id["topic"] and topic_id not in self.requested:
-                self.requested.append(topic_id)
-
     def _run_tools(self, result: ChatResult, turn: int) -> None:
         """Answer every tool call of this reply: the assistant message, then one `tool` message each."""
         t = TEXTS[self.language]
         self.messages.append(result.as_message())
         replies = []
         for call in result.tool_calls:
-            ids = self.ids_of(call) if call.name == TOOL_NAME else []
-            record: dict[str, Any] = {"turn": turn, "id": call.id, "name": call.name, "arguments": call.arguments_raw,
-                                      "topic_ids": ids, "loaded": [], "missing": [], "not_candidates": [],
-                                      "error": None}
+            ids = self.ids_of(call.arguments or {}) if call.name == TOOL_NAME else []
             if call.name != TOOL_NAME:
-                content = record["error"] = t["error_tool"].format(name=call.name[:60])
+                content = self._tool_error(turn, call, ids, t["error_tool"].format(name=call.name[:60]))
             elif call.arguments is None:
-                content = record["error"] = t["error_args"].format(raw=call.arguments_raw[:200])
+                content = self._tool_error(turn, call, ids, t["error_args"].format(raw=call.arguments_raw[:200]))
             elif not ids:
-                content = record["error"] = t["error_empty"]
+                content = self._tool_error(turn, call, ids, t["error_empty"])
             else:
-                wanted = list(dict.fromkeys(i for i in ids if i in self.by_id["topic"]))
-                record["not_candidates"] = list(dict.fromkeys(i for i in ids if i not in self.by_id["topic"]))
-                contents = self.source(wanted) if wanted else []
-                found = {c.id for c in contents}
-                record["loaded"] = [c.id for c in contents]
-                record["missing"] = [i for i in wanted if i not in found]
-                self.loaded.update(found)
-                self.loaded_chars.update((c.id, c.chars) for c in contents)
-                self._remember(wanted)
-                content = tool_result(self.language, contents, missing=record["missing"],
+                record = self._load(ids, turn, call_id=call.id, name=call.name, arguments=call.arguments_raw)
+                content = tool_result(self.language, record.pop("_contents"), missing=record["missing"],
                                       not_candidates=record["not_candidates"])
-            self.calls.append(ids)
-            self.recorder.tool_calls.append(record)
             replies.append({"role": "tool", "tool_call_id": call.id, "content": content})
         if len(self.calls) >= self.settings.max_tool_calls:
             replies[-1]["content"] += "\n\n" + t["last_call"]
         self.messages.extend(replies)
-
-    # -- outcomes ---------------------------------------------------------------------------
-    def _accept(self, result: ChatResult) -> RerankResult:
-        s = self.settings
-        allowed = {kind: list(ids) for kind, ids in self.by_id.items()}
-        limits = {"topic": s.max_topics, "person": s.max_people, "artifact": s.max_artifacts}
-        try:
-            parsed = parse_answer(result.content, allowed, limits)
-        except AnswerError as exc:
-            return self._fallback(exc.reason, str(exc))
-        self.shape, self.dropped = parsed.shape, parsed.dropped
-        if not parsed.chosen:
-            if parsed.dropped.get("hallucinated"):
-                return self._fallback("all_hallucinated", "every id in the answer is outside the candidates: "
-                                      + ", ".join(parsed.dropped["hallucinated"][:10]))
-            return self._result([], MODEL_EMPTY, note="the model found nothing relevant")
-        selected = []
-        for choice in sorted(parsed.chosen, key=lambda c: KINDS.index(c.kind)):  # stable: model order per kind
-            excerpt = choice.excerpt if self._excerpt_allowed(choice.kind, choice.id) else None
-            selected.append(Selection(choice.kind, choice.id, choice.reason or "selected by the model", excerpt))
-        return self._result(selected, None)
-
-    def _excerpt_allowed(self, kind: str, topic_id: int) -> bool:
-        """Seed 000: excerpts only for big topics, and only of a topic the model actually read."""
-        if not self.settings.excerpts or kind != "topic" or topic_id not in self.loaded:
-            return False
-        chars = max(self.by_id["topic"][topic_id].chars, self.loaded_chars.get(topic_id, 0))
-        return chars > EXCERPT_MIN_CHARS
-
-    def _fallback(self, reason: str, detail: str) -> RerankResult:
-        s, topics = self.settings, self.shown["topic"]
-        self.error = detail
-        log.info("flash reranker fell back (%s): %s", reason, scrub(detail, secrets_of(self.client.endpoint.api_key)))
-        if self.requested:
-            picked = [self.by_id["topic"][i] for i in self.requested[: s.max_topics]]
-            why = "requested by the model, "
-        else:
-            picked = sorted(topics, key=lambda c: (-c.score, c.rank))[: s.max_topics]
-            why = ""
-        picked.sort(key=lambda c: (-c.score, c.rank))
-        selected = [Selection("topic", c.id, f"fallback ({reason}): {why}vector rank {c.rank}, score {c.score:.2f}")
-                    for c in picked]
-        return self._result(selected, reason)
-
-    def _result(self, selected: list[Selection], fallback: str | None, note: str | None = None) -> RerankResult:
-        s, recorder = self.settings, self.recorder
-        secrets = secrets_of(self.client.endpoint.api_key)
-        error = scrub(self.error, secrets)
-        usage = recorder.usage
-        kept = {kind: sum(1 for x in selected if x.kind == kind) for kind in KINDS}
-        trace = scrub({
-            "settings": {**s.as_dict(), "per_turn_timeout": round(s.per_turn_timeout, 3)},
-            "query": self.query, "prompt_language": self.language, "date": self.date,
-            "system_prompt": self.system, "user_prompt": self.user,
-            "prompt_tokens_estimate": self.estimate, "summary_cap": self.summary_cap,
-            "contextualization": self.trace["contextualization"],
-            "turns": self.turns, "tool_calls": recorder.tool_calls, "requested_ids": list(self.requested),
-            "selected": [x.as_dict() for x in selected], "fallback": fallback, "error": error, "note": note,
-            "answer_shape": self.shape, "dropped": self.dropped, "reasoning": recorder.reasoning,
-            "usage": usage,
-        }, secrets)
-        timings = recorder.finish()
-        trace["duration_ms"] = timings["total"]
-        trace["timings_ms"] = timings
-        report = {
-            "retrieved": self.retrieved, "kept": kept["topic"], "kept_by_kind": kept,
-            "shown": {kind: len(group) for kind, group in self.shown.items()},
-            "tool_calls": [list(c) for c in self.calls], "requested_ids": list(self.requested),
-            "fallback": fallback, "failed": fallback is not None and fallback != MODEL_EMPTY, "error": error,
-            "note": note, "turns": len(self.turns), "usage": usage, "timings_ms": timings, "model": s.model,
-            "prompt_language": self.language, "prompt_tokens_estimate": self.estimate,
-            "degraded": list(recorder.degraded), "answer_shape": self.shape,
-            "contextualized_query": self.contextualized,
-        }
-        return RerankResult("flash", selected, report, fallback=fallback, tool_calls=[list(c) for c in self.calls],
-                            usage=usage, trace=trace)

@@ -61,6 +61,12 @@ EN: dict[str, str] = {
     "error_args": "Error: could not read the arguments {raw}; expected {{\"topic_ids\": [42, 18]}}.",
     "error_tool": "Error: there is no tool named {name}; the only tool is get_topics_content.",
     "last_call": "That was the last allowed call: now reply with the final JSON.",
+    "step_load_json": "Mark the {range} most promising topics and reply with their ids to read them, most "
+                      "promising first: {{\"topic_ids\": [42, 18]}}. Their full content is shown next. Mind the "
+                      "size: ask for topics over 10K chars only when they look clearly relevant.",
+    "answer_now": "That is everything you asked to read. Now reply with the final JSON answer as described: only "
+                  "ids from the candidate lists, best first; an empty list when nothing helps.",
+    "trimmed": "[… {n} more chars of this topic not shown]",
     "ctx_system": "You rewrite a search query over the user's chat history so that it stands on its own. Use the "
                   "recent messages only to resolve what the query refers to (pronouns, \"that\", \"it\", omitted "
                   "names or subjects).\nRules:\n"
@@ -117,6 +123,12 @@ RU: dict[str, str] = {
     "error_args": "Ошибка: не удалось прочитать аргументы {raw}; ожидается {{\"topic_ids\": [42, 18]}}.",
     "error_tool": "Ошибка: инструмента {name} нет; есть только get_topics_content.",
     "last_call": "Это был последний разрешённый вызов: теперь ответь итоговым JSON.",
+    "step_load_json": "Отметь {range} самых многообещающих топиков и ответь их id, чтобы прочитать их, самые "
+                      "многообещающие первыми: {{\"topic_ids\": [42, 18]}}. Затем будет показано их полное "
+                      "содержимое. Учитывай размер: топики больше 10K chars проси, только если они явно по теме.",
+    "answer_now": "Это всё, что ты просил прочитать. Теперь ответь итоговым JSON, как описано: только id из списков "
+                  "кандидатов, лучшие первыми; пустой список, если ничего не помогает.",
+    "trimmed": "[… ещё {n} chars этого топика не показаны]",
     "ctx_system": "Ты переписываешь поисковый запрос по истории переписки пользователя так, чтобы он был понятен "
                   "сам по себе. Недавние сообщения используй только чтобы понять, к чему относится запрос "
                   "(местоимения, «это», «он», пропущенные имена или предмет).\nПравила:\n"

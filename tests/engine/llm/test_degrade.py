@@ -107,7 +107,8 @@ def test_memory_persists_to_json_and_reloads(server, tmp_path):
     run_calls(make_client(server, memory=CapabilityMemory(path)), {"tools": TOOLS, "tool_choice": FORCED},
               {"response_format": JSON_MODE})
     saved = json.loads(path.read_text())["endpoints"][endpoint_key(server.base_url, "test/model")]
-    assert saved == {"tool_choice": "required", "rejected_response_formats": ["json_object"], "reasoning": True}
+    assert saved == {"tool_choice": "required", "rejected_response_formats": ["json_object"], "reasoning": True,
+                     "token_field": None, "max_tokens": True, "flash_protocol": None, "protocol_evidence": ""}
 
     server.requests.clear()
     (result,) = run_calls(make_client(server, memory=CapabilityMemory(path)),

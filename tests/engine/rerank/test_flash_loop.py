@@ -85,11 +85,13 @@ def test_real_query_in_russian_gets_the_russian_prompt(server, data_dir, stage1)
 
 
 def test_no_tool_call_on_turn_1_is_a_protocol_violation(server, data_dir, stage1):
+    # With the seeds' protocol pinned in the settings there is nothing to switch to.
     candidates = stage1(QUERY)
     ids = topic_ids(candidates)
     server.script(CHAT, answer({"topic_ids": [{"id": ids[3], "reason": "guess"}]}))
-    result = run(make_reranker(server, data_dir), QUERY, candidates)
+    result = run(make_reranker(server, data_dir, protocol="tools"), QUERY, candidates)
     assert result.fallback == "protocol_violation" and result.report["failed"] is True
+    assert "the server ignored the forced call" in result.report["error"]
     assert [s.id for s in result.selected] == vector_top(candidates)
     assert all(s.kind == "topic" and s.reason.startswith("fallback (protocol_violation): vector rank ")
                for s in result.selected)
@@ -101,9 +103,10 @@ def test_weakened_tool_choice_still_checks_the_protocol(server, data_dir, stage1
     # llama.cpp cannot force a named function: the client sends "required" and says so.
     candidates = stage1(QUERY)
     server.script(CHAT, answer({"topic_ids": []}))
-    result = run(make_reranker(server, data_dir, preset="llamacpp"), QUERY, candidates)
+    result = run(make_reranker(server, data_dir, preset="llamacpp", protocol="tools"), QUERY, candidates)
     assert bodies(server)[0]["tool_choice"] == "required"
-    assert result.fallback == "protocol_violation" and "tool_choice:required" in result.report["error"]
+    assert result.fallback == "protocol_violation"
+    assert "ignored the forced call (sent as required)" in result.report["error"]
     assert "tool_choice:required" in result.trace["turns"][0]["degraded"]
 
 

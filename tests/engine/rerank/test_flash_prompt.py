@@ -37,7 +37,7 @@ def turn_one(server, data_dir, candidates, query=QUERY, **settings) -> tuple[str
 def test_turn_one_user_prompt_layout(server, data_dir, stage1):
     candidates = stage1(QUERY)
     recent = "Kim: did you see the new numbers?\nme: not yet"
-    _, user = turn_one(server, data_dir, candidates, recent=recent)
+    _, user = turn_one(server, data_dir, candidates, recent=recent, contextualize_query=False)
     blocks = re.findall(r"^<(\w+)>$", user, re.MULTILINE)
     assert blocks == ["current_messages", "topic_candidates", "people_candidates", "artifact_candidates", "user_query"]
     assert user.startswith("Current date: 2026-01-04\n\n<current_messages>\nKim: did you see")
@@ -147,7 +147,8 @@ def test_contextualize_failure_keeps_the_query_silently(server, data_dir, stage1
     result = run(make_reranker(server, data_dir, contextualize_query=True, recent=RECENT), QUERY, candidates)
     assert result.fallback is None and [s.id for s in result.selected] == [ids[1]]
     context = result.trace["contextualization"]
-    assert context["used"] is False and context["note"].startswith("failed (LLMResponseError)")
+    assert context["used"] is False and context["reason"].startswith("failed (LLMResponseError)")
+    assert result.report["rewrite"]["rewritten"] is None and result.report["rewrite"]["original"] == QUERY
     assert "<contextualized_query>" not in bodies(server)[1]["messages"][1]["content"]
 
 
@@ -156,13 +157,14 @@ def test_contextualize_unchanged_or_without_recent_messages(server, data_dir, st
     ids = topic_ids(candidates)
     server.script(CHAT, answer(f'"{QUERY}"'), load(ids[:1]), answer({}))
     result = run(make_reranker(server, data_dir, contextualize_query=True, recent=RECENT), QUERY, candidates)
-    assert result.trace["contextualization"]["note"] == "unchanged"
+    assert result.trace["contextualization"]["reason"] == "unchanged"
     assert "<contextualized_query>" not in bodies(server)[1]["messages"][1]["content"]
 
     server.requests.clear()
     server.script(CHAT, load(ids[:1]), answer({}))
     result = run(make_reranker(server, data_dir, contextualize_query=True), QUERY, candidates)
-    assert len(bodies(server)) == 2 and result.trace["contextualization"]["note"] == "skipped: no recent messages"
+    # No recent messages: no call at all, and nothing to report.
+    assert len(bodies(server)) == 2 and result.trace["contextualization"] is None
 
 
 def test_candidates_beyond_max_candidates_are_not_shown_or_selectable(server, data_dir, stage1):

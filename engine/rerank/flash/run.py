@@ -1,0 +1,256 @@
+"""The state of one Flash run and everything both protocols share: calls, reads, outcomes.
+
+`reranker.py` holds the turn loops; this holds what a loop needs around them: the
+candidates shown, the prompts, one recorded LLM call, loading the topics a read asks
+for, and the three ways a run ends (an answer, a fallback, nothing to ask).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+from engine.llm import ChatResult, Deadline, LLMError, LLMTimeout, ToolCall
+from engine.rerank.base import KINDS, Candidate, RerankResult, Selection
+from engine.rerank.flash.contextualize import QueryRewrite, rewrite_query
+from engine.rerank.flash.errors import AnswerError
+from engine.rerank.flash.parser import parse_answer
+from engine.rerank.flash.prompt import (
+    SUMMARY_CAPS,
+    choose_language,
+    fit_contents,
+    prompt_tokens,
+    system_prompt,
+    tool_schema,
+    user_prompt,
+)
+from engine.rerank.flash.protocol import ProtocolChoice
+from engine.rerank.flash.settings import EXCERPT_MIN_CHARS
+from engine.rerank.flash.trace import RunRecorder, scrub, secrets_of
+
+if TYPE_CHECKING:
+    from engine.rerank.flash.reranker import FlashReranker
+
+log = logging.getLogger(__name__)
+
+FALLBACK_REASONS = ("llm_error", "timeout", "turn_timeout", "empty_response", "protocol_violation", "parse_error",
+                    "all_hallucinated", "max_tool_calls")
+MODEL_EMPTY = "model_empty"  # a valid "nothing relevant": reported like a fallback, but not a failure
+
+
+class RunBase:
+    def __init__(self, owner: FlashReranker, query: str, candidates: list[Candidate],
+                 rewrite: QueryRewrite | None) -> None:
+        self.client, self.source = owner.client, owner.topics
+        self.settings = s = owner.settings.resolved(owner.client.endpoint.is_local)
+        self.query, self.recent, self.rewrite = query, owner.recent_messages, rewrite
+        self.date = owner.now().date().isoformat()
+        self.retrieved = sum(1 for c in candidates if c.kind == "topic")
+        self.shown = {
+            "topic": [c for c in candidates if c.kind == "topic"][: max(0, s.max_candidates)],
+            "person": [c for c in candidates if c.kind == "person"][: s.people_shown],
+            "artifact": [c for c in candidates if c.kind == "artifact"][: s.artifacts_shown],
+        }
+        self.by_id = {kind: {c.id: c for c in group} for kind, group in self.shown.items()}
+        self.limits = {"topic": s.max_topics, "person": s.max_people, "artifact": s.max_artifacts}
+        self.language = choose_language(s.prompt_language, query, self.recent)
+        self.uses_tool = bool(self.shown["topic"]) and s.max_tool_calls > 0
+        self.recorder = RunRecorder()
+        self.messages: list[dict[str, Any]] = []
+        self.requested: list[int] = []  # candidate topic ids, de-duplicated, in request order
+        self.calls: list[list[int]] = []  # ids as asked, per read
+        self.loaded: set[int] = set()
+        self.loaded_chars: dict[int, int] = {}
+        self.turns: list[dict[str, Any]] = []
+        self.protocol = ProtocolChoice("tools", "preset", "")
+        self.switch: dict[str, str] | None = None
+        self.stage1_used_rewrite = rewrite is not None  # a rewrite given by the caller was searched with
+        self.system = self.user = ""
+        self.estimate = self.summary_cap = 0
+        self.shape: str | None = None
+        self.dropped: dict[str, list[str]] = {}
+        self.error: str | None = None
+
+    @property
+    def contextualized(self) -> str | None:
+        return self.rewrite.rewritten if self.rewrite is not None else None
+
+    async def _contextualize(self, deadline: Deadline) -> None:
+        """Use the caller's rewrite; without one, make it here (it then shapes only the prompt)."""
+        s = self.settings
+        if self.rewrite is None and s.contextualize_query and self.recent.strip():
+            timeout = min(s.rewrite_timeout, deadline.remaining())
+            self.rewrite = await rewrite_query(self.client, self.query, self.recent, timeout=timeout,
+                                               max_tokens=s.max_tokens_rewrite, model=s.model, language=self.language)
+            self.recorder.http_s += self.rewrite.elapsed_ms / 1000
+        if self.rewrite is not None:
+            self.recorder.timings_ms["contextualize"] = self.rewrite.elapsed_ms
+            if self.rewrite.usage:
+                self.recorder.prompt_tokens += self.rewrite.usage.get("prompt_tokens") or 0
+                self.recorder.completion_tokens += self.rewrite.usage.get("completion_tokens") or 0
+
+    def _build_prompts(self, *, constrained: bool) -> None:
+        """The prompts, with summaries shortened until turn 1 fits the token budget."""
+        s, shown = self.settings, self.shown
+        self.system = system_prompt(self.language, s, shown_topics=len(shown["topic"]),
+                                    has_people=bool(shown["person"]), has_artifacts=bool(shown["artifact"]),
+                                    uses_tool=self.uses_tool, has_context=bool(self.contextualized),
+                                    constrained=constrained)
+        tools = [tool_schema(self.language)] if self.uses_tool and not constrained else None
+        for cap in SUMMARY_CAPS:
+            self.user = user_prompt(self.language, date=self.date, query=self.query, recent=self.recent,
+                                    contextualized=self.contextualized, topics=shown["topic"],
+                                    people=shown["person"], artifacts=shown["artifact"], summary_cap=cap)
+            self.estimate = prompt_tokens(self.system, self.user, tools)
+            if self.estimate <= (s.prompt_budget_tokens or 0):
+                break
+        self.summary_cap = cap
+
+    async def _call(self, turn: int, options: dict[str, Any], deadline: Deadline, *,
+                    first: bool) -> ChatResult | RerankResult:
+        """One turn's completion, recorded; a failure comes back as the fallback result."""
+        s = self.settings
+        if first:
+            per_turn = s.first_turn_timeout
+        elif self.protocol.protocol == "constrained" and s.turn_timeout is None:
+            per_turn = deadline.remaining()  # the answer is the last turn: it may use what is left
+        else:
+            per_turn = s.per_turn_timeout
+        timeout = deadline.turn_timeout(per_turn)
+        if timeout <= 0:
+            return self._fallback("timeout", f"the total time ({s.total:g} s) ran out before turn {turn}")
+        label = f"turn_{turn}"
+        started = time.perf_counter()
+        try:
+            result = await self.client.complete(self.messages, model=s.model, reasoning_effort=s.reasoning_effort,
+                                                timeout=timeout, **options)
+        except LLMError as exc:
+            intended = {"model": s.model, "messages": list(self.messages), **options,
+                        "reasoning_effort": s.reasoning_effort, "timeout": round(timeout, 3)}
+            self.turns.append(self.recorder.call(label, time.perf_counter() - started, intended=intended,
+                                                 error=str(exc)))
+            self.turns[-1]["protocol"] = self.protocol.protocol
+            if isinstance(exc, LLMTimeout):
+                # Cut short by what was left of the total → "timeout"; by the per-turn limit → "turn_timeout".
+                reason = "timeout" if timeout < per_turn - 1e-6 or deadline.expired else "turn_timeout"
+                return self._fallback(reason, str(exc))
+            return self._fallback("llm_error", str(exc))
+        self.turns.append(self.recorder.call(label, time.perf_counter() - started, result=result))
+        self.turns[-1]["protocol"] = self.protocol.protocol
+        return result
+
+    # -- reads --------------------------------------------------------------------------------
+    def _remember(self, ids: list[int]) -> None:
+        for topic_id in ids:
+            if topic_id in self.by_id["topic"] and topic_id not in self.requested:
+                self.requested.append(topic_id)
+
+    def _load(self, ids: list[int], turn: int, *, call_id: str, name: str, arguments: str) -> dict[str, Any]:
+        """Read the candidate topics among `ids` (cut to the read budget); the trace record,
+        with the contents under "_contents" for the caller to format."""
+        wanted = list(dict.fromkeys(i for i in ids if i in self.by_id["topic"]))
+        contents = self.source(wanted) if wanted else []
+        found = {c.id for c in contents}
+        self.loaded.update(found)
+        self.loaded_chars.update((c.id, c.chars) for c in contents)
+        self._remember(wanted)
+        record: dict[str, Any] = {
+            "turn": turn, "id": call_id, "name": name, "arguments": arguments, "topic_ids": ids,
+            "loaded": [c.id for c in contents], "missing": [i for i in wanted if i not in found],
+            "not_candidates": list(dict.fromkeys(i for i in ids if i not in self.by_id["topic"])), "error": None}
+        self.calls.append(ids)
+        self.recorder.tool_calls.append(record)
+        return {**record, "_contents": fit_contents(contents, self.settings.read_budget_tokens or 0, self.language)}
+
+    def _tool_error(self, turn: int, call: ToolCall, ids: list[int], message: str) -> str:
+        self.calls.append(ids)
+        self.recorder.tool_calls.append({"turn": turn, "id": call.id, "name": call.name,
+                                         "arguments": call.arguments_raw, "topic_ids": ids, "loaded": [],
+                                         "missing": [], "not_candidates": [], "error": message})
+        return message
+
+    # -- outcomes ---------------------------------------------------------------------------
+    def _accept(self, result: ChatResult) -> RerankResult:
+        allowed = {kind: list(ids) for kind, ids in self.by_id.items()}
+        try:
+            parsed = parse_answer(result.content, allowed, self.limits)
+        except AnswerError as exc:
+            cut = f" (the reply was cut off at max_tokens {self.settings.max_tokens_answer})" \
+                if result.finish_reason == "length" else ""
+            return self._fallback(exc.reason, str(exc) + cut)
+        self.shape, self.dropped = parsed.shape, parsed.dropped
+        if not parsed.chosen:
+            if parsed.dropped.get("hallucinated"):
+                return self._fallback("all_hallucinated", "every id in the answer is outside the candidates: "
+                                      + ", ".join(parsed.dropped["hallucinated"][:10]))
+            return self._result([], MODEL_EMPTY, note="the model found nothing relevant")
+        selected = []
+        for choice in sorted(parsed.chosen, key=lambda c: KINDS.index(c.kind)):  # stable: model order per kind
+            excerpt = choice.excerpt if self._excerpt_allowed(choice.kind, choice.id) else None
+            selected.append(Selection(choice.kind, choice.id, choice.reason or "selected by the model", excerpt))
+        return self._result(selected, None)
+
+    def _excerpt_allowed(self, kind: str, topic_id: int) -> bool:
+        """Seed 000: excerpts only for big topics, and only of a topic the model actually read."""
+        if not self.settings.excerpts or kind != "topic" or topic_id not in self.loaded:
+            return False
+        chars = max(self.by_id["topic"][topic_id].chars, self.loaded_chars.get(topic_id, 0))
+        return chars > EXCERPT_MIN_CHARS
+
+    def _fallback(self, reason: str, detail: str) -> RerankResult:
+        s, topics = self.settings, self.shown["topic"]
+        self.error = detail
+        log.info("flash reranker fell back (%s): %s", reason, scrub(detail, secrets_of(self.client.endpoint.api_key)))
+        if self.requested:
+            picked = [self.by_id["topic"][i] for i in self.requested[: s.max_topics]]
+            why = "requested by the model, "
+        else:
+            picked = sorted(topics, key=lambda c: (-c.score, c.rank))[: s.max_topics]
+            why = ""
+        picked.sort(key=lambda c: (-c.score, c.rank))
+        selected = [Selection("topic", c.id, f"fallback ({reason}): {why}vector rank {c.rank}, score {c.score:.2f}")
+                    for c in picked]
+        return self._result(selected, reason)
+
+    def _result(self, selected: list[Selection], fallback: str | None, note: str | None = None) -> RerankResult:
+        s, recorder = self.settings, self.recorder
+        secrets = secrets_of(self.client.endpoint.api_key)
+        error = scrub(self.error, secrets)
+        usage = recorder.usage
+        kept = {kind: sum(1 for x in selected if x.kind == kind) for kind in KINDS}
+        rewrite = None
+        if self.rewrite is not None:
+            rewrite = {**self.rewrite.as_dict(), "stage1": self.stage1_used_rewrite}
+        protocol = {**self.protocol.as_dict(), "switch": self.switch} if self.turns else None
+        trace = scrub({
+            "settings": {**s.as_dict(), "per_turn_timeout": round(s.per_turn_timeout, 3),
+                         "first_turn_timeout": round(s.first_turn_timeout, 3)},
+            "query": self.query, "prompt_language": self.language, "date": self.date,
+            "system_prompt": self.system, "user_prompt": self.user,
+            "prompt_tokens_estimate": self.estimate, "summary_cap": self.summary_cap,
+            "contextualization": rewrite, "protocol": protocol,
+            "turns": self.turns, "tool_calls": recorder.tool_calls, "requested_ids": list(self.requested),
+            "selected": [x.as_dict() for x in selected], "fallback": fallback, "error": error, "note": note,
+            "answer_shape": self.shape, "dropped": self.dropped, "reasoning": recorder.reasoning,
+            "usage": usage,
+        }, secrets)
+        timings = recorder.finish()
+        trace["duration_ms"] = timings["total"]
+        trace["timings_ms"] = timings
+        report = {
+            "retrieved": self.retrieved, "kept": kept["topic"], "kept_by_kind": kept,
+            "shown": {kind: len(group) for kind, group in self.shown.items()},
+            "tool_calls": [list(c) for c in self.calls], "requested_ids": list(self.requested),
+            "fallback": fallback, "failed": fallback is not None and fallback != MODEL_EMPTY, "error": error,
+            "note": note, "turns": len(self.turns), "usage": usage, "timings_ms": timings, "model": s.model,
+            "prompt_language": self.language, "prompt_tokens_estimate": self.estimate,
+            "degraded": list(recorder.degraded), "answer_shape": self.shape,
+            "protocol": self.protocol.protocol if self.turns else None,
+            "protocol_note": scrub(self.protocol.note, secrets) if self.turns else None,
+            "protocol_switch": scrub(self.switch, secrets),
+            "contextualized_query": self.contextualized,
+            "rewrite": scrub({k: v for k, v in rewrite.items() if k != "call"}, secrets) if rewrite else None,
+        }
+        return RerankResult("flash", selected, report, fallback=fallback, tool_calls=[list(c) for c in self.calls],
+                            usage=usage, trace=trace)
