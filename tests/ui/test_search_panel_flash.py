@@ -88,6 +88,8 @@ def test_flash_shows_reasons_tool_calls_and_costs(qtbot, qasync_loop, service, s
     assert "Run Flash" in panel.report.text()
     ids = topic_ids(panel)
     asked, chosen = ids[:4], [ids[1], ids[0]]
+    # With recent messages, seed 000's step 1 rewrites the query first (one short call).
+    server.script(CHAT, FakeResponse(json=chat_reply("postgres upgrade date and what broke after it")))
     server.script(CHAT, FakeResponse(json=chat_reply(tool_calls=[
         tool_call("get_topics_content", {"topic_ids": asked}, "call_A")])))
     server.script(CHAT, FakeResponse(json=chat_reply(json.dumps({"topic_ids": [
@@ -106,8 +108,8 @@ def test_flash_shows_reasons_tool_calls_and_costs(qtbot, qasync_loop, service, s
     assert [(c.data.id, c.data.reason) for c in panel.cards.cards] == [
         (chosen[0], "the upgrade plan and its date"), (chosen[1], "what went wrong afterwards")]
     assert f"get_topics_content([{', '.join(map(str, asked))}])" in panel.report.text()
-    # Usage is summed over both turns (turn 1 is the fake's default 100 + 20).
-    assert "3,200 + 62 tokens" in panel.status.text() and "$0.0017" in panel.status.text()
+    # Usage is summed over the rewrite and both turns (the fake's default is 100 + 20 each).
+    assert "3,300 + 82 tokens" in panel.status.text() and "$0.0017" in panel.status.text()
     assert sorted(panel.candidates.candidates_model.candidate(r).id
                   for r in panel.candidates.candidates_model.kept_rows()) == sorted(chosen)
     assert recorded == [panel.outcome().run_id] and recorded[0] is not None
