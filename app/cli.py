@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 
-from app import __version__, cli_chats, cli_keys, cli_memory, cli_runs, crash
+from app import __version__, cli_chats, cli_keys, cli_memory, cli_runs, cli_tune, crash
 from app.cli_output import plural
 from app.privacy import private_umask, tighten
 from app.settings import data_dir_given, resolve_data_dir
@@ -41,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_memory.add_commands(commands)
     cli_keys.add_command(commands)
     cli_runs.add_command(commands)
+    cli_tune.add_command(commands)
     return parser
 
 
@@ -137,6 +138,8 @@ def _dispatch(args: argparse.Namespace, data_dir: Path) -> int:
         from engine.service import FlashbackService
 
         return cli_runs.run_runs(args, FlashbackService(data_dir))
+    if args.command == "tune":
+        return cli_tune.run_tune(args, data_dir)
     if args.command in ("build", "search", "eval", "export"):
         return getattr(cli_memory, f"run_{args.command}")(args, data_dir)
     from app.gui import run_gui  # Qt is only loaded when a window is wanted

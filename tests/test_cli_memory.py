@@ -10,7 +10,8 @@ from tests.test_cli import run
 
 DEMO = resources.demo_export()
 METRIC_KEYS = {"recall@1_any", "recall@5_any", "recall@10_any", "recall@5_all", "mrr", "ndcg@10", "evidence@8000",
-               "evidence@32000", "topic_chars_mean", "topic_chars_p90", "latency_ms_p50", "latency_ms_p95", "queries"}
+               "evidence@32000", "topic_chars_mean", "topic_chars_p90", "latency_ms_p50", "latency_ms_p95", "queries",
+               "kept_precision", "kept_recall", "kept_f1"}
 
 
 def test_build_search_eval_json(tmp_path: Path):

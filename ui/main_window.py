@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from engine.service import FlashbackService
 from ui import i18n
 from ui.app_icon import app_icon
+from ui.evaluate import EvaluatePanel
 from ui.search import SearchPanel
 from ui.shell import window_state
 from ui.shell.about import AboutDialog, AboutInfo, about_dialog, complete_info, open_folder
@@ -83,12 +84,20 @@ class MainWindow(QMainWindow):
         self.browse_dock = self._dock(self.tr("Browse"), "browse_dock", self.browse)
         self.history_dock = self._dock(self.tr("Run history"), "history_dock", self.history)
         self.tabifyDockWidget(self.browse_dock, self.history_dock)
+        self.evaluate_panel = EvaluatePanel(service, self.search_panel, keys)
+        self.evaluate_dock = QDockWidget(self.tr("Evaluate"), self)
+        self.evaluate_dock.setObjectName("evaluate_dock")
+        self.evaluate_dock.setWidget(self.evaluate_panel)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.evaluate_dock)
+        self.evaluate_dock.hide()
+        self.evaluate_dock.toggleViewAction().setShortcut(QKeySequence("Ctrl+E"))
+        self.evaluate_dock.visibilityChanged.connect(lambda shown: self.evaluate_panel.refresh() if shown else None)
         self.browse_dock.raise_()
         self.resizeDocks([self.browse_dock], [DOCK_WIDTH], Qt.Orientation.Horizontal)
 
         self.actions = WindowActions(self)
         self.actions.check_language(i18n.saved_choice())
-        self.toolbar = install_menus(self, self.actions, [self.browse_dock, self.history_dock],
+        self.toolbar = install_menus(self, self.actions, [self.browse_dock, self.history_dock, self.evaluate_dock],
                                      export_actions_of(self.search_panel), self._demo_export is not None,
                                      [self.search_panel.settings_action])
         self._store_label = QLabel()
@@ -204,6 +213,8 @@ class MainWindow(QMainWindow):
 
     def _on_pipeline_succeeded(self, summary: PipelineSummary) -> None:
         self.progress_panel.show_summary(summary)  # stays until closed: no status-bar echo
+        if self.evaluate_dock.isVisible():  # a build may cut topics differently: labels map anew
+            self.evaluate_panel.refresh()
 
     def _on_pipeline_cancelled(self, phase: str) -> None:
         self.progress_panel.show_cancelled(phase)

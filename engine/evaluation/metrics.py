@@ -2,6 +2,11 @@
 
 A query's relevant topics are those holding at least one relevant message; its evidence
 is the set of relevant messages. Rankings are lists of topic ids, best first.
+
+The kept set (what a reranker selected) is scored as issue 14 defines it: kept precision =
+|kept ∩ relevant| / |kept| (0 when nothing is kept), kept recall = |kept ∩ relevant| /
+|relevant|, F1 per query; means over the queries that have at least one relevant topic
+(a query whose labels are all "not relevant" cannot be scored and is left out).
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import numpy as np
 METRIC_KEYS = (
     "recall@1_any", "recall@5_any", "recall@10_any", "recall@5_all", "mrr", "ndcg@10",
     "evidence@8000", "evidence@32000", "topic_chars_mean", "topic_chars_p90",
-    "latency_ms_p50", "latency_ms_p95", "queries",
+    "latency_ms_p50", "latency_ms_p95", "queries", "kept_precision", "kept_recall", "kept_f1",
 )
 EVIDENCE_BUDGETS = (8000, 32000)
 
@@ -29,6 +34,7 @@ class QueryOutcome:
     relevant_topics: frozenset[int]
     evidence_topics: tuple[int | None, ...]  # the topic of each relevant message (None: in no topic)
     latency_ms: float
+    kept: tuple[int, ...] | None = None  # the reranker's topics; None: every candidate (no reranker)
 
 
 def recall_any(ranking: Sequence[int], relevant: frozenset[int], k: int) -> float:
@@ -68,6 +74,16 @@ def evidence_within_budget(ranking: Sequence[int], evidence_topics: Sequence[int
     return sum(1 for t in evidence_topics if t in taken) / len(evidence_topics)
 
 
+def kept_scores(kept: Iterable[int], relevant: frozenset[int]) -> tuple[float, float, float]:
+    """(precision, recall, F1) of one query's kept topics against its relevant ones."""
+    kept = set(kept)
+    hits = len(kept & relevant)
+    precision = hits / len(kept) if kept else 0.0
+    recall = hits / len(relevant) if relevant else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return precision, recall, f1
+
+
 def percentile(values: Iterable[float], q: float) -> float:
     array = np.asarray(list(values), dtype=float)
     return float(np.percentile(array, q)) if array.size else 0.0
@@ -98,4 +114,8 @@ def summarise(outcomes: Sequence[QueryOutcome], topic_chars: dict[int, int]) -> 
     metrics["latency_ms_p50"] = round(percentile((o.latency_ms for o in outcomes), 50), 2)
     metrics["latency_ms_p95"] = round(percentile((o.latency_ms for o in outcomes), 95), 2)
     metrics["queries"] = n
+    scored = [kept_scores(o.ranking if o.kept is None else o.kept, o.relevant_topics)
+              for o in outcomes if o.relevant_topics]
+    for position, name in enumerate(("kept_precision", "kept_recall", "kept_f1")):
+        metrics[name] = mean(s[position] for s in scored)
     return metrics

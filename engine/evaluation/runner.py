@@ -8,64 +8,22 @@ ranking is the reranker's selection first, then the remaining candidates in stag
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
 
-from engine.errors import EngineError
 from engine.evaluation.metrics import QueryOutcome, summarise
+from engine.evaluation.qrels import JudgedQuery, QrelsError, load_qrels, message_topics, resolve_messages
 from engine.rerank.base import RerankResult
 from engine.retrieval.search import Stage1Result
 
-
-class QrelsError(EngineError):
-    """The judgement file cannot be used; says what to fix."""
-
-
-@dataclass(frozen=True)
-class JudgedQuery:
-    id: str
-    query: str
-    category: str
-    relevant: tuple[tuple[str, str], ...]  # (chat, message id) as in the export
-
-
-def load_qrels(path: Path) -> list[JudgedQuery]:
-    try:
-        raw = json.loads(Path(path).read_text(encoding="utf-8"))
-        queries = raw["queries"]
-        return [JudgedQuery(str(q["id"]), str(q["query"]), str(q.get("category") or "all"),
-                            tuple((str(r["chat"]), str(r["message"])) for r in q["relevant"])) for q in queries]
-    except OSError as exc:
-        raise QrelsError(f"Cannot read {path}: {exc.strerror}.") from exc
-    except (ValueError, KeyError, TypeError) as exc:
-        raise QrelsError(f"{path} is not a QRELS file: expected {{\"queries\": [{{\"id\", \"query\", "
-                         f"\"relevant\": [{{\"chat\", \"message\"}}]}}]}} ({exc}).") from exc
+__all__ = ["JudgedQuery", "QrelsError", "SearchFn", "evaluate", "load_qrels"]  # QRELS names live in qrels.py
 
 
 def _message_topics(connection: sqlite3.Connection, queries: list[JudgedQuery]) -> dict[tuple[str, str], int | None]:
-    chats: dict[str, list[int]] = {}
-    for chat_id, key, title in connection.execute("SELECT id, key, title FROM chat"):
-        chats.setdefault(title, []).append(chat_id)
-        chats.setdefault(key, []).append(chat_id)
-        if ":" in key:
-            chats.setdefault(key.split(":", 1)[1], []).append(chat_id)
-    found: dict[tuple[str, str], int | None] = {}
-    for query in queries:
-        for chat, message in query.relevant:
-            if (chat, message) in found:
-                continue
-            topic = None
-            for chat_id in dict.fromkeys(chats.get(chat, [])):
-                row = connection.execute("SELECT topic_id FROM message WHERE chat_id = ? AND external_id = ?",
-                                         (chat_id, message)).fetchone()
-                if row is not None:
-                    topic = row[0]
-                    break
-            found[(chat, message)] = topic
-    return found
+    """(chat, message) → its topic in the current build; None when the store lacks it or it is in no topic."""
+    messages = resolve_messages(connection, (pair for query in queries for pair in query.relevant))
+    topics = message_topics(connection, (m for m in messages.values() if m is not None))
+    return {pair: (topics.get(m) if m is not None else None) for pair, m in messages.items()}
 
 
 SearchFn = Callable[[str], tuple[Stage1Result, RerankResult | None]]
@@ -85,7 +43,8 @@ def evaluate(connection: sqlite3.Connection, queries: list[JudgedQuery], search:
         evidence = tuple(message_topic[pair] for pair in query.relevant)
         relevant = frozenset(t for t in evidence if t is not None)
         outcomes.append(QueryOutcome(query.category, ranking, relevant, evidence,
-                                     stage1.timings_ms.get("total", 0.0)))
+                                     stage1.timings_ms.get("total", 0.0),
+                                     tuple(chosen) if reranked is not None else None))
         if on_progress:
             on_progress(done, len(queries))
     categories = sorted({o.category for o in outcomes})

@@ -159,74 +159,117 @@
 <context>
     <name>CandidatesModel</name>
     <message>
-        <location filename="../../ui/search/candidates_model.py" line="31"/>
+        <location filename="../../ui/search/candidates_model.py" line="36"/>
         <source>#</source>
         <translation>№</translation>
     </message>
     <message>
-        <location filename="../../ui/search/candidates_model.py" line="31"/>
+        <location filename="../../ui/search/candidates_model.py" line="36"/>
         <source>ID</source>
         <translation>ID</translation>
     </message>
     <message>
-        <location filename="../../ui/search/candidates_model.py" line="31"/>
+        <location filename="../../ui/search/candidates_model.py" line="36"/>
         <source>Date</source>
         <translation>Дата</translation>
     </message>
     <message>
-        <location filename="../../ui/search/candidates_model.py" line="31"/>
+        <location filename="../../ui/search/candidates_model.py" line="36"/>
         <source>Chat</source>
         <translation>Чат</translation>
     </message>
     <message>
-        <location filename="../../ui/search/candidates_model.py" line="32"/>
+        <location filename="../../ui/search/candidates_model.py" line="37"/>
         <source>Msgs</source>
         <translation>Сообщ.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/candidates_model.py" line="32"/>
+        <location filename="../../ui/search/candidates_model.py" line="37"/>
         <source>Size</source>
         <translation>Размер</translation>
     </message>
     <message>
-        <location filename="../../ui/search/candidates_model.py" line="69"/>
+        <location filename="../../ui/search/candidates_model.py" line="87"/>
         <source>Kind (topic, person or attachment) and ID</source>
         <translation>Вид (тема, человек или вложение) и ID</translation>
     </message>
     <message>
-        <location filename="../../ui/search/candidates_model.py" line="111"/>
+        <location filename="../../ui/search/candidates_model.py" line="90"/>
+        <source>Your label: ✓ relevant, ✗ not relevant. Click the cell, or press R or N on a row.</source>
+        <translation>Ваша отметка: ✓ относится к делу, ✗ не относится. Щёлкните ячейку или нажмите R или N на строке.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/candidates_model.py" line="133"/>
+        <source>Only topics are labelled: the evaluation counts topics.</source>
+        <translation>Отмечаются только темы: оценка считает темы.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/candidates_model.py" line="143"/>
+        <source>Labelled relevant (R toggles, click to change)</source>
+        <translation>Отмечено: относится (R переключает, щелчок меняет)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/candidates_model.py" line="144"/>
+        <source>Labelled not relevant (N toggles, click to change)</source>
+        <translation>Отмечено: не относится (N переключает, щелчок меняет)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/candidates_model.py" line="145"/>
+        <source>Not labelled: click, or press R (relevant) or N (not relevant)</source>
+        <translation>Без отметки: щёлкните или нажмите R (относится) или N (не относится)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/candidates_model.py" line="155"/>
         <source>Messages: {0} · characters: {1}</source>
         <translation>Сообщений: {0} · символов: {1}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/candidates_model.py" line="31"/>
+        <location filename="../../ui/search/candidates_model.py" line="36"/>
         <source>Score</source>
         <translation>Оценка</translation>
     </message>
     <message>
-        <location filename="../../ui/search/candidates_model.py" line="32"/>
+        <location filename="../../ui/search/candidates_model.py" line="37"/>
         <source>Summary</source>
         <translation>Описание</translation>
     </message>
     <message>
-        <location filename="../../ui/search/candidates_model.py" line="33"/>
+        <location filename="../../ui/search/candidates_model.py" line="38"/>
         <source>Topic</source>
         <translation>Тема</translation>
     </message>
     <message>
-        <location filename="../../ui/search/candidates_model.py" line="33"/>
+        <location filename="../../ui/search/candidates_model.py" line="38"/>
         <source>Person</source>
         <translation>Человек</translation>
     </message>
     <message>
-        <location filename="../../ui/search/candidates_model.py" line="33"/>
+        <location filename="../../ui/search/candidates_model.py" line="38"/>
         <source>Attachment</source>
         <translation>Вложение</translation>
     </message>
     <message>
-        <location filename="../../ui/search/candidates_model.py" line="88"/>
+        <location filename="../../ui/search/candidates_model.py" line="111"/>
         <source>calibrated {0:.3f} · raw {1:.3f}</source>
         <translation>откалибровано {0:.3f} · исходно {1:.3f}</translation>
+    </message>
+</context>
+<context>
+    <name>CandidatesView</name>
+    <message>
+        <location filename="../../ui/search/candidates_view.py" line="145"/>
+        <source>Relevant	R</source>
+        <translation>Относится	R</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/candidates_view.py" line="145"/>
+        <source>Not relevant	N</source>
+        <translation>Не относится	N</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/candidates_view.py" line="146"/>
+        <source>Clear the label</source>
+        <translation>Снять отметку</translation>
     </message>
 </context>
 <context>
@@ -259,6 +302,372 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <location filename="../../ui/shell/empty_state.py" line="41"/>
         <source>You can also drop files, folders or zips on this window.</source>
         <translation>Файлы, папки и zip-архивы можно также перетащить в это окно.</translation>
+    </message>
+</context>
+<context>
+    <name>EvaluateControls</name>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="27"/>
+        <source>Refresh</source>
+        <translation>Обновить</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="28"/>
+        <source>Search every labelled query again with the current candidates settings and re-read the labels</source>
+        <translation>Заново найти кандидатов для каждого отмеченного запроса с текущими настройками и перечитать отметки</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="30"/>
+        <source>Import labels…</source>
+        <translation>Импорт отметок…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="31"/>
+        <source>Export labels…</source>
+        <translation>Экспорт отметок…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="34"/>
+        <source>What do the figures mean?</source>
+        <translation>Что означают цифры?</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="42"/>
+        <source>Threshold</source>
+        <translation>Порог</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="42"/>
+        <source>Gap</source>
+        <translation>Разрыв</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="42"/>
+        <source>Top-K</source>
+        <translation>Top-K</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="45"/>
+        <source>&lt;b&gt;Sweep&lt;/b&gt; over</source>
+        <translation>&lt;b&gt;Развёртка&lt;/b&gt; по</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="50"/>
+        <source>kept F1</source>
+        <translation>F1 оставленного</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="50"/>
+        <source>recall within {0:,} characters</source>
+        <translation>полнота в пределах {0:,} символов</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="53"/>
+        <source>Auto-tune</source>
+        <translation>Автонастройка</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="54"/>
+        <source>Apply</source>
+        <translation>Применить</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="55"/>
+        <source>Move the sliders to the tuned settings</source>
+        <translation>Передвинуть ползунки на найденные значения</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="58"/>
+        <source>Tune for</source>
+        <translation>Настроить на</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="61"/>
+        <source>Estimate Flash cost</source>
+        <translation>Оценить стоимость Flash</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="62"/>
+        <source>Compare with Flash</source>
+        <translation>Сравнить с Flash</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="64"/>
+        <source>Cancel</source>
+        <translation>Отмена</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="101"/>
+        <source>No labelled queries yet. In the search view, mark results relevant (✓) or not (✗): click the ✓ column, press R or N, or use the buttons on the cards.</source>
+        <translation>Отмеченных запросов пока нет. В окне поиска отметьте результаты как относящиеся к делу (✓) или нет (✗): щёлкните столбец ✓, нажмите R или N или воспользуйтесь кнопками на карточках.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="103"/>
+        <source>every candidate kept (vector only)</source>
+        <translation>оставлены все кандидаты (только векторы)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="104"/>
+        <source>threshold {0:.2f}, gap {1:.2f}, top-K {2}</source>
+        <translation>порог {0:.2f}, разрыв {1:.2f}, top-K {2}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="105"/>
+        <source>&lt;b&gt;{0} queries scored&lt;/b&gt; ({1} without a relevant topic) with {2}: stage-1 recall@10 &lt;b&gt;{3:.2f}&lt;/b&gt; · kept precision &lt;b&gt;{4:.2f}&lt;/b&gt; · recall &lt;b&gt;{5:.2f}&lt;/b&gt; · F1 &lt;b&gt;{6:.2f}&lt;/b&gt; · evidence@8000 &lt;b&gt;{7:.2f}&lt;/b&gt; · {8:.1f} topics kept</source>
+        <translation>&lt;b&gt;Оценено запросов: {0}&lt;/b&gt; (без относящейся темы: {1}), настройки: {2}. Полнота этапа 1 @10 &lt;b&gt;{3:.2f}&lt;/b&gt; · точность оставленного &lt;b&gt;{4:.2f}&lt;/b&gt; · полнота &lt;b&gt;{5:.2f}&lt;/b&gt; · F1 &lt;b&gt;{6:.2f}&lt;/b&gt; · evidence@8000 &lt;b&gt;{7:.2f}&lt;/b&gt; · оставлено тем в среднем: {8:.1f}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="111"/>
+        <source>Flash on the same candidates: precision &lt;b&gt;{0:.2f}&lt;/b&gt; · recall &lt;b&gt;{1:.2f}&lt;/b&gt; · F1 &lt;b&gt;{2:.2f}&lt;/b&gt; over {3} queries</source>
+        <translation>Flash на тех же кандидатах: точность &lt;b&gt;{0:.2f}&lt;/b&gt; · полнота &lt;b&gt;{1:.2f}&lt;/b&gt; · F1 &lt;b&gt;{2:.2f}&lt;/b&gt;, запросов: {3}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="119"/>
+        <source>Best: threshold {0:.2f}, gap {1:.2f}, top-K {2}. {3}: now {4:.3f}; tuned {5:.3f} on these queries, &lt;b&gt;{6:.3f} expected on new ones&lt;/b&gt; ({7}-fold cross-validated).</source>
+        <translation>Лучшее: порог {0:.2f}, разрыв {1:.2f}, top-K {2}. {3}: сейчас {4:.3f}; после настройки {5:.3f} на этих запросах, &lt;b&gt;{6:.3f} ожидается на новых&lt;/b&gt; (перекрёстная проверка, блоков: {7}).</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="125"/>
+        <source>The gain is within the noise of so few queries: label more before trusting it.</source>
+        <translation>Выигрыш не выходит за пределы шума на таком малом числе запросов: отметьте больше, прежде чем ему доверять.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="130"/>
+        <source>about {0:,} prompt + {1:,} reply tokens for {2} queries</source>
+        <translation>около {0:,} токенов запроса и {1:,} токенов ответа на {2} запросов</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="132"/>
+        <source>≈ ${0:.2f} at the provider&apos;s price</source>
+        <translation>≈ ${0:.2f} по цене провайдера</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="133"/>
+        <source>the provider gives no price (a local server costs nothing)</source>
+        <translation>провайдер не сообщает цену (локальный сервер бесплатен)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="134"/>
+        <source>Flash would send {0}; {1}. One call per query, each kept in the run history.</source>
+        <translation>Flash отправит {0}; {1}. Один вызов на запрос, каждый сохраняется в истории запусков.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="140"/>
+        <source>Import labels (QRELS JSON)</source>
+        <translation>Импорт отметок (QRELS JSON)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="141"/>
+        <source>QRELS JSON (*.json);;All files (*)</source>
+        <translation>QRELS JSON (*.json);;Все файлы (*)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="146"/>
+        <source>Export labels (QRELS JSON)</source>
+        <translation>Экспорт отметок (QRELS JSON)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="147"/>
+        <source>QRELS JSON (*.json)</source>
+        <translation>QRELS JSON (*.json)</translation>
+    </message>
+</context>
+<context>
+    <name>EvaluatePanel</name>
+    <message>
+        <location filename="../../ui/evaluate/help.py" line="13"/>
+        <source>Labelled set</source>
+        <translation>Отмеченный набор</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/help.py" line="14"/>
+        <source>Every query you labelled in the search view (its text, filters and the time of the first label), or imported from a QRELS file. A label belongs to the messages of the topic you marked, so it survives a rebuild.</source>
+        <translation>Все запросы, отмеченные вами в окне поиска (текст, фильтры и время первой отметки) или импортированные из файла QRELS. Отметка принадлежит сообщениям отмеченной темы, поэтому переживает пересборку.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/help.py" line="17"/>
+        <source>Relevant</source>
+        <translation>Относится</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/help.py" line="18"/>
+        <source>The topics holding at least one message labelled relevant (evidence), in the current build. A query with no relevant topic is listed but not scored.</source>
+        <translation>Темы текущей сборки, содержащие хотя бы одно сообщение, отмеченное как относящееся к делу (доказательство). Запрос без такой темы показан, но не оценивается.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/help.py" line="20"/>
+        <source>Kept precision</source>
+        <translation>Точность оставленного</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/help.py" line="21"/>
+        <source>|kept ∩ relevant| / |kept|: the share of the kept topics that are relevant (0 when nothing is kept).</source>
+        <translation>|оставлено ∩ относится| / |оставлено|: доля оставленных тем, которые относятся к делу (0, если ничего не оставлено).</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/help.py" line="23"/>
+        <source>Kept recall</source>
+        <translation>Полнота оставленного</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/help.py" line="24"/>
+        <source>|kept ∩ relevant| / |relevant|: the share of the relevant topics that were kept.</source>
+        <translation>|оставлено ∩ относится| / |относится|: доля относящихся тем, которые были оставлены.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/help.py" line="26"/>
+        <source>F1</source>
+        <translation>F1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/help.py" line="27"/>
+        <source>2 · precision · recall / (precision + recall), per query (0 when both are 0).</source>
+        <translation>2 · точность · полнота / (точность + полнота), для каждого запроса (0, если обе равны 0).</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/help.py" line="29"/>
+        <source>Stage-1 recall@10</source>
+        <translation>Полнота этапа 1 @10</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/help.py" line="30"/>
+        <source>The share of the relevant topics among the first 10 stage-1 candidates: what the reranker had to choose from.</source>
+        <translation>Доля относящихся тем среди первых 10 кандидатов этапа 1: из чего выбирал реранкер.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/help.py" line="32"/>
+        <source>Evidence@8000</source>
+        <translation>Evidence@8000</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/help.py" line="33"/>
+        <source>The share of the relevant messages inside the topics taken whole, kept ones first and then the other candidates, until 8,000 characters are full (as `flashback eval`).</source>
+        <translation>Доля относящихся сообщений внутри тем, взятых целиком (сначала оставленные, затем остальные кандидаты), пока не заполнятся 8 000 символов (как в `flashback eval`).</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/help.py" line="36"/>
+        <source>Means</source>
+        <translation>Средние</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/help.py" line="37"/>
+        <source>Averages over the scored queries: every query counts the same.</source>
+        <translation>Средние по оценённым запросам: каждый запрос весит одинаково.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/help.py" line="38"/>
+        <source>Sweep</source>
+        <translation>Развёртка</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/help.py" line="39"/>
+        <source>The mean kept precision, recall and F1 as one setting moves over its slider&apos;s range, the other two as they are now; from the frozen candidates, no new search. The dashed line is the current value.</source>
+        <translation>Средние точность, полнота и F1 оставленного, когда одна настройка проходит диапазон своего ползунка, а две другие остаются как есть; по замороженным кандидатам, без нового поиска. Пунктир — текущее значение.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/help.py" line="42"/>
+        <source>Auto-tune</source>
+        <translation>Автонастройка</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/help.py" line="43"/>
+        <source>Tries every threshold, gap and top-K on the sliders&apos; grid. Cross-validated: the queries are split into 5 folds, each fold is scored with the settings that were best on the other four, so the figure is what to expect on questions it was not tuned on.</source>
+        <translation>Перебирает все значения порога, разрыва и top-K на сетке ползунков. С перекрёстной проверкой: запросы делятся на 5 блоков, каждый блок оценивается с настройками, лучшими на остальных четырёх, поэтому цифра показывает, чего ждать на вопросах, на которых настройка не подбиралась.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/help.py" line="47"/>
+        <source>Flash comparison</source>
+        <translation>Сравнение с Flash</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/help.py" line="48"/>
+        <source>Runs Flash once per labelled query on the same frozen candidates (each call is kept in the run history) and scores what it kept beside the threshold reranker. The cost is estimated before anything is sent.</source>
+        <translation>Запускает Flash по одному разу на каждый отмеченный запрос на тех же замороженных кандидатах (каждый вызов сохраняется в истории запусков) и оценивает оставленное рядом с пороговым реранкером. Стоимость оценивается до отправки.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/panel.py" line="137"/>
+        <source>Searching the labelled queries… {0} of {1}</source>
+        <translation>Поиск по отмеченным запросам… {0} из {1}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/panel.py" line="143"/>
+        <source>Searching the labelled queries…</source>
+        <translation>Поиск по отмеченным запросам…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/panel.py" line="158"/>
+        <source>Nothing to tune on yet: label results relevant in the search view first.</source>
+        <translation>Настраивать пока не на чем: сначала отметьте относящиеся к делу результаты в окне поиска.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/panel.py" line="163"/>
+        <source>Tuning…</source>
+        <translation>Настройка…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/panel.py" line="165"/>
+        <source>Tuning</source>
+        <translation>Настройка</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/panel.py" line="182"/>
+        <source>The import</source>
+        <translation>Импорт</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/panel.py" line="196"/>
+        <source>{0} labelled queries written to {1}.</source>
+        <translation>Отмеченных запросов записано в {1}: {0}.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/panel.py" line="198"/>
+        <source>The export</source>
+        <translation>Экспорт</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/panel.py" line="203"/>
+        <source>Nothing to compare yet: label results in the search view, then Refresh.</source>
+        <translation>Сравнивать пока нечего: отметьте результаты в окне поиска, затем нажмите «Обновить».</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/panel.py" line="212"/>
+        <source>Estimating what Flash would cost…</source>
+        <translation>Оценка стоимости Flash…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/panel.py" line="230"/>
+        <source>Flash is running on {0} labelled queries…</source>
+        <translation>Flash работает на отмеченных запросах ({0})…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/panel.py" line="233"/>
+        <source>Evaluate: what the figures mean</source>
+        <translation>Оценка: что означают цифры</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/panel.py" line="246"/>
+        <source>The evaluation</source>
+        <translation>Оценка</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/panel.py" line="307"/>
+        <source>Imported {0} queries with {1} labels; {2} messages were not in this store.</source>
+        <translation>Импортировано запросов: {0}, отметок: {1}; сообщений нет в этом хранилище: {2}.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/panel.py" line="322"/>
+        <source>Flash: {0} of {1} queries done…</source>
+        <translation>Flash: готово {0} из {1} запросов…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/panel.py" line="329"/>
+        <source>Flash ran on {0} queries (each call is in the run history); {1} fell back or failed; reported cost ${2:.4f}.</source>
+        <translation>Flash отработал на запросах: {0} (каждый вызов есть в истории запусков); с запасным вариантом или ошибкой: {1}; заявленная стоимость ${2:.4f}.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/panel.py" line="335"/>
+        <source>Flash cancelled after {0} queries; their results stay in the table.</source>
+        <translation>Flash отменён после запросов: {0}; их результаты остаются в таблице.</translation>
     </message>
 </context>
 <context>
@@ -337,19 +746,34 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>ImportController</name>
     <message>
-        <location filename="../../ui/shell/import_controller.py" line="55"/>
+        <location filename="../../ui/shell/import_controller.py" line="59"/>
         <source>Importing {name}…</source>
         <translation>Импорт {name}…</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/import_controller.py" line="56"/>
+        <location filename="../../ui/shell/import_controller.py" line="60"/>
         <source>Importing {count} exports…</source>
         <translation>Импорт выгрузок: {count}…</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/import_controller.py" line="60"/>
+        <location filename="../../ui/shell/import_controller.py" line="64"/>
         <source>Building memory…</source>
         <translation>Построение памяти…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/import_controller.py" line="83"/>
+        <source>the local model</source>
+        <translation>локальной моделью</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/import_controller.py" line="83"/>
+        <source>the built-in embedder</source>
+        <translation>встроенным эмбеддером</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/import_controller.py" line="84"/>
+        <source>Embedding topics with {model}…</source>
+        <translation>Темы встраиваются {model}…</translation>
     </message>
 </context>
 <context>
@@ -496,78 +920,83 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="83"/>
+        <location filename="../../ui/main_window.py" line="84"/>
         <source>Browse</source>
         <translation>Обзор</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="84"/>
+        <location filename="../../ui/main_window.py" line="85"/>
         <source>Run history</source>
         <translation>История запусков</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="135"/>
+        <location filename="../../ui/main_window.py" line="88"/>
+        <source>Evaluate</source>
+        <translation>Оценка</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="144"/>
         <source>Could not read the store</source>
         <translation>Не удалось прочитать хранилище</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="145"/>
+        <location filename="../../ui/main_window.py" line="154"/>
         <source>Could not open the store</source>
         <translation>Не удалось открыть хранилище</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="149"/>
+        <location filename="../../ui/main_window.py" line="158"/>
         <source>Messages: {messages} · chats: {chats} · topics: {topics}</source>
         <translation>Сообщений: {messages} · чатов: {chats} · тем: {topics}</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="164"/>
+        <location filename="../../ui/main_window.py" line="173"/>
         <source>These messages are not in memory yet: choose Memory → Build memory to search them.</source>
         <translation>Эти сообщения ещё не в памяти: выберите «Память → Построить память», чтобы искать по ним.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="168"/>
+        <location filename="../../ui/main_window.py" line="177"/>
         <source>Import chat exports</source>
         <translation>Импорт выгрузок чатов</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="175"/>
+        <location filename="../../ui/main_window.py" line="184"/>
         <source>Import an export folder</source>
         <translation>Импорт папки с выгрузкой</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="186"/>
-        <location filename="../../ui/main_window.py" line="197"/>
+        <location filename="../../ui/main_window.py" line="195"/>
+        <location filename="../../ui/main_window.py" line="206"/>
         <source>An import or build is already running.</source>
         <translation>Импорт или построение уже идёт.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="213"/>
+        <location filename="../../ui/main_window.py" line="224"/>
         <source>Import failed</source>
         <translation>Импорт не удался</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="213"/>
+        <location filename="../../ui/main_window.py" line="224"/>
         <source>Building memory failed</source>
         <translation>Построить память не удалось</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="240"/>
+        <location filename="../../ui/main_window.py" line="251"/>
         <source>No API key for the topic model: building without it.</source>
         <translation>Нет API-ключа для модели топиков: сборка без неё.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="263"/>
+        <location filename="../../ui/main_window.py" line="274"/>
         <source>Could not open {0}: no file manager answered.</source>
         <translation>Не удалось открыть {0}: файловый менеджер не ответил.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="271"/>
+        <location filename="../../ui/main_window.py" line="282"/>
         <source>Language</source>
         <translation>Язык</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="271"/>
+        <location filename="../../ui/main_window.py" line="282"/>
         <source>Flashback will use the new language after a restart.</source>
         <translation>Flashback переключится на новый язык после перезапуска.</translation>
     </message>
@@ -674,6 +1103,84 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <location filename="../../ui/shell/progress_panel.py" line="126"/>
         <source>Time: {seconds} s</source>
         <translation>Время: {seconds} с</translation>
+    </message>
+</context>
+<context>
+    <name>QueriesModel</name>
+    <message>
+        <location filename="../../ui/evaluate/queries_model.py" line="29"/>
+        <source>Query</source>
+        <translation>Запрос</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/queries_model.py" line="29"/>
+        <source>Filters</source>
+        <translation>Фильтры</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/queries_model.py" line="29"/>
+        <source>Relevant</source>
+        <translation>Относится</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/queries_model.py" line="30"/>
+        <source>Stage-1 R@10</source>
+        <translation>Этап 1 R@10</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/queries_model.py" line="30"/>
+        <source>Kept</source>
+        <translation>Оставлено</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/queries_model.py" line="30"/>
+        <source>Precision</source>
+        <translation>Точность</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/queries_model.py" line="31"/>
+        <source>Recall</source>
+        <translation>Полнота</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/queries_model.py" line="31"/>
+        <source>F1</source>
+        <translation>F1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/queries_model.py" line="31"/>
+        <source>Evidence@8000</source>
+        <translation>Evidence@8000</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/queries_model.py" line="32"/>
+        <source>Flash P</source>
+        <translation>Flash Т</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/queries_model.py" line="32"/>
+        <source>Flash R</source>
+        <translation>Flash П</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/queries_model.py" line="32"/>
+        <source>Flash F1</source>
+        <translation>Flash F1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/queries_model.py" line="83"/>
+        <source>Double-click: open this query in the search view (kept rows highlighted, your labels in the ✓ column)</source>
+        <translation>Двойной щелчок: открыть запрос в окне поиска (оставленные строки подсвечены, ваши отметки в столбце ✓)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/queries_model.py" line="86"/>
+        <source>No topic holds a message labelled relevant: this query is not scored.</source>
+        <translation>Ни одна тема не содержит сообщения, отмеченного как относящееся: запрос не оценивается.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/queries_model.py" line="95"/>
+        <source>chat {0}</source>
+        <translation>чат {0}</translation>
     </message>
 </context>
 <context>
@@ -820,38 +1327,43 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>{0}: внутренняя ошибка ({1}: {2}). Пожалуйста, сообщите о ней.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="67"/>
+        <location filename="../../ui/search/panel.py" line="77"/>
         <source>Type a question first.</source>
         <translation>Сначала введите вопрос.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="79"/>
+        <location filename="../../ui/search/panel.py" line="89"/>
         <source>Searching…</source>
         <translation>Поиск…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="101"/>
-        <location filename="../../ui/search/panel.py" line="269"/>
+        <location filename="../../ui/search/panel.py" line="111"/>
+        <location filename="../../ui/search/panel.py" line="335"/>
         <source>Flash</source>
         <translation>Flash</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="105"/>
+        <location filename="../../ui/search/panel.py" line="115"/>
         <source>Flash is choosing among {0} topics…</source>
         <translation>Flash выбирает среди тем: {0}…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="124"/>
+        <location filename="../../ui/search/panel.py" line="145"/>
+        <source>Labelling</source>
+        <translation>Отметка</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/panel.py" line="163"/>
         <source>Ask your memory: “when did we move the Postgres upgrade?”</source>
         <translation>Спросите свою память: «когда мы перенесли обновление Postgres?»</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="127"/>
+        <location filename="../../ui/search/panel.py" line="166"/>
         <source>Search</source>
         <translation>Поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="129"/>
+        <location filename="../../ui/search/panel.py" line="168"/>
         <source>Recent messages</source>
         <translation>Недавние сообщения</translation>
     </message>
@@ -871,18 +1383,18 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Показать или скрыть настройки поиска ({0})</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="134"/>
+        <location filename="../../ui/search/panel.py" line="173"/>
         <source>Optional: paste the last few messages of the conversation you are in; Flash uses them as context.</source>
         <translation>Необязательно: вставьте несколько последних сообщений текущего разговора; Flash использует их как контекст.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="137"/>
-        <location filename="../../ui/search/panel.py" line="258"/>
+        <location filename="../../ui/search/panel.py" line="176"/>
+        <location filename="../../ui/search/panel.py" line="324"/>
         <source>Run Flash</source>
         <translation>Запустить Flash</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="139"/>
+        <location filename="../../ui/search/panel.py" line="178"/>
         <source>Cancel</source>
         <translation>Отмена</translation>
     </message>
@@ -892,27 +1404,27 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>&lt;b&gt;Выбор&lt;/b&gt; (в порядке выбора)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="188"/>
+        <location filename="../../ui/search/panel.py" line="229"/>
         <source>The search</source>
         <translation>Поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="249"/>
+        <location filename="../../ui/search/panel.py" line="315"/>
         <source>Flash cancelled; nothing was charged after the cancel.</source>
         <translation>Flash отменён; после отмены ничего не списано.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="257"/>
+        <location filename="../../ui/search/panel.py" line="323"/>
         <source>Run Flash (1 API call)</source>
         <translation>Запустить Flash (1 вызов API)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="269"/>
+        <location filename="../../ui/search/panel.py" line="335"/>
         <source>threshold</source>
         <translation>порог</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="270"/>
+        <location filename="../../ui/search/panel.py" line="336"/>
         <source>rerank</source>
         <translation>реранкинг</translation>
     </message>
@@ -1034,24 +1546,37 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
     </message>
 </context>
 <context>
+    <name>SelectionCard</name>
+    <message>
+        <location filename="../../ui/search/cards.py" line="67"/>
+        <source>Relevant to this query (label it)</source>
+        <translation>Относится к этому запросу (отметить)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/cards.py" line="68"/>
+        <source>Not relevant to this query (label it)</source>
+        <translation>Не относится к этому запросу (отметить)</translation>
+    </message>
+</context>
+<context>
     <name>SelectionCards</name>
     <message>
-        <location filename="../../ui/search/cards.py" line="98"/>
+        <location filename="../../ui/search/cards.py" line="134"/>
         <source>Topic</source>
         <translation>Тема</translation>
     </message>
     <message>
-        <location filename="../../ui/search/cards.py" line="98"/>
+        <location filename="../../ui/search/cards.py" line="134"/>
         <source>Person</source>
         <translation>Человек</translation>
     </message>
     <message>
-        <location filename="../../ui/search/cards.py" line="98"/>
+        <location filename="../../ui/search/cards.py" line="134"/>
         <source>Attachment</source>
         <translation>Вложение</translation>
     </message>
     <message>
-        <location filename="../../ui/search/cards.py" line="109"/>
+        <location filename="../../ui/search/cards.py" line="145"/>
         <source>Selections appear here after a search.</source>
         <translation>Выбранное появится здесь после поиска.</translation>
     </message>
@@ -1059,195 +1584,221 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>SettingsPanel</name>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="62"/>
+        <location filename="../../ui/search/settings_panel.py" line="64"/>
         <source>Reset to defaults</source>
         <translation>Сбросить настройки</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="88"/>
+        <location filename="../../ui/search/settings_panel.py" line="90"/>
         <source>Search</source>
         <translation>Поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="90"/>
+        <location filename="../../ui/search/settings_panel.py" line="92"/>
         <source>Vector only</source>
         <translation>Только векторы</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="90"/>
-        <location filename="../../ui/search/settings_panel.py" line="106"/>
+        <location filename="../../ui/search/settings_panel.py" line="92"/>
+        <location filename="../../ui/search/settings_panel.py" line="108"/>
         <source>Threshold</source>
         <translation>Порог</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="91"/>
-        <location filename="../../ui/search/settings_panel.py" line="114"/>
+        <location filename="../../ui/search/settings_panel.py" line="93"/>
+        <location filename="../../ui/search/settings_panel.py" line="116"/>
         <source>Flash (LLM)</source>
         <translation>Flash (LLM)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="92"/>
+        <location filename="../../ui/search/settings_panel.py" line="94"/>
         <source>Vector only keeps every candidate; Threshold cuts by score instantly; Flash asks an LLM to choose (one API call per run).</source>
         <translation>«Только векторы» оставляет всех кандидатов; «Порог» мгновенно отсекает по оценке; Flash просит LLM выбрать (один вызов API за запуск).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="94"/>
+        <location filename="../../ui/search/settings_panel.py" line="96"/>
         <source>Reranker</source>
         <translation>Реранкер</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="95"/>
+        <location filename="../../ui/search/settings_panel.py" line="97"/>
         <source>Candidates</source>
         <translation>Кандидаты</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="96"/>
+        <location filename="../../ui/search/settings_panel.py" line="98"/>
         <source>Hybrid (vectors + keywords)</source>
         <translation>Гибрид (векторы + слова)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="99"/>
+        <location filename="../../ui/search/settings_panel.py" line="101"/>
         <source>Chat</source>
         <translation>Чат</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="99"/>
-        <location filename="../../ui/search/settings_panel.py" line="172"/>
+        <location filename="../../ui/search/settings_panel.py" line="101"/>
+        <location filename="../../ui/search/settings_panel.py" line="187"/>
         <source>All chats</source>
         <translation>Все чаты</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="101"/>
+        <location filename="../../ui/search/settings_panel.py" line="103"/>
         <source>From</source>
         <translation>С</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="102"/>
+        <location filename="../../ui/search/settings_panel.py" line="104"/>
         <source>To</source>
         <translation>По</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="108"/>
+        <location filename="../../ui/search/settings_panel.py" line="110"/>
         <source>Score ≥</source>
         <translation>Оценка ≥</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="109"/>
+        <location filename="../../ui/search/settings_panel.py" line="111"/>
         <source>Score gap</source>
         <translation>Разрыв оценок</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="110"/>
+        <location filename="../../ui/search/settings_panel.py" line="112"/>
         <source>Final top-K</source>
         <translation>Итоговый top-K</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="117"/>
+        <location filename="../../ui/search/settings_panel.py" line="119"/>
         <source>Custom URL</source>
         <translation>Свой URL</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="118"/>
+        <location filename="../../ui/search/settings_panel.py" line="120"/>
         <source>Endpoint</source>
         <translation>Сервер</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="121"/>
+        <location filename="../../ui/search/settings_panel.py" line="123"/>
         <source>URL</source>
         <translation>URL</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="129"/>
+        <location filename="../../ui/search/settings_panel.py" line="131"/>
+        <location filename="../../ui/search/settings_panel.py" line="161"/>
         <source>Model</source>
         <translation>Модель</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="130"/>
+        <location filename="../../ui/search/settings_panel.py" line="132"/>
         <source>none</source>
         <translation>нет</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="130"/>
+        <location filename="../../ui/search/settings_panel.py" line="132"/>
         <source>minimal</source>
         <translation>минимальное</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="130"/>
+        <location filename="../../ui/search/settings_panel.py" line="132"/>
         <source>low</source>
         <translation>низкое</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="131"/>
+        <location filename="../../ui/search/settings_panel.py" line="133"/>
         <source>medium</source>
         <translation>среднее</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="131"/>
+        <location filename="../../ui/search/settings_panel.py" line="133"/>
         <source>high</source>
         <translation>высокое</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="133"/>
+        <location filename="../../ui/search/settings_panel.py" line="135"/>
         <source>How long the model may think before it answers (the API&apos;s reasoning effort).</source>
         <translation>Сколько модель может думать перед ответом (reasoning effort в API).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="134"/>
+        <location filename="../../ui/search/settings_panel.py" line="136"/>
         <source>Reasoning</source>
         <translation>Рассуждение</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="135"/>
+        <location filename="../../ui/search/settings_panel.py" line="137"/>
         <source>Timeout</source>
         <translation>Тайм-аут</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="135"/>
+        <location filename="../../ui/search/settings_panel.py" line="137"/>
         <source> s</source>
         <translation> с</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="136"/>
+        <location filename="../../ui/search/settings_panel.py" line="138"/>
         <source>Max tool calls</source>
         <translation>Макс. вызовов</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="137"/>
+        <location filename="../../ui/search/settings_panel.py" line="139"/>
         <source>Max topics</source>
         <translation>Макс. тем</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="138"/>
+        <location filename="../../ui/search/settings_panel.py" line="140"/>
         <source>Max people</source>
         <translation>Макс. людей</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="139"/>
+        <location filename="../../ui/search/settings_panel.py" line="141"/>
         <source>Max artifacts</source>
         <translation>Макс. вложений</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="140"/>
+        <location filename="../../ui/search/settings_panel.py" line="142"/>
         <source>Also make topics with this model</source>
         <translation>Строить топики этой моделью</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="142"/>
+        <location filename="../../ui/search/settings_panel.py" line="144"/>
         <source>When memory is built, the model splits conversations into topics and decides merges (one API call per chunk of up to 400 messages). Without it, or where it fails, topics get extractive summaries.</source>
         <translation>При сборке памяти модель делит переписку на топики и решает, что объединять (один API-вызов на фрагмент до 400 сообщений). Без неё, или там, где она ошиблась, у топиков извлекающие сводки.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="161"/>
+        <location filename="../../ui/search/settings_panel.py" line="152"/>
+        <source>Embeddings</source>
+        <translation>Эмбеддинги</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="154"/>
+        <source>Built-in (words)</source>
+        <translation>Встроенный (слова)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="155"/>
+        <source>Local model (meaning, Russian and English)</source>
+        <translation>Локальная модель (смысл, русский и английский)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="156"/>
+        <source>Changing it embeds every topic again in the background; search keeps working.</source>
+        <translation>При смене все темы встраиваются заново в фоне; поиск продолжает работать.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="160"/>
+        <source>Not installed: run {command}</source>
+        <translation>Не установлено: выполните {command}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="176"/>
         <source>any</source>
         <translation>любая</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="174"/>
+        <location filename="../../ui/search/settings_panel.py" line="189"/>
         <source>(unnamed)</source>
         <translation>(без названия)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="229"/>
+        <location filename="../../ui/search/settings_panel.py" line="244"/>
         <source>http://host:port/v1</source>
         <translation>http://host:port/v1</translation>
     </message>
@@ -1313,6 +1864,34 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <location filename="../../ui/search/report.py" line="74"/>
         <source>&lt;span style=&apos;color:#b45309&apos;&gt;&lt;b&gt;Fallback&lt;/b&gt;: {0}&lt;/span&gt;</source>
         <translation>&lt;span style=&apos;color:#b45309&apos;&gt;&lt;b&gt;Откат&lt;/b&gt;: {0}&lt;/span&gt;</translation>
+    </message>
+</context>
+<context>
+    <name>SweepChart</name>
+    <message>
+        <location filename="../../ui/evaluate/sweep_chart.py" line="38"/>
+        <source>kept precision</source>
+        <translation>точность оставленного</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/sweep_chart.py" line="38"/>
+        <source>kept recall</source>
+        <translation>полнота оставленного</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/sweep_chart.py" line="39"/>
+        <source>kept F1</source>
+        <translation>F1 оставленного</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/sweep_chart.py" line="40"/>
+        <source>Label a few search results, then press Refresh.</source>
+        <translation>Отметьте несколько результатов поиска, затем нажмите «Обновить».</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/sweep_chart.py" line="97"/>
+        <source>now {0}: F1 {1:.2f}</source>
+        <translation>сейчас {0}: F1 {1:.2f}</translation>
     </message>
 </context>
 <context>

@@ -1,4 +1,5 @@
-"""Stage 1's candidates as a table model, with the rows the current reranker kept highlighted."""
+"""Stage 1's candidates as a table model, with the rows the current reranker kept highlighted
+and the user's relevance labels (topics only: the evaluation is over topics) in their own column."""
 
 from __future__ import annotations
 
@@ -10,10 +11,13 @@ from ui.search.glyphs import kind_icon
 
 Index = QModelIndex | QPersistentModelIndex
 KEPT_BACKGROUND = QColor("#dff3e3")
+LABEL_GLYPHS = {True: "✓", False: "✗", None: "·"}  # relevant, not relevant, unlabelled
+LABEL_COLOURS = {True: QColor("#1f6f3f"), False: QColor("#b42318"), None: QColor("#9aa4ae")}
 # What a laptop-width table must show comes first (rank, what and which, when, where, how good,
 # what about); messages and size are hidden until asked for (the header's context menu), and
-# the row's tooltip says them anyway. The summary is last: it takes whatever width is left.
-COLUMN_KEYS = ("rank", "kind", "date", "chat", "score", "messages", "size", "summary")
+# the row's tooltip says them anyway. The label sits after the score, where the eye already is
+# when judging a row. The summary is last: it takes whatever width is left.
+COLUMN_KEYS = ("rank", "kind", "date", "chat", "score", "label", "messages", "size", "summary")
 HIDDEN_BY_DEFAULT = ("messages", "size")
 
 
@@ -28,7 +32,8 @@ class CandidatesModel(QAbstractTableModel):
         super().__init__(parent)
         self._rows: list[Candidate] = []
         self._kept: set[tuple[str, int]] = set()
-        self._headers = (self.tr("#"), self.tr("ID"), self.tr("Date"), self.tr("Chat"), self.tr("Score"),
+        self._labels: dict[int, bool] = {}  # topic id → relevant?
+        self._headers = (self.tr("#"), self.tr("ID"), self.tr("Date"), self.tr("Chat"), self.tr("Score"), "✓",
                          self.tr("Msgs"), self.tr("Size"), self.tr("Summary"))
         self._kind_names = {"topic": self.tr("Topic"), "person": self.tr("Person"), "artifact": self.tr("Attachment")}
 
@@ -47,6 +52,19 @@ class CandidatesModel(QAbstractTableModel):
         if self._rows:
             self.dataChanged.emit(self.index(0, 0), self.index(len(self._rows) - 1, len(COLUMN_KEYS) - 1),
                                   [Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.FontRole])
+
+    def set_labels(self, labels: dict[int, bool]) -> None:
+        """The user's labels for the shown query (topic id → relevant?); only the label column changes."""
+        if labels == self._labels:
+            return
+        self._labels = dict(labels)
+        if self._rows:
+            column = COLUMN_KEYS.index("label")
+            self.dataChanged.emit(self.index(0, column), self.index(len(self._rows) - 1, column))
+
+    def label_of(self, row: int) -> bool | None:
+        candidate = self.candidate(row)
+        return self._labels.get(candidate.id) if candidate is not None and candidate.kind == "topic" else None
 
     def candidate(self, row: int) -> Candidate | None:
         return self._rows[row] if 0 <= row < len(self._rows) else None
@@ -67,6 +85,9 @@ class CandidatesModel(QAbstractTableModel):
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole \
                 and COLUMN_KEYS[section] == "kind":
             return self.tr("Kind (topic, person or attachment) and ID")
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole \
+                and COLUMN_KEYS[section] == "label":
+            return self.tr("Your label: ✓ relevant, ✗ not relevant. Click the cell, or press R or N on a row.")
         return None
 
     def header_title(self, key: str) -> str:
@@ -77,6 +98,8 @@ class CandidatesModel(QAbstractTableModel):
             return None
         candidate = self._rows[index.row()]
         key = COLUMN_KEYS[index.column()]
+        if key == "label":
+            return self._label_data(candidate, role)
         if role == Qt.ItemDataRole.DisplayRole:
             return self._display(candidate, key)
         if role == Qt.ItemDataRole.DecorationRole and key == "kind":
@@ -103,6 +126,27 @@ class CandidatesModel(QAbstractTableModel):
         self.layoutAboutToBeChanged.emit()
         self._rows.sort(key=lambda c: _sort_key(c, key), reverse=order == Qt.SortOrder.DescendingOrder)
         self.layoutChanged.emit()
+
+    def _label_data(self, candidate: Candidate, role: int):
+        if candidate.kind != "topic":
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return self.tr("Only topics are labelled: the evaluation counts topics.")
+            return None
+        label = self._labels.get(candidate.id)
+        if role == Qt.ItemDataRole.DisplayRole:
+            return LABEL_GLYPHS[label]
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return QBrush(LABEL_COLOURS[label])
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return int(Qt.AlignmentFlag.AlignCenter)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return {True: self.tr("Labelled relevant (R toggles, click to change)"),
+                    False: self.tr("Labelled not relevant (N toggles, click to change)"),
+                    None: self.tr("Not labelled: click, or press R (relevant) or N (not relevant)")}[label]
+        kept = (candidate.kind, candidate.id) in self._kept
+        if role == Qt.ItemDataRole.BackgroundRole and kept:
+            return QBrush(KEPT_BACKGROUND)
+        return None
 
     def _tooltip(self, candidate: Candidate) -> str | None:
         """The summary in full, with the counts the hidden columns would show."""
@@ -139,5 +183,6 @@ def _sort_key(candidate: Candidate, key: str):
     kind_order = {"topic": 0, "person": 1, "artifact": 2}.get(candidate.kind, 3)
     values = {"rank": (kind_order, candidate.rank), "kind": (kind_order, candidate.id),
               "date": candidate.date or "", "chat": candidate.chat or "", "messages": candidate.messages,
+              "label": (kind_order, candidate.rank),
               "size": candidate.chars, "score": candidate.score, "summary": candidate.summary}
     return values[key]

@@ -1,4 +1,6 @@
-"""The reranker's selections as cards, in selection order: what was kept and why."""
+"""The reranker's selections as cards, in selection order: what was kept and why. A topic card
+carries two toggle buttons, Relevant and Not relevant (mouse, or Tab and Space), that ask the
+panel to label it (`label_requested`); the panel sets the stored label back (`set_labels`)."""
 
 from __future__ import annotations
 
@@ -6,7 +8,16 @@ import html
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ui.search.glyphs import kind_icon
 
@@ -32,6 +43,7 @@ def _clip(text: str, limit: int) -> str:
 
 class SelectionCard(QFrame):
     activated = Signal(str, int)
+    label_requested = Signal(int, object)  # topic id, True / False / None (clear)
 
     def __init__(self, position: int, data: CardData, kind_label: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -50,6 +62,12 @@ class SelectionCard(QFrame):
         title = QLabel(f"<b>{position}. {html.escape(kind_label)} {data.id}</b>")
         header.addWidget(title)
         header.addStretch(1)
+        self.relevant_button = self.not_relevant_button = None
+        if data.kind == "topic":
+            self.relevant_button = self._toggle("✓", self.tr("Relevant to this query (label it)"), True)
+            self.not_relevant_button = self._toggle("✗", self.tr("Not relevant to this query (label it)"), False)
+            header.addWidget(self.relevant_button)
+            header.addWidget(self.not_relevant_button)
         layout.addLayout(header)
         where = " · ".join(part for part in (data.date, data.chat) if part)
         if where:
@@ -68,6 +86,22 @@ class SelectionCard(QFrame):
             self.excerpt.setStyleSheet("color: #555; border-left: 3px solid #cfd6de; padding-left: 6px;")
             self.excerpt.setToolTip(data.excerpt[:4000])
             layout.addWidget(self.excerpt)
+
+    def _toggle(self, glyph: str, tip: str, verdict: bool) -> QToolButton:
+        button = QToolButton(text=glyph, checkable=True, autoRaise=True, toolTip=tip)
+        button.setAccessibleName(tip)
+        button.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # Tab reaches it, Space presses it
+        button.clicked.connect(lambda checked: self.label_requested.emit(self.data.id, verdict if checked else None))
+        return button
+
+    def set_label(self, label: bool | None) -> None:
+        if self.relevant_button is None:
+            return
+        self.relevant_button.setChecked(label is True)
+        self.not_relevant_button.setChecked(label is False)
+        colour = {True: "#1f6f3f", False: "#b42318"}.get(label, "#cfd6de")
+        self.setStyleSheet(f"#selectionCard {{ border: 1px solid {colour}; border-radius: 6px;"
+                           " background: palette(base); } #selectionCard:hover { border-color: #3b78c4; }")
 
     @staticmethod
     def _label(text: str) -> QLabel:
@@ -89,9 +123,11 @@ class SelectionCards(QScrollArea):
     """A vertical list of cards; `activated(kind, id)` on a double-click."""
 
     activated = Signal(str, int)
+    label_requested = Signal(int, object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._labels: dict[int, bool] = {}
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -108,6 +144,13 @@ class SelectionCards(QScrollArea):
         self._empty.setStyleSheet("color: palette(placeholder-text); padding: 24px;")
         self.show_cards([], self.tr("Selections appear here after a search."))
 
+    def set_labels(self, labels: dict[int, bool]) -> None:
+        """The user's labels for the shown query (topic id → relevant?), on the cards shown now and later."""
+        self._labels = dict(labels)
+        for card in self.cards:
+            if card.data.kind == "topic":
+                card.set_label(self._labels.get(card.data.id))
+
     def show_cards(self, items: list[CardData], empty_text: str = "") -> None:
         for card in self.cards:
             card.hide()  # gone from the screen now, not at the next event-loop turn
@@ -118,6 +161,8 @@ class SelectionCards(QScrollArea):
         for position, data in enumerate(items, 1):
             card = SelectionCard(position, data, self._kind_labels.get(data.kind, data.kind))
             card.activated.connect(self.activated)
+            card.label_requested.connect(self.label_requested)
+            card.set_label(self._labels.get(data.id) if data.kind == "topic" else None)
             self.cards.append(card)
             self._layout.addWidget(card)
             card.show()

@@ -4,6 +4,9 @@ report, the score chart, the settings panel and the context export.
 Flow (docs/interfaces.md): a search runs stage 1 in a worker (latest wins); its candidates
 are then frozen. The threshold and vector-only rerankers re-filter them on the GUI thread
 the moment a slider moves; Flash runs only when asked, as a coroutine on the qasync loop.
+Labels (issue 14): a topic row or card marked relevant or not is written to the store in a
+worker (engine/evaluation/labels.py keeps it per message) for the query and filters the
+candidates were found with, and read back after every search.
 """
 
 from __future__ import annotations
@@ -21,6 +24,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.evaluation.frozen import filters_of
+from engine.evaluation.labels import LabelStore
+from engine.evaluation.qrels import QueryFilters
 from engine.service import SearchOutcome
 from ui.search.candidates_view import CandidatesView
 from ui.search.cards import SelectionCards
@@ -31,7 +37,7 @@ from ui.search.presenter import SearchState, chart_data, flash_hint, local_reran
 from ui.search.report import StageReport, status_text
 from ui.search.score_chart import ScoreChart
 from ui.search.settings_panel import SettingsPanel
-from ui.tasks import BackgroundTask
+from ui.tasks import BackgroundTask, run_in_background
 
 RESTAGE_DELAY_MS = 300  # candidates/hybrid sliders re-run stage 1 once the hand rests
 
@@ -39,6 +45,7 @@ RESTAGE_DELAY_MS = 300  # candidates/hybrid sliders re-run stage 1 once the hand
 class SearchPanel(QWidget):
     open_topic = Signal(int)  # double-click on a topic row or card
     run_recorded = Signal(int)  # a rerank run was stored in the run history (its id)
+    labels_changed = Signal()  # a label was stored: the Evaluate view's set changed
 
     def __init__(self, service, keys, parent: QWidget | None = None, *, store: QSettings | None = None) -> None:
         super().__init__(parent)
@@ -48,6 +55,9 @@ class SearchPanel(QWidget):
         self._state = SearchState()
         self._generation = 0  # latest wins: results of older searches are dropped
         self._tasks: dict[int, BackgroundTask] = {}
+        self._label_store = LabelStore(service.data_dir)
+        self._labels: dict[int, bool] = {}  # topic id → relevant?, for the shown query
+        self._label_writes = 0  # latest wins: an older write's read-back never overwrites a newer one
         self.settings_panel = SettingsPanel(store, self)
         self.settings_panel.changed.connect(self._on_setting_changed)
         self._flash = FlashRunner(service, self)
@@ -105,6 +115,35 @@ class SearchPanel(QWidget):
         self._say(self.tr("Flash is choosing among {0} topics…").format(topics))
         self._update_actions()
 
+    def show_query(self, query: str, filters: QueryFilters) -> None:
+        """Search `query` with a labelled query's own filters (the Evaluate view opens rows here)."""
+        settings = self.settings_panel
+        settings.set_value("chat_id", filters.chat_ids[0] if filters.chat_ids else 0)
+        settings.set_value("date_from", filters.since or "")
+        settings.set_value("date_to", filters.until or "")
+        self._restage.stop()  # the filters changed, but the search below is the one wanted
+        self.query.setText(query)
+        self.search()
+
+    def labels(self) -> dict[int, bool]:
+        """The shown query's labels: topic id → relevant?"""
+        return dict(self._labels)
+
+    def label_topic(self, topic_id: int, verdict: bool | None) -> None:
+        """Label a topic of the shown query relevant (True), not relevant (False) or neither (None)."""
+        stage1 = self._state.stage1
+        if stage1 is None:
+            return
+        query, filters = stage1.query, filters_of(stage1.settings)
+        self._labels = {**self._labels, topic_id: verdict} if verdict is not None else \
+            {t: v for t, v in self._labels.items() if t != topic_id}
+        self._show_labels()  # at once; the store's answer follows
+        self._label_writes += 1
+        write, store = self._label_writes, self._label_store
+        run_in_background(self, lambda: store.label_topic(query, filters, topic_id, verdict),
+                          lambda labels: self._on_labels_stored(write, stage1, labels),
+                          lambda error: self._say(plain_words(error, self.tr("Labelling")), error=True))
+
     def cancel_flash(self) -> None:
         self._flash.cancel()
 
@@ -144,9 +183,11 @@ class SearchPanel(QWidget):
         self.flash_hint.setStyleSheet("color: palette(placeholder-text);")
         self.candidates = CandidatesView(self, self._store)
         self.candidates.topic_activated.connect(self.open_topic)
+        self.candidates.label_requested.connect(self.label_topic)
         self.chart = ScoreChart()
         self.cards = SelectionCards()
         self.cards.activated.connect(lambda kind, id_: self.open_topic.emit(id_) if kind == "topic" else None)
+        self.cards.label_requested.connect(self.label_topic)
         self.report = StageReport()
         self.status = QLabel(wordWrap=True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -189,6 +230,8 @@ class SearchPanel(QWidget):
             self._update_actions()
             return
         self._state = SearchState(stage1=stage1, base=outcome)
+        self._labels = {}
+        self._load_labels(stage1)
         self._apply_reranker()
         self._say(self._timings_text())
         if outcome is not None and outcome.run_id is not None:
@@ -224,6 +267,7 @@ class SearchPanel(QWidget):
         self.chart.set_data(chart_data(state, settings))
         cards, empty = selection_cards(state, settings)
         self.cards.show_cards(cards, empty)
+        self._show_labels()
         if outcome is not None:
             self.report.show_result(outcome.result)
         elif state.stage1 is not None and settings.mode == "flash":
@@ -232,6 +276,28 @@ class SearchPanel(QWidget):
             self.report.clear_report()
         self.export_bar.set_available(outcome is not None and bool(outcome.result.selected))
         self._update_actions()
+
+    # -- labels ---------------------------------------------------------------------------
+    def _load_labels(self, stage1) -> None:
+        query, filters, store = stage1.query, filters_of(stage1.settings), self._label_store
+        write = self._label_writes
+        run_in_background(self, lambda: store.topic_labels(query, filters),
+                          lambda labels: self._on_labels_read(write, stage1, labels))
+
+    def _on_labels_read(self, write: int, stage1, labels: dict[int, bool]) -> None:
+        if stage1 is self._state.stage1 and write == self._label_writes:  # no newer search or label since
+            self._labels = labels
+            self._show_labels()
+
+    def _on_labels_stored(self, write: int, stage1, labels: dict[int, bool]) -> None:
+        if stage1 is self._state.stage1 and write == self._label_writes:
+            self._labels = labels
+            self._show_labels()
+        self.labels_changed.emit()
+
+    def _show_labels(self) -> None:
+        self.candidates.candidates_model.set_labels(self._labels)
+        self.cards.set_labels(self._labels)
 
     # -- Flash ----------------------------------------------------------------------------
     def _on_flash_finished(self, outcome: SearchOutcome) -> None:

@@ -1,0 +1,72 @@
+"""Flash on every labelled query, from the Evaluate view: the estimate in a worker (it may ask the
+provider for its price), then the runs as one coroutine on the qasync loop (like the search
+view's FlashRunner), with progress per query and cancel at any moment."""
+
+from __future__ import annotations
+
+import asyncio
+
+from PySide6.QtCore import QObject, Signal
+
+from engine.evaluation.flash_compare import compare, estimate, model_price
+from ui.search.flash_runner import plain_words
+from ui.tasks import run_in_background
+
+
+class FlashComparer(QObject):
+    estimated = Signal(object)  # CostEstimate
+    progressed = Signal(int, int, object)  # done, total, FlashOutcome
+    finished = Signal(list)  # every FlashOutcome
+    failed = Signal(str)
+    cancelled = Signal(int)  # how many queries had finished
+
+    def __init__(self, service, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._service = service
+        self._task: asyncio.Future | None = None
+        self._done = 0
+
+    def running(self) -> bool:
+        return self._task is not None
+
+    def estimate(self, frozen, flash_settings, endpoint) -> None:
+        """Price (a GET to the provider, never a chat call) and token estimate, off the GUI thread."""
+        def work():
+            price = None if endpoint.is_local else model_price(endpoint.url, flash_settings.model,
+                                                                endpoint.api_key)
+            return estimate(frozen, flash_settings, price)
+
+        run_in_background(self, work, self.estimated.emit, lambda error: self.failed.emit(plain_words(error, "Flash")))
+
+    def start(self, frozen, reranker, threshold) -> None:
+        self.cancel(quiet=True)
+        self._done = 0
+        total = len(frozen)
+
+        def on_outcome(done: int, outcome) -> None:
+            self._done = done
+            self.progressed.emit(done, total, outcome)
+
+        task = asyncio.ensure_future(compare(self._service, frozen, reranker, threshold, on_outcome))
+        self._task = task
+        task.add_done_callback(self._on_done)
+
+    def cancel(self, quiet: bool = False) -> None:
+        task, self._task = self._task, None
+        if task is not None and not task.done():
+            task.cancel()
+            if not quiet:
+                self.cancelled.emit(self._done)
+
+    def _on_done(self, task: asyncio.Future) -> None:
+        if task is not self._task:
+            if not task.cancelled():
+                task.exception()  # retrieved: asyncio would log it as never retrieved
+            return
+        self._task = None
+        if task.cancelled():
+            self.cancelled.emit(self._done)
+        elif task.exception() is not None:
+            self.failed.emit(plain_words(task.exception(), "Flash"))
+        else:
+            self.finished.emit(task.result())
