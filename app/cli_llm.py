@@ -1,19 +1,15 @@
-"""The LLM side of the CLI: Flash options for `search`/`eval`/`export`, `runs`, `export`, `key`."""
+"""The LLM side of the CLI: endpoint and Flash options for `search`/`eval`/`export`, and `export`
+(`runs` lives in app/cli_runs.py, `key` in app/cli_keys.py)."""
 
 from __future__ import annotations
 
 import argparse
-import getpass
-import json
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 
-from app.keys import KeyStore, KeyStoreError, MissingKeyError, masked
+from app.keys import KeyStore, MissingKeyError
 from engine.errors import EngineError
 from engine.llm.presets import PRESETS, Endpoint, get_preset
-
-KEY_PROVIDERS = ("openrouter", "openai", "custom")
 
 
 def add_endpoint_options(group: argparse._ArgumentGroup) -> None:
@@ -94,51 +90,12 @@ def flash_reranker(args: argparse.Namespace, service):
 
 
 def add_commands(commands: argparse._SubParsersAction, search_options) -> None:
-    runs = commands.add_parser("runs", help="list recorded searches (rerank runs) and their metrics")
-    runs.add_argument("--limit", type=int, default=20)
-    runs.add_argument("--show", type=int, metavar="RUN_ID", help="print one run in full (JSON)")
-    runs.add_argument("--json", action="store_true", help="print one JSON object")
     export = commands.add_parser("export", help="search, then write the selected context as Markdown or JSON")
     export.add_argument("query")
     export.add_argument("--format", default="md", choices=("md", "json"))
     export.add_argument("-o", "--output", type=Path, help="write to this file (default: stdout)")
     export.add_argument("--budget", type=int, default=8000, help="context budget in tokens (default 8000)")
     search_options(export, "threshold")
-    key = commands.add_parser("key", help="manage the API key (kept in the OS keyring)")
-    key.add_argument("action", choices=("set", "show", "delete"))
-    key.add_argument("--provider", default="openrouter", choices=KEY_PROVIDERS)
-
-
-def run_runs(args: argparse.Namespace, service) -> int:
-    if args.show is not None:
-        run = service.run(args.show)
-        if run is None:
-            sys.stderr.write(f"flashback: there is no run {args.show}; `flashback runs` lists them.\n")
-            return 1
-        sys.stdout.write(json.dumps(run, ensure_ascii=False, indent=2) + "\n")
-        return 0
-    runs = service.runs(args.limit)
-    metrics = service.run_metrics()
-    if args.json:
-        payload = {"runs": [_plain(r) for r in runs], "metrics": metrics}
-        sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
-        return 0
-    if not runs:
-        sys.stdout.write("No runs yet: `flashback search QUERY` records one.\n")
-        return 0
-    for run in runs:
-        cost = f" ${run.cost:.4f}" if run.cost else ""
-        fallback = f" fallback={run.fallback}" if run.fallback else ""
-        sys.stdout.write(f"{run.id:>5} {run.created_at[:19]} {run.reranker:<9} {run.candidates:>3}→{run.selected:<2} "
-                         f"tools {run.tool_calls} {run.duration_ms:>7.0f} ms{cost}{fallback}  {run.query[:60]}\n")
-    sys.stdout.write(json.dumps(metrics, ensure_ascii=False) + "\n")
-    return 0
-
-
-def _plain(value) -> dict:
-    from dataclasses import asdict, is_dataclass
-
-    return asdict(value) if is_dataclass(value) else dict(value)
 
 
 def write_export(args: argparse.Namespace, service, outcome) -> int:
@@ -151,28 +108,4 @@ def write_export(args: argparse.Namespace, service, outcome) -> int:
         sys.stderr.write(f"wrote {len(pack.items)} items (~{pack.used_tokens:,} tokens) to {args.output}\n")
     else:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
-    return 0
-
-
-def run_key(args: argparse.Namespace) -> int:
-    keys = KeyStore()
-    if args.action == "show":
-        source = keys.source(args.provider) or "none"
-        sys.stdout.write(f"{args.provider}: {masked(keys.get(args.provider))} (from {source})\n")
-        return 0
-    if args.action == "delete":
-        keys.forget(args.provider)
-        sys.stdout.write(f"{args.provider}: removed from the keyring\n")
-        return 0
-    key = getpass.getpass(f"API key for {args.provider} (input hidden): ").strip()
-    if not key:
-        sys.stderr.write("flashback: no key entered; nothing changed.\n")
-        return 1
-    try:
-        keys.save(args.provider, key)
-    except KeyStoreError as exc:
-        sys.stderr.write(f"flashback: {exc}\n")
-        return 1
-    sys.stdout.write(f"{args.provider}: saved {masked(key)} in the OS keyring "
-                     f"({datetime.now(UTC):%Y-%m-%d})\n")
     return 0

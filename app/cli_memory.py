@@ -69,22 +69,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     evaluation = commands.add_parser("eval", help="score search against relevance judgements (QRELS)")
     evaluation.add_argument("qrels", type=Path)
     _search_options(evaluation, "none")
-    cli_llm.add_commands(_Without(commands, ("key", "runs")), _search_options)
-
-
-class _Without:
-    """`commands` minus some names: `key` and `runs` moved to app/cli_keys.py and
-    app/cli_runs.py (registered by app/cli.py), but cli_llm.add_commands still declares
-    them, and argparse refuses a name twice. Their parsers are made here and dropped.
-    Remove this once cli_llm.add_commands stops registering them."""
-
-    def __init__(self, commands: argparse._SubParsersAction, names: tuple[str, ...]) -> None:
-        self._commands, self._names = commands, names
-
-    def add_parser(self, name: str, **kwargs) -> argparse.ArgumentParser:
-        if name in self._names:
-            return argparse.ArgumentParser(prog=name, add_help=False)
-        return self._commands.add_parser(name, **kwargs)
+    cli_llm.add_commands(commands, _search_options)
 
 
 def _service(args: argparse.Namespace, data_dir: Path) -> FlashbackService:
@@ -228,6 +213,8 @@ def run_search(args: argparse.Namespace, data_dir: Path) -> int:
     if args.json:
         sys.stdout.write(json.dumps(outcome.as_dict(), ensure_ascii=False) + "\n")
         return 0
+    if outcome.rewrite is not None:
+        sys.stdout.write(_rewrite_line(outcome.rewrite) + "\n")
     kept = {(s.kind, s.id): s for s in outcome.result.selected}
     for candidate in outcome.stage1.candidates:
         mark = "✔" if (candidate.kind, candidate.id) in kept else " "
@@ -243,10 +230,18 @@ def run_search(args: argparse.Namespace, data_dir: Path) -> int:
             sys.stdout.write(f"  {selection.kind} {selection.id}: {selection.reason}\n")
         usage = outcome.result.usage or {}
         fallback = (outcome.result.fallback + _cause(report)) if outcome.result.fallback else "none"
-        sys.stdout.write(f"tool calls {outcome.result.tool_calls}; fallback {fallback}; "
+        protocol = f"protocol {report['protocol']}; " if report.get("protocol") else ""
+        sys.stdout.write(f"{protocol}tool calls {outcome.result.tool_calls}; fallback {fallback}; "
                          f"tokens {usage.get('prompt_tokens', 0)}+{usage.get('completion_tokens', 0)}"
                          + (f"; cost ${usage['cost']:.4f}" if usage.get("cost") else "") + "\n")
     return 0
+
+
+def _rewrite_line(rewrite) -> str:
+    """Seed 000 step 1 in one line: what stage 1 searched besides the query, or why not."""
+    if rewrite.used:
+        return f"searched also as: {rewrite.rewritten}  (rewritten from --recent in {rewrite.elapsed_ms / 1000:.1f} s)"
+    return f"searched as typed: the rewrite was not used ({rewrite.reason})"
 
 
 def _check_output(output: Path) -> None:

@@ -76,6 +76,9 @@ class SearchOutcome:
     timings_ms: dict[str, float] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)  # retrieval + reranker, as recorded
     run_id: int | None = None  # the stored trace (rerank_run), when the run was recorded
+    # Seed 000 step 1: the query restated from the recent messages. When `rewrite.used`,
+    # `stage1` holds the candidates of the original and the rewrite, fused.
+    rewrite: Any = None  # engine.rerank.flash.QueryRewrite | None
 
     def as_dict(self) -> dict:
         shaped = {
@@ -92,6 +95,8 @@ class SearchOutcome:
             shaped["usage"] = self.result.usage or {}
         if self.run_id is not None:
             shaped["run_id"] = self.run_id
+        if self.rewrite is not None:
+            shaped["rewrite"] = {k: v for k, v in self.rewrite.as_dict().items() if k != "call"}
         return shaped
 
 
@@ -200,34 +205,57 @@ class FlashbackService:
 
     async def arerank(self, stage1: Stage1Result, reranker: Reranker, *, record: bool = True) -> SearchOutcome:
         """Stage 2 on frozen candidates, as a coroutine (the LLM waits on the network; the
-        GUI awaits this on its qasync loop). Recording writes the trace in a worker thread."""
+        GUI awaits this on its qasync loop). Recording writes the trace in a worker thread.
+
+        A reranker with a chat model and recent messages first restates the query (seed 000
+        step 1); stage 1 then also searches the rewrite, in a worker, and the two candidate
+        lists are fused before the rerank sees them (`outcome.stage1`, `outcome.rewrite`)."""
         started = time.perf_counter()
-        result = await reranker.arerank(stage1.query, stage1.candidates)
-        outcome = self._outcome(stage1, reranker, result, started)
+        rewrite = await reranker.arewrite(stage1.query)
+        if rewrite is not None and rewrite.used:
+            stage1 = await asyncio.to_thread(self._with_rewrite, stage1, rewrite.rewritten)
+        result = await reranker.arerank(stage1.query, stage1.candidates, rewrite)
+        outcome = self._outcome(stage1, reranker, result, started, rewrite)
         if record:
             outcome.run_id = await asyncio.to_thread(self._record, outcome, reranker)
         return outcome
 
     def search(self, query: str, settings: RetrievalSettings | None = None,
                reranker: Reranker | None = None, *, record: bool = False) -> SearchOutcome:
-        """Both stages, blocking (CLI, workers)."""
+        """Both stages, blocking (CLI, workers); the query rewrite as in `arerank`."""
         reranker = reranker or KeepAllReranker()
         stage1 = self.stage1(query, settings)
         started = time.perf_counter()
-        outcome = self._outcome(stage1, reranker, reranker.rerank(stage1.query, stage1.candidates), started)
+        rewrite = reranker.rewrite(stage1.query)
+        if rewrite is not None and rewrite.used:
+            stage1 = self._with_rewrite(stage1, rewrite.rewritten)
+        result = reranker.rerank(stage1.query, stage1.candidates, rewrite)
+        outcome = self._outcome(stage1, reranker, result, started, rewrite)
         if record:
             outcome.run_id = self._record(outcome, reranker)
         return outcome
 
+    def _with_rewrite(self, stage1: Stage1Result, rewritten: str) -> Stage1Result:
+        """`stage1` with the rewrite's candidates fused in: each topic once, at its better
+        calibrated score, as many per kind as the longer list (bench/rewrite_fusion.py)."""
+        from engine.rerank.flash import fuse_candidates
+
+        second = self.stage1(rewritten, stage1.settings)
+        timings = dict(stage1.timings_ms)
+        # Inside the rerank's time (measured from before the rewrite), so not added to "total".
+        timings["rewrite_stage1"] = second.timings_ms.get("total", 0.0)
+        return dataclasses.replace(stage1, candidates=fuse_candidates(stage1.candidates, second.candidates),
+                                   timings_ms=timings, rebuilt={**second.rebuilt, **stage1.rebuilt})
+
     def _outcome(self, stage1: Stage1Result, reranker: Reranker, result: RerankResult,
-                 started: float) -> SearchOutcome:
+                 started: float, rewrite=None) -> SearchOutcome:
         timings = dict(stage1.timings_ms)
         timings["rerank"] = round((time.perf_counter() - started) * 1000, 2)
         timings["total"] = round(timings.get("total", 0.0) + timings["rerank"], 2)
         llm_timings = (result.report or {}).get("timings_ms")
         if isinstance(llm_timings, dict):  # per-turn figures of an LLM reranker
             timings.update({f"rerank_{name}": value for name, value in llm_timings.items()})
-        return SearchOutcome(stage1, result, timings, _settings_of(stage1.settings, reranker))
+        return SearchOutcome(stage1, result, timings, _settings_of(stage1.settings, reranker), rewrite=rewrite)
 
     def _record(self, outcome: SearchOutcome, reranker: Reranker) -> int:
         from engine.traces import save_run

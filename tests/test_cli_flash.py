@@ -159,3 +159,36 @@ def test_flash_recent_messages_are_rewritten_first(store):
                   "--base-url", llama.base_url, "--recent", "Anna: hi", "--no-contextualize", "--json",
                   data_dir=store)
         assert off.returncode == 0 and json.loads(off.stdout)["report"]["rewrite"] is None
+
+
+def test_recent_messages_rewrite_the_query_and_stage_1_searches_both(store, tmp_path):
+    """`--recent`: one bounded rewrite call, stage 1 for both queries fused, the prompt holds both."""
+    rewrite = "Lisbon hotel booking"
+
+    def model(request: RecordedRequest) -> FakeResponse:
+        if "tools" not in request.body and "response_format" not in request.body:  # the rewrite
+            return FakeResponse(json=chat_reply(rewrite))
+        return scripted_model(request)
+
+    with FakeOpenAI() as fake:
+        fake.handle("/v1/chat/completions", model)
+        found = run("search", "where did we stay?", "--reranker", "flash", "--endpoint", "openrouter",
+                    "--base-url", fake.base_url, "--recent", "Dan: that trip to Portugal was great", "--json",
+                    data_dir=store, FLASHBACK_API_KEY=KEY)
+        assert found.returncode == 0, found.stderr
+        result = json.loads(found.stdout)
+        rewrite_call, turn_1 = (r.body for r in fake.requests[:2])
+        text = run("search", "where did we stay?", "--reranker", "flash", "--endpoint", "openrouter",
+                   "--base-url", fake.base_url, "--recent", "Dan: that trip to Portugal was great",
+                   data_dir=store, FLASHBACK_API_KEY=KEY).stdout
+    assert rewrite_call["max_tokens"] > 0 and "Portugal" in rewrite_call["messages"][1]["content"]
+    assert result["rewrite"]["used"] and result["rewrite"]["rewritten"] == rewrite
+    assert result["report"]["rewrite"]["stage1"] is True and "rewrite_stage1" in result["timings_ms"]
+    assert f"<contextualized_query>\n{rewrite}\n</contextualized_query>" in turn_1["messages"][1]["content"]
+    as_typed = json.loads(run("search", "where did we stay?", "--json", data_dir=store).stdout)
+    lisbon = json.loads(run("search", rewrite, "--json", data_dir=store).stdout)
+    typed_ids = {c["id"] for c in as_typed["candidates"] if c["kind"] == "topic"}
+    fused_ids = {c["id"] for c in result["candidates"] if c["kind"] == "topic"}
+    lisbon_top = lisbon["candidates"][0]["id"]
+    assert lisbon_top in fused_ids and lisbon_top not in typed_ids  # only the rewrite found it
+    assert f"searched also as: {rewrite}" in text and "protocol tools" in text

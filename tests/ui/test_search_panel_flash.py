@@ -17,6 +17,7 @@ from ui.search import SearchPanel
 CHAT = "/v1/chat/completions"
 QUERY = "Postgres upgrade incident"
 RECENT = "Sergey: did we ever write down what broke during the upgrade?"
+REWRITE = "postgres upgrade date and what broke after it"
 
 
 @pytest.fixture
@@ -89,7 +90,7 @@ def test_flash_shows_reasons_tool_calls_and_costs(qtbot, qasync_loop, service, s
     ids = topic_ids(panel)
     asked, chosen = ids[:4], [ids[1], ids[0]]
     # With recent messages, seed 000's step 1 rewrites the query first (one short call).
-    server.script(CHAT, FakeResponse(json=chat_reply("postgres upgrade date and what broke after it")))
+    server.script(CHAT, FakeResponse(json=chat_reply(REWRITE)))
     server.script(CHAT, FakeResponse(json=chat_reply(tool_calls=[
         tool_call("get_topics_content", {"topic_ids": asked}, "call_A")])))
     server.script(CHAT, FakeResponse(json=chat_reply(json.dumps({"topic_ids": [
@@ -114,7 +115,13 @@ def test_flash_shows_reasons_tool_calls_and_costs(qtbot, qasync_loop, service, s
                   for r in panel.candidates.candidates_model.kept_rows()) == sorted(chosen)
     assert recorded == [panel.outcome().run_id] and recorded[0] is not None
     assert not panel.busy.isVisible() and panel.flash_button.isEnabled()
-    assert service.stage1_calls == [QUERY]  # Flash reranked the frozen candidates
+    # Frozen candidates, plus one stage 1 for the rewrite (fused), shown above the candidates.
+    assert service.stage1_calls == [QUERY, REWRITE]
+    assert panel.rewrite_note.isVisible() and REWRITE in panel.rewrite_note.text()
+    model = panel.candidates.candidates_model
+    shown = {(c.kind, c.id) for r in range(model.rowCount()) if (c := model.candidate(r)) is not None}
+    assert shown == {(c.kind, c.id) for c in panel.outcome().stage1.candidates}
+    assert "Protocol: tool calls (forced)" in panel.report.text()
     first = server.requests_to(CHAT)[0].body
     assert first["model"] == "test/flash"
     assert RECENT in json.dumps(first["messages"], ensure_ascii=False)
@@ -122,7 +129,7 @@ def test_flash_shows_reasons_tool_calls_and_costs(qtbot, qasync_loop, service, s
     panel.grab().save(str(screenshots_dir / "search_flash.png"))
 
     panel.settings_panel.set_value("mode", "threshold")  # back to the instant filter, Flash kept
-    assert panel.outcome().result.reranker == "threshold"
+    assert panel.outcome().result.reranker == "threshold" and not panel.rewrite_note.isVisible()
     panel.settings_panel.set_value("mode", "flash")
     assert panel.outcome().result.reranker == "flash"
 

@@ -33,7 +33,15 @@ from ui.search.cards import SelectionCards
 from ui.search.columns import SearchColumns
 from ui.search.export_bar import ExportBar
 from ui.search.flash_runner import FlashRunner, plain_words
-from ui.search.presenter import SearchState, chart_data, flash_hint, local_rerank, selection_cards, stage1_work
+from ui.search.presenter import (
+    SearchState,
+    chart_data,
+    flash_hint,
+    local_rerank,
+    selection_cards,
+    shown_candidates,
+    stage1_work,
+)
 from ui.search.report import StageReport, status_text
 from ui.search.score_chart import ScoreChart
 from ui.search.settings_panel import SettingsPanel
@@ -112,7 +120,11 @@ class SearchPanel(QWidget):
             return
         self._flash.start(self._state.stage1, reranker)
         topics = sum(1 for c in self._state.stage1.candidates if c.kind == "topic")
-        self._say(self.tr("Flash is choosing among {0} topics…").format(topics))
+        if self.recent.toPlainText().strip() and settings.flash_settings().contextualize_query:
+            self._say(self.tr("Flash is restating the query from the recent messages, then choosing among {0} "
+                              "topics…").format(topics))
+        else:
+            self._say(self.tr("Flash is choosing among {0} topics…").format(topics))
         self._update_actions()
 
     def show_query(self, query: str, filters: QueryFilters) -> None:
@@ -181,6 +193,9 @@ class SearchPanel(QWidget):
         self.busy.setRange(0, 0)  # indeterminate: the LLM gives no progress
         self.flash_hint = QLabel(wordWrap=True)
         self.flash_hint.setStyleSheet("color: palette(placeholder-text);")
+        # Seed 000 step 1, above the candidates it changed: what stage 1 also searched, or why not.
+        self.rewrite_note = QLabel(wordWrap=True, visible=False)
+        self.rewrite_note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.candidates = CandidatesView(self, self._store)
         self.candidates.topic_activated.connect(self.open_topic)
         self.candidates.label_requested.connect(self.label_topic)
@@ -215,6 +230,7 @@ class SearchPanel(QWidget):
         layout.addLayout(query_row)
         layout.addWidget(self.recent)
         layout.addLayout(flash_row)
+        layout.addWidget(self.rewrite_note)
         layout.addWidget(self.columns, 1)
         layout.addWidget(self.export_bar)
         layout.addWidget(self.status)
@@ -263,7 +279,8 @@ class SearchPanel(QWidget):
     def _render(self) -> None:
         state, settings = self._state, self.settings_panel.settings()
         outcome = state.outcome
-        self.candidates.show(state.stage1.candidates if state.stage1 else [], outcome)
+        self.candidates.show(shown_candidates(state), outcome)
+        self._show_rewrite(getattr(outcome, "rewrite", None))
         self.chart.set_data(chart_data(state, settings))
         cards, empty = selection_cards(state, settings)
         self.cards.show_cards(cards, empty)
@@ -276,6 +293,20 @@ class SearchPanel(QWidget):
             self.report.clear_report()
         self.export_bar.set_available(outcome is not None and bool(outcome.result.selected))
         self._update_actions()
+
+    def _show_rewrite(self, rewrite) -> None:
+        if rewrite is None:
+            self.rewrite_note.setVisible(False)
+            return
+        if rewrite.used:
+            text = self.tr("Also searched as: “{0}” — rewritten from the recent messages in {1:.1f} s; "
+                           "the candidates below are both searches, fused.").format(rewrite.rewritten,
+                                                                                   rewrite.elapsed_ms / 1000)
+        else:
+            text = self.tr("Searched as typed: the rewrite from the recent messages was not used ({0}).").format(
+                rewrite.reason or "")
+        self.rewrite_note.setText(text)
+        self.rewrite_note.setVisible(True)
 
     # -- labels ---------------------------------------------------------------------------
     def _load_labels(self, stage1) -> None:

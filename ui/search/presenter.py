@@ -81,11 +81,18 @@ def local_rerank(state: SearchState, settings: SearchSettings) -> SearchOutcome:
     return SearchOutcome(stage1, result, timings)
 
 
+def shown_candidates(state: SearchState) -> list:
+    """The candidates the shown result chose from: stage 1's, or, after a Flash run that also
+    searched a rewritten query, both searches fused (`outcome.stage1`)."""
+    stage1 = state.outcome.stage1 if state.outcome is not None else state.stage1
+    return stage1.candidates if stage1 is not None else []
+
+
 def chart_data(state: SearchState, settings: SearchSettings) -> ChartData:
     """Topic scores best first; the threshold line and the gap cut when the threshold reranker is on."""
     if state.stage1 is None:
         return ChartData()
-    topics = sorted((c for c in state.stage1.candidates if c.kind == "topic"), key=lambda c: -c.score)
+    topics = sorted((c for c in shown_candidates(state) if c.kind == "topic"), key=lambda c: -c.score)
     outcome = state.outcome
     kept = {s.id for s in outcome.result.selected if s.kind == "topic"} if outcome else set()
     label = translate("SearchPanel", "Topic {0} · stage-1 rank {1}")
@@ -107,7 +114,7 @@ def selection_cards(state: SearchState, settings: SearchSettings) -> tuple[list[
     outcome = state.outcome
     if outcome is None:
         return [], translate("SearchPanel", "Press “Run Flash” to let the LLM choose among the candidates.")
-    by_key = {(c.kind, c.id): c for c in state.stage1.candidates}
+    by_key = {(c.kind, c.id): c for c in shown_candidates(state)}
     selected = outcome.result.selected
     reasons = [s.reason for s in selected]
     if outcome.result.reranker == "threshold":  # the engine's reasons are English: say them in the UI's words

@@ -69,6 +69,14 @@ class StageReport(QLabel):
                 lines.append(f"&nbsp;&nbsp;{number}. get_topics_content([{html.escape(shown)}])")
         else:
             lines.append(self.tr("No tool calls."))
+        protocol = report.get("protocol")
+        if protocol:
+            name = self.tr("constrained turns (JSON schema)") if protocol == "constrained" \
+                else self.tr("tool calls (forced)")
+            why = report.get("protocol_note") or ""
+            lines.append(self.tr("Protocol: {0}").format(html.escape(name))
+                         + (f" <span style='color:palette(placeholder-text)'>— {html.escape(why)}</span>"
+                            if why else ""))
         fallback = result.fallback or report.get("fallback")
         if fallback:
             lines.append(self.tr("<span style='color:#b45309'><b>Fallback</b>: {0}</span>").format(

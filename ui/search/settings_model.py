@@ -42,7 +42,7 @@ RANGES: dict[str, tuple[float, float, int]] = {
     "max_topics": (1, 10, 0),
     "max_people": (0, 20, 0),
     "max_artifacts": (0, 20, 0),
-    "timeout": (1, 120, 0),
+    "timeout": (1, 300, 0),  # a CPU model on a local server needs minutes (docs/llm_servers.md)
     "max_tool_calls": (1, 5, 0),
     "budget_tokens": (500, 100_000, 0),
 }
@@ -67,6 +67,9 @@ class SearchSettings:
     max_topics: int = 5
     max_people: int = 10
     max_artifacts: int = 10
+    # Seed 000 step 1: with recent messages, Flash first restates the query and stage 1
+    # searches both (engine.service.arerank). Costs nothing without recent messages.
+    rewrite_query: bool = True
     budget_tokens: int = 8000  # context export
     # Builds: seed 004's splitter and merger agents on this endpoint and model (API calls
     # per session chunk, so off until asked for).
@@ -91,7 +94,15 @@ class SearchSettings:
         return FlashSettings(
             model=self.model, max_tool_calls=self.max_tool_calls, total_timeout=float(self.timeout),
             reasoning_effort=None if self.reasoning_effort == "none" else self.reasoning_effort,
-            max_topics=self.max_topics, max_people=self.max_people, max_artifacts=self.max_artifacts)
+            max_topics=self.max_topics, max_people=self.max_people, max_artifacts=self.max_artifacts,
+            contextualize_query=self.rewrite_query)
+
+    @staticmethod
+    def default_timeout(preset: str) -> int:
+        """The Flash time budget a preset starts with: a cloud model's, or a CPU model's minutes."""
+        from engine.rerank.flash.settings import CLOUD, LOCAL
+
+        return int((LOCAL if PRESETS[preset].local else CLOUD).total_timeout)
 
     def endpoint(self, api_key: str | None) -> Endpoint:
         return Endpoint.from_preset(self.preset, api_key=api_key, model=self.model.strip(),

@@ -137,6 +137,13 @@ class SettingsPanel(QWidget):
         form.addRow(self.tr("Max topics"), self._slider("max_topics"))
         form.addRow(self.tr("Max people"), self._slider("max_people"))
         form.addRow(self.tr("Max artifacts"), self._slider("max_artifacts"))
+        self.rewrite_query = QCheckBox(self.tr("Rewrite the query first"))
+        self.rewrite_query.setToolTip(self.tr(
+            "With recent messages pasted, one short call first rewrites a vague question (“what did he say?”) "
+            "into a self-contained one; the search runs for both and Flash sees both. Nothing is sent "
+            "without recent messages."))
+        self.rewrite_query.toggled.connect(lambda on: self._update({"rewrite_query": on}))
+        form.addRow(self.rewrite_query)
         self.topics_llm = QCheckBox(self.tr("Also make topics with this model"))
         self.topics_llm.setToolTip(self.tr(
             "When memory is built, the model splits conversations into topics and decides merges "
@@ -192,6 +199,9 @@ class SettingsPanel(QWidget):
         before = self._settings
         if "preset" in values and values["preset"] != before.preset and "model" not in values:
             values["model"] = self._model_for_new_preset(before, str(values["preset"]))
+        if "preset" in values and "timeout" not in values and \
+                before.timeout == SearchSettings.default_timeout(before.preset):
+            values["timeout"] = SearchSettings.default_timeout(str(values["preset"]))  # unless the user chose one
         after = replace(before, **values)
         if after == before:
             return
@@ -212,7 +222,8 @@ class SettingsPanel(QWidget):
 
     def _show(self, settings: SearchSettings) -> None:
         """Put `settings` into the widgets without echoing their change signals back."""
-        widgets = [*self._sliders.values(), *self._combos.values(), self.hybrid, self.topics_llm, self.base_url,
+        widgets = [*self._sliders.values(), *self._combos.values(), self.hybrid, self.topics_llm,
+                   self.rewrite_query, self.base_url,
                    self.model, self.date_from, self.date_to]
         for widget in widgets:
             widget.blockSignals(True)
@@ -223,6 +234,7 @@ class SettingsPanel(QWidget):
                 combo.setCurrentIndex(max(0, combo.findData(getattr(settings, name))))
             self.hybrid.setChecked(settings.hybrid)
             self.topics_llm.setChecked(settings.topics_llm)
+            self.rewrite_query.setChecked(settings.rewrite_query)
             for edit, day in ((self.date_from, settings.date_from), (self.date_to, settings.date_to)):
                 edit.setDate(QDate.fromString(day, "yyyy-MM-dd") if day else NO_DATE)
             self.base_url.setText(settings.base_url)

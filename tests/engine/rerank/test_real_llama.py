@@ -24,6 +24,13 @@ from tests.engine.rerank.conftest import NOW
 
 pytestmark = pytest.mark.real_llama
 QUERY = "Zeppelin budget and the hangar lease"
+# The protocol is under test, not the machine's speed: a shared 2-core CI runner measured
+# 70 prompt tokens/s and 4 generated tokens/s (against 230 and 46 when idle), so budgets
+# here are generous; the defaults' timings are in docs/llm_servers.md.
+TOTAL_S = 600.0
+# Fewer candidates than the local defaults (25 / 8 / 8): the protocol holds the same, and a
+# loaded runner (0.6 generated tokens/s seen under a grammar) still finishes in minutes.
+SMALL = {"max_candidates": 10, "people_shown": 3, "artifacts_shown": 3, "max_tokens_answer": 768}
 RECENT = "Kim: the hangar people called again about the Zeppelin\nme: ugh, that lease"
 
 
@@ -52,6 +59,7 @@ def flash(server: cache.LocalServer, data_dir, preset: str = "llamacpp", memory:
           **settings) -> FlashReranker:
     endpoint = Endpoint.from_preset(preset, model="local", base_url=server.base_url)
     client = ChatClient(endpoint, capabilities=memory)
+    settings = {"total_timeout": TOTAL_S, **SMALL, **settings}
     return FlashReranker(client, store_topic_source(lambda: connect(db_path(data_dir))),
                          FlashSettings(model="local", **settings), now=lambda: NOW)
 
@@ -98,9 +106,9 @@ def test_llama_server_rewrite_feeds_stage_1_and_the_prompt(llama_server, service
 
     async def rewrite():
         async with ChatClient(endpoint) as client:
-            return await rewrite_query(client, "what did he say?", RECENT, timeout=30, max_tokens=96)
+            return await rewrite_query(client, "what did he say?", RECENT, timeout=120, max_tokens=96)
     done = asyncio.run(rewrite())
-    assert done.call is not None and done.call["request"]["max_tokens"] == 96 and done.elapsed_ms < 30_000
+    assert done.call is not None and done.call["request"]["max_tokens"] == 96 and done.elapsed_ms < 120_000
     assert done.used or done.reason  # a 135M model may not manage it: then the reason is recorded
     candidates = stage1("what did he say?")
     if done.used:
@@ -121,7 +129,7 @@ def test_llama_server_killed_mid_turn_falls_back_fast(data_dir, stage1):
         result = run(flash(server, data_dir), QUERY, candidates)
     finally:
         server.stop()
-    assert time.monotonic() - started < 60
+    assert time.monotonic() - started < 120  # not the 600 s budget: a dead server fails fast
     if result.fallback not in (None, "model_empty"):  # finished before the kill on a fast machine otherwise
         assert result.fallback in ("llm_error", "timeout", "turn_timeout")
         assert result.selected and all(s.kind == "topic" for s in result.selected)
@@ -150,7 +158,8 @@ def test_llama_cpp_python_seeds_protocol_with_a_named_call(python_server, data_d
 
 def test_flash_session_as_the_service_hands_it_out(llama_server, service, stage1):
     session = FlashSession(Endpoint.from_preset("llamacpp", base_url=llama_server.base_url),
-                           FlashSettings(model="local"), service._connect, RECENT)
+                           FlashSettings(model="local", total_timeout=TOTAL_S, rewrite_timeout=120, **SMALL),
+                           service._connect, RECENT)
     rewrite = asyncio.run(session.arewrite(QUERY))
     assert rewrite is not None
     result = asyncio.run(session.arerank(QUERY, stage1(QUERY), rewrite))

@@ -117,3 +117,49 @@ def test_the_session_rewrites_only_when_asked_and_given_messages(server, service
     session = FlashSession(endpoint, FlashSettings(model="test/flash"), service._connect, RECENT)
     done = asyncio.run(session.arewrite("what did he say?"))
     assert done.rewritten == REWRITE and len(bodies(server)) == 1
+
+
+def zeppelin_topics(service, query, settings):
+    return {c.id for c in service.stage1(query, settings).candidates if c.kind == "topic"}
+
+
+def test_stage_1_searches_the_rewrite_and_the_original_fused(server, service):
+    """Seed 000 step 1 end to end in the service: rewrite, stage 1 for both, fused, Flash, trace."""
+    from engine.retrieval.search import RetrievalSettings
+
+    settings = RetrievalSettings(candidates=10)
+    original = zeppelin_topics(service, "what did he say?", settings)
+    rewritten = zeppelin_topics(service, REWRITE, settings)
+    assert rewritten - original  # the rewrite finds topics the vague question does not
+    endpoint = Endpoint(base_url=server.base_url, api_key=KEY, model="test/flash", preset="openrouter")
+    session = FlashSession(endpoint, FlashSettings(model="test/flash"), service._connect, RECENT)
+    server.script(CHAT, answer(REWRITE), answer({"topic_ids": [1]}), answer({}))
+    outcome = service.search("what did he say?", settings, session, record=True)
+    fused = {c.id for c in outcome.stage1.candidates if c.kind == "topic"}
+    assert (rewritten - original) & fused and outcome.stage1.query == "what did he say?"
+    assert outcome.rewrite.used and outcome.rewrite.rewritten == REWRITE
+    assert "rewrite_stage1" in outcome.timings_ms
+    first_turn = bodies(server)[1]["messages"][1]["content"]
+    assert f"<contextualized_query>\n{REWRITE}\n</contextualized_query>" in first_turn
+    for topic in (rewritten - original) & fused:  # Flash was shown what only the rewrite found
+        assert f"[Topic:{topic}]" in first_turn
+    assert outcome.result.report["rewrite"]["stage1"] is True
+    assert outcome.as_dict()["rewrite"]["rewritten"] == REWRITE
+    run = service.run(outcome.run_id)
+    assert run["trace"]["contextualization"]["rewritten"] == REWRITE
+    assert run["trace"]["contextualization"]["stage1"] is True
+
+
+def test_a_failed_rewrite_searches_as_typed(server, service):
+    from engine.retrieval.search import RetrievalSettings
+
+    settings = RetrievalSettings(candidates=10)
+    endpoint = Endpoint(base_url=server.base_url, api_key=KEY, model="test/flash", preset="openrouter")
+    session = FlashSession(endpoint, FlashSettings(model="test/flash", rewrite_timeout=0.3), service._connect,
+                           RECENT)
+    server.script(CHAT, FakeResponse(json=chat_reply("late"), delay=1.0), answer({"topic_ids": [1]}), answer({}))
+    outcome = service.search("what did he say?", settings, session)
+    assert not outcome.rewrite.used and outcome.rewrite.reason.startswith("failed (LLMTimeout)")
+    assert [c.id for c in outcome.stage1.candidates] == \
+        [c.id for c in service.stage1("what did he say?", settings).candidates]
+    assert "rewrite_stage1" not in outcome.timings_ms
