@@ -65,6 +65,11 @@ def clean_rewrite(text: str | None, query: str) -> tuple[str, str | None]:
     lines = [line for line in lines if line.lower() not in ("text", "plaintext")]  # a fence's language tag
     if not lines:
         return query, "empty answer"
+    # A lead-in ("You could rephrase the query to:", SmolLM2-135M on llama-server) is not the
+    # query: the line after it is, and an answer that is only a lead-in has none.
+    lines = [line for line in lines if not line.rstrip().endswith(":")]
+    if not lines:
+        return query, "answer is a lead-in, not a query"
     rewritten = lines[0].strip().strip('"«»“”\'').strip()
     if not rewritten:
         return query, "empty answer"

@@ -156,11 +156,23 @@ def test_llama_cpp_python_seeds_protocol_with_a_named_call(python_server, data_d
     assert all(s.kind == "topic" for s in result.selected) or result.fallback is None
 
 
-def test_flash_session_as_the_service_hands_it_out(llama_server, service, stage1):
+def test_the_service_search_with_recent_messages_on_llama_server(llama_server, service):
+    """The user's path (`flashback search … --recent`): rewrite, stage 1 for both queries fused,
+    Flash over the fused set, all against the real server."""
+    from engine.retrieval.search import RetrievalSettings
+
     session = FlashSession(Endpoint.from_preset("llamacpp", base_url=llama_server.base_url),
                            FlashSettings(model="local", total_timeout=TOTAL_S, rewrite_timeout=120, **SMALL),
                            service._connect, RECENT)
-    rewrite = asyncio.run(session.arewrite(QUERY))
-    assert rewrite is not None
-    result = asyncio.run(session.arerank(QUERY, stage1(QUERY), rewrite))
-    assert result.fallback in (None, "model_empty"), result.report["error"]
+    settings = RetrievalSettings(candidates=10)
+    outcome = service.search("what did he say?", settings, session)
+    rewrite = outcome.rewrite
+    assert rewrite is not None and rewrite.call["request"]["max_tokens"] == 96
+    if rewrite.used:  # a 135M model may not manage it: then the reason is recorded and the original searched
+        assert "rewrite_stage1" in outcome.timings_ms
+        own = {c.id for c in service.stage1(rewrite.rewritten, settings).candidates if c.kind == "topic"}
+        assert own & {c.id for c in outcome.stage1.candidates if c.kind == "topic"}
+    else:
+        assert rewrite.reason
+    assert outcome.result.fallback in (None, "model_empty"), outcome.result.report["error"]
+    assert outcome.result.report["protocol"] == "constrained"

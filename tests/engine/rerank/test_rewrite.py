@@ -60,6 +60,11 @@ def test_prose_is_not_a_query():
              "to keep the language.")
     assert clean_rewrite(prose, "where are we staying?") == ("where are we staying?", "answer is prose, not a query")
     assert clean_rewrite("Dr. Smith's hangar lease", "his lease?") == ("Dr. Smith's hangar lease", None)
+    # SmolLM2-135M on llama-server answered a lead-in alone; with the query after it, the query counts.
+    assert clean_rewrite("You could rephrase the query to:", "where did we stay?") == (
+        "where did we stay?", "answer is a lead-in, not a query")
+    assert clean_rewrite("Sure, here it is:\n\"hotel in Lisbon near Alfama\"", "where did we stay?") == (
+        "hotel in Lisbon near Alfama", None)
 
 
 def cand(kind, id_, score, rank):
