@@ -46,8 +46,9 @@ class Importer(ABC):
 
     `sniff` decides by content (the first bytes), never by file name. `parse` yields a
     `ChatRecord` before the messages of that chat and raises `ImportFormatError` (with the
-    file and a location) for input it cannot read. Any other exception escaping `parse`
-    is wrapped by the import service, so a bug never surfaces as a traceback.
+    file and a location) for input it cannot read. A malformed file's standard failures
+    (ValueError, UnicodeError, …) escaping `parse` become import errors too; anything else
+    is a bug, reported as one (`engine.importers.registry`).
     """
 
     format_name: ClassVar[str]

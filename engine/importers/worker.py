@@ -27,6 +27,7 @@ Child → parent (marshal):
   ("batch", ops, messages, artifacts, messages_in_batch, bytes_done)
   ("done", ids, chats, bytes_done)
   ("error", error_class_name, source, problem, where)
+  ("bug", source, format, detail, where, traceback): a parser bug (registry.ParserBug)
 """
 
 from __future__ import annotations
@@ -38,13 +39,14 @@ import signal
 import subprocess
 import sys
 import threading
+import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from engine.errors import EngineError, ImportFormatError, UnknownFormatError
 from engine.importers.inputs import ExportInput
 from engine.importers.records import MessageRecord
-from engine.importers.registry import guarded, importer_classes, unexpected_structure
+from engine.importers.registry import ParserBug, guarded, importer_classes, parser_bug
 from engine.importers.rows import IdState, RowBuilder
 
 # Below this a file is parsed in-process (measured: the child pays off from ~12 MB).
@@ -114,6 +116,9 @@ class ParseWorker:
                 self.ids, self.chats = message[1], message[2]
                 yield (), 0, message[3]
                 return
+            elif kind == "bug":
+                _, source, format_name, detail, where, trace = message
+                raise ParserBug(source, format_name, f"{detail}\n(in the reading process)\n{trace}", where)
             else:
                 _, name, source, problem, where = message
                 raise _ERRORS.get(name, ImportFormatError)(source, problem, where)
@@ -281,8 +286,14 @@ def _parse(send: Callable[[tuple], None], export: ExportInput, format_name: str,
         send(("done", builder.ids.as_tuple(), len(chats), position))
     except EngineError as exc:
         send(_error_message(exc, export))
-    except Exception as exc:  # a bug or an unexpected value: the same words as in-process
-        send(_error_message(unexpected_structure(export, exc, where), export))
+    except ParserBug as exc:  # the traceback travels too: it is what a bug report needs
+        cause = exc.__cause__ or exc
+        send(("bug", exc.source, exc.format_name, exc.detail, exc.where,
+              "".join(traceback.format_exception(cause))[-4000:]))
+    except Exception as exc:  # a bug outside the parser (the row builder): reported the same way
+        bug = parser_bug(export, format_name, exc, where)
+        send(("bug", bug.source, bug.format_name, bug.detail, bug.where,
+              "".join(traceback.format_exception(exc))[-4000:]))
 
 
 def _error_message(exc: EngineError, export: ExportInput) -> tuple:

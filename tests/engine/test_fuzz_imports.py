@@ -1,10 +1,12 @@
 """Property: whatever bytes arrive, an import either succeeds or raises the importer's own
-error type, and a failed import leaves the store's file exactly as it was."""
+error type, and a failed import leaves the store's file exactly as it was. A parser bug
+(`registry.ParserBug`, anything but a known parse failure) fails these tests."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 
 from hypothesis import HealthCheck, given, settings
@@ -73,7 +75,9 @@ def _seed_file(folder):
     return path
 
 
-_SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# FUZZ_EXAMPLES=1500 for a longer hunt (passed on 2026-11-25: each property, every format).
+_SETTINGS = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "150")), deadline=None,
+                     suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 @_SETTINGS
@@ -85,4 +89,57 @@ def test_mutated_exports_raise_only_import_errors(tmp_path_factory, payload, for
 @_SETTINGS
 @given(payload=st.binary(max_size=400), format_name=st.sampled_from(("auto", *FORMATS)))
 def test_random_bytes_raise_only_import_errors(tmp_path_factory, payload, format_name):
+    _check(tmp_path_factory, payload, format_name)
+
+
+# Valid JSON with a value of the wrong type somewhere: what breaks a parser's assumptions
+# (a KeyError, a TypeError) rather than its tokenizer. Those must be import errors too; a
+# ParserBug from here is a reader that trusted a field's type.
+_CHATGPT = json.dumps([{
+    "title": "Edge", "create_time": 1690000000.0, "update_time": 1690000100.0, "id": "c1", "current_node": "m2",
+    "mapping": {
+        "root": {"id": "root", "message": None, "parent": None, "children": ["m1"]},
+        "m1": {"id": "m1", "parent": "root", "children": ["m2"], "message": {
+            "id": "m1", "author": {"role": "user", "name": None, "metadata": {}}, "create_time": 1700000000.0,
+            "content": {"content_type": "text", "parts": ["hello"]}, "status": "finished_successfully",
+            "metadata": {}}},
+        "m2": {"id": "m2", "parent": "m1", "children": [], "message": {
+            "id": "m2", "author": {"role": "assistant", "name": None, "metadata": {}}, "create_time": 1700000050.0,
+            "content": {"content_type": "text", "parts": ["hi there"]}, "status": "finished_successfully",
+            "metadata": {}}}}}]).encode()
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=5)
+
+
+def _paths(node, prefix=()):
+    yield prefix
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _paths(value, (*prefix, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _paths(value, (*prefix, index))
+
+
+@st.composite
+def retyped(draw) -> bytes:
+    seed = draw(st.sampled_from([_TELEGRAM, _CHATGPT, *_JSONL.split(b"\n")[:1]]))
+    document = json.loads(seed)
+    for _ in range(draw(st.integers(1, 3))):
+        paths = [p for p in _paths(document) if p]
+        if not paths:
+            break
+        *parent, last = draw(st.sampled_from(paths))
+        target = document
+        for step in parent:
+            target = target[step]
+        target[last] = draw(_JSON_VALUES)
+    return json.dumps(document).encode()
+
+
+@_SETTINGS
+@given(payload=retyped(), format_name=st.sampled_from(("auto", "telegram", "chatgpt", "jsonl")))
+def test_fields_of_the_wrong_type_raise_only_import_errors(tmp_path_factory, payload, format_name):
     _check(tmp_path_factory, payload, format_name)

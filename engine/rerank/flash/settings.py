@@ -39,16 +39,19 @@ class Budgets:
 
 # Cloud: reasoning models count their thinking in the reply bound, so the bounds are roomy;
 # they exist to stop a runaway reply, not to shape a normal one.
+# Prompt and read budgets are in estimated tokens (engine/context/tokens.py, close to o200k);
+# they were set under an earlier estimate that ran ~30 % low on prompts, and are scaled so
+# that the same real sizes are sent (cloud turn 1 ≈ 5,500 tokens for 50 candidates).
 CLOUD = Budgets(total_timeout=60.0, rewrite_timeout=10.0, max_tokens_rewrite=1_024, max_tokens_read=2_048,
-                max_tokens_answer=4_096, read_budget_tokens=60_000, prompt_budget_tokens=4_000,
+                max_tokens_answer=4_096, read_budget_tokens=84_000, prompt_budget_tokens=5_500,
                 max_candidates=50, people_shown=PEOPLE_SHOWN, artifacts_shown=ARTIFACTS_SHOWN)
 # Local (CPU, 8K context as llama.cpp is usually started): measured on SmolLM2-135M with
-# 2 cores (docs/llm_servers.md). A small model's tokenizer counts ~2× our estimate on chat
+# 2 cores (docs/llm_servers.md). A small model's tokenizer counts ~1.5× our estimate on chat
 # text (digits, dates, Cyrillic: 10.6K chars were 6,033 tokens), and prompt processing
-# runs ~100-200 tokens/s: 25 topics and a 1.5K-estimate prompt (~3K real) + a read of
+# runs ~100-200 tokens/s: 25 topics and a 2K-estimate prompt (~3K real) + a read of
 # ~2K real + the answer's 1.5K stay under 8K, and turn 1 under a minute.
 LOCAL = Budgets(total_timeout=180.0, rewrite_timeout=30.0, max_tokens_rewrite=96, max_tokens_read=384,
-                max_tokens_answer=1_536, read_budget_tokens=1_000, prompt_budget_tokens=1_500,
+                max_tokens_answer=1_536, read_budget_tokens=1_400, prompt_budget_tokens=2_000,
                 max_candidates=25, people_shown=8, artifacts_shown=8)
 EXCERPT_ANSWER_TOKENS = 8_192  # excerpts quote whole messages: the answer needs room
 

@@ -47,10 +47,10 @@ def test_without_recent_messages_or_a_model_it_costs_nothing(server):
 
 
 def test_failures_keep_the_original_with_a_reason(server):
-    server.script(CHAT, FakeResponse(json=chat_reply("late"), delay=1.0))
+    server.script(CHAT, FakeResponse(json=chat_reply("late"), delay=60))
     done = rewrite(server, timeout=0.3)
     assert not done.used and done.queries == ["what did he say?"]
-    assert done.reason.startswith("failed (LLMTimeout)") and done.elapsed_ms < 900
+    assert done.reason.startswith("failed (LLMTimeout)") and done.elapsed_ms < 30_000  # not the server's 60 s
     server.script(CHAT, FakeResponse(json=chat_reply("what did he say", finish_reason="length")))
     assert rewrite(server).reason == "cut off at the reply bound"
 
