@@ -4,7 +4,7 @@ traceback for whoever fixes it, in `<data dir>/logs/flashback.log` (0600, rotate
 
 Keys are scrubbed twice: every key this process read (`app.keys.keys_in_use`) and the
 key environment variables' values are replaced, then anything shaped like a key or a
-`Bearer` header (`engine.traces.scrub`).
+`Bearer` header (`engine.scrub`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
 from app.keys import ENV_VARS, keys_in_use
-from engine.traces.scrub import scrub_text
+from engine.scrub import scrub_text
 
 LOG_FILE = Path("logs") / "flashback.log"
 MAX_BYTES = 512 * 1024

@@ -24,7 +24,7 @@ import httpx
 
 from engine.llm import CapabilityMemory, Endpoint
 from engine.rerank.flash import FlashSettings, fuse_candidates
-from engine.rerank.llm_session import FlashSession
+from engine.rerank.flash.session import FlashSession
 from engine.retrieval.search import RetrievalSettings
 from engine.service import FlashbackService
 

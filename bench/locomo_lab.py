@@ -40,8 +40,8 @@ from engine.evaluation.metrics import QueryOutcome, summarise
 from engine.memory.documents import date_words, log_windows
 from engine.retrieval.lexical import query_terms
 from engine.retrieval.stemming import terms as stemmed
+from engine.topics.session_split import split_subjects
 from engine.topics.sessions import MessageRow
-from engine.topics.subjects import split_subjects
 
 Topics = list[list[int]]  # message indexes per topic
 Scorer = Callable[[str], np.ndarray]

@@ -22,7 +22,7 @@ from collections import Counter
 
 import numpy as np
 
-import engine.topics.subjects as subjects_module
+import engine.topics.session_split as subjects_module
 from bench.locomo_lab import BM25, Lab, fuse, run_sections, subjects
 from engine.retrieval.lexical import QUERY_STOPWORDS, query_terms
 from engine.retrieval.stemming import terms as stemmed

@@ -108,9 +108,12 @@ def _settings_of(retrieval: RetrievalSettings, reranker: Reranker) -> dict[str, 
 
 
 def make_reranker(name: str, threshold: ThresholdSettings | None = None) -> Reranker:
+    """The LLM-free rerankers by name; Flash needs an endpoint (`FlashbackService.flash_reranker`)."""
     if name == "threshold":
         return ThresholdReranker(threshold)
-    return KeepAllReranker()
+    if name == "none":
+        return KeepAllReranker()
+    raise EngineError(f"Unknown reranker {name!r}: use none or threshold here (flash needs an LLM endpoint).")
 
 
 class FlashbackService:
@@ -270,9 +273,9 @@ class FlashbackService:
             connection.close()
 
     def flash_reranker(self, endpoint, flash=None, recent_messages: str = "", **client_options) -> Reranker:
-        """The Flash reranker over this store, a fresh HTTP client per run (see llm_session)."""
+        """The Flash reranker over this store, a fresh HTTP client per run (see rerank/flash/session.py)."""
         from engine.rerank.flash import FlashSettings
-        from engine.rerank.llm_session import FlashSession
+        from engine.rerank.flash.session import FlashSession
 
         return FlashSession(endpoint, flash or FlashSettings(), self._connect, recent_messages, client_options)
 

@@ -7,7 +7,7 @@ was left out and why. JSON: the same facts with stable keys (ids, kinds, reasons
 sources, dates, text), UTF-8 as-is (`ensure_ascii=False`).
 
 Neither carries settings or keys: a pack has none. Both outputs still go through
-`engine.traces.scrub`'s credential patterns (`Bearer …`, `sk-…`), because people paste
+`engine.scrub`'s credential patterns (`Bearer …`, `sk-…`), because people paste
 API keys into chats, and an export is made to be pasted into someone else's model.
 """
 
@@ -19,7 +19,7 @@ from typing import Any
 
 from engine.context.assemble import ContextItem, ContextPack
 from engine.context.material import MESSAGE_START
-from engine.traces.scrub import scrub, scrub_text
+from engine.scrub import scrub, scrub_text
 
 _LOG_LINE = re.compile(r"^\[(?P<who>.+?) \((?P<date>\d{4}-\d\d-\d\d) (?P<time>\d\d:\d\d)(?::\d\d)?\)\]: ?")
 _SHORT_LINE = re.compile(r"^\[(?P<who>[^\]\n]{1,200})\]: ?")

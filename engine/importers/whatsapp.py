@@ -91,7 +91,7 @@ class WhatsAppImporter(Importer):
     ) -> Iterator[ChatRecord | MessageRecord]:
         name = source.display_name
         size = 0  # taken from pass 1, so a vanished file fails as ImportFormatError, not OSError
-        day_first, month_first, messages, title, group = False, False, 0, None, False
+        dates, messages, title, group = DateOrder(), 0, None, False
         authors: set[str] = set()
         for n, size, line in _lines(source):
             match = _PREFIX.match(line)
@@ -102,9 +102,7 @@ class WhatsAppImporter(Importer):
                     raise ImportFormatError(name, _NOT_A_MESSAGE, where=f"line {n}")
                 continue
             messages += 1
-            if match[2] is None:
-                day_first |= int(match[6]) > 12
-                month_first |= int(match[8]) > 12
+            dates.observe(match)
             author, text, _ = _split(line[match.end() :])
             if author is None:
                 created = _CREATED.match(text)
@@ -114,8 +112,7 @@ class WhatsAppImporter(Importer):
                 authors.add(author)
         if not messages:
             raise ImportFormatError(name, "no WhatsApp messages found", where="line 1")
-        # Without evidence either way WhatsApp's most common locales are day-first.
-        day_first = day_first or not month_first
+        day_first = dates.day_first
         title = title or _title_from_name(name)
         key = "whatsapp:" + " ".join(title.casefold().split())
         yield ChatRecord(key=key, title=title, kind="group" if group or len(authors) > 2 else "personal")
@@ -147,6 +144,27 @@ class WhatsAppImporter(Importer):
         if pending is not None:
             yield _message(key, *pending)
         report(size)
+
+
+class DateOrder:
+    """Day-first or month-first, from the dates themselves (the file never says).
+
+    A numeric date whose first part is above 12 proves day-first ("25/03/2024"); one whose
+    second part is, month-first. Year-first dates say nothing. Without evidence either
+    way, day-first: WhatsApp's most common locales write dates that way.
+    """
+
+    def __init__(self) -> None:
+        self.day_first_seen = self.month_first_seen = False
+
+    def observe(self, match: re.Match[str]) -> None:
+        if match[2] is None:  # not year-first
+            self.day_first_seen |= int(match[6]) > 12
+            self.month_first_seen |= int(match[8]) > 12
+
+    @property
+    def day_first(self) -> bool:
+        return self.day_first_seen or not self.month_first_seen
 
 
 def _lines(source: ExportInput) -> Iterator[tuple[int, int, str]]:

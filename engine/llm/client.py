@@ -35,6 +35,7 @@ from engine.llm.request import RequestPlan
 from engine.llm.retry import backoff_delay, should_retry
 from engine.llm.types import ChatResult, MalformedCompletion, parse_choice, parse_usage
 from engine.retry_after import parse_retry_after
+from engine.scrub import scrub_text
 
 log = logging.getLogger(__name__)
 
@@ -264,8 +265,7 @@ class ChatClient:
         return self._redact(text)[:500]
 
     def _redact(self, text: str) -> str:
-        key = self.endpoint.api_key
-        return text.replace(key, "[API key]") if key else text
+        return scrub_text(text, [self.endpoint.api_key])
 
 
 class _CallState:

@@ -4,7 +4,7 @@ A topic is embedded as NOTES.md says (`Topic Summary: …` + the conversation lo
 topic is cut into windows of whole log lines, each carrying the summary, because one vector
 for 25,000 chars blurs the details a question asks about. Search maps every window back to
 its topic and keeps the best one. Windows are 4,000 chars: since long sessions are cut
-into subjects of ~2,000 chars (engine/topics/subjects.py), that is one vector for most
+into subjects of ~2,000 chars (engine/topics/session_split.py), that is one vector for most
 topics (LoCoMo: 193 vectors instead of 341 at 2,000, recall@5 0.924 vs 0.921).
 """
 

@@ -19,6 +19,14 @@ if TYPE_CHECKING:  # the flash package imports this module
 KINDS = ("topic", "person", "artifact")
 
 
+# Why an LLM reranker did not give its own selection (NOTES.md names), and the one outcome
+# reported like them that is not a failure: a valid "nothing relevant" answer. One list for
+# the rerankers that produce them and the run metrics that count them.
+FALLBACK_REASONS = ("llm_error", "timeout", "turn_timeout", "empty_response", "protocol_violation", "parse_error",
+                    "all_hallucinated", "max_tool_calls")
+MODEL_EMPTY = "model_empty"
+
+
 @dataclass(frozen=True)
 class Candidate:
     kind: str  # topic | person | artifact

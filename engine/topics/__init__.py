@@ -10,7 +10,7 @@ from engine.topics.builder import TopicBuildReport, build_topics
 from engine.topics.consolidation import ConsolidationReport, consolidate
 from engine.topics.content import embedding_text, format_log, topic_messages, topic_text
 from engine.topics.errors import AgentError, TopicBuildCancelled, TopicsError
-from engine.topics.sessions import MessageRow
+from engine.topics.message_row import MessageRow
 from engine.topics.settings import TopicSettings
 
 __all__ = [

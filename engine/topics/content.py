@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 
 from engine.topics.errors import TopicsError
-from engine.topics.sessions import COLUMNS, MessageRow
+from engine.topics.message_row import COLUMNS, MessageRow
 from engine.topics.summary import author_label
 
 

@@ -3,7 +3,7 @@
 A chat's unassigned messages are read in (sent_at, id) order, a page at a time (memory
 stays flat on a chat of a million messages), and cut where the conversation paused for at
 least `chunk_interval_s` or where a chunk reached its message or character cap. A chunk
-longer than 1.5× `subject_chars` is then cut where its subject changes (subjects.py) into
+longer than 1.5× `subject_chars` is then cut where its subject changes (session_split.py) into
 parts near that size. Each chunk is what the splitter sees, or, without a language model,
 one topic.
 """
@@ -12,25 +12,11 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Iterator
-from typing import NamedTuple
 
+from engine.topics.message_row import COLUMNS, MessageRow
+from engine.topics.session_split import split_subjects
 from engine.topics.settings import TopicSettings
-from engine.topics.subjects import split_subjects
 
-
-class MessageRow(NamedTuple):
-    """The columns topic building needs. A NamedTuple: built straight from sqlite rows."""
-
-    id: int
-    chat_id: int
-    author: str | None
-    role: str
-    sent_at: float
-    text: str
-    content_hash: str
-
-
-COLUMNS = "id, chat_id, author, role, sent_at, text, content_hash"
 _UNASSIGNED = "topic_id IS NULL AND is_service = 0"
 # Keyset paging along ix_message_chat_time (chat_id, sent_at[, rowid]): `sent_at >= ?` is the
 # index range, the OR only skips the few rows of the boundary second already returned.
@@ -69,7 +55,7 @@ def cut_sessions(rows: Iterable[MessageRow], settings: TopicSettings) -> Iterato
 
     A gap of exactly `chunk_interval_s` cuts (seed: "pause ≥ chunk_interval"). A chunk
     never exceeds the caps unless one message alone does; that message is a chunk of its own.
-    A subject cut needs words to read (see subjects.py): rows without them are cut only
+    A subject cut needs words to read (see session_split.py): rows without them are cut only
     at gaps and caps.
     """
     for session in _sessions(rows, settings):

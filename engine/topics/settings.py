@@ -22,7 +22,7 @@ class TopicSettings:
     max_chunk_messages: int = 400
     max_chunk_chars: int = 25_000
     # Without a language model, a session longer than 1.5× this is cut where its subject
-    # changes into parts near this size (engine/topics/subjects.py); 0 keeps sessions whole.
+    # changes into parts near this size (engine/topics/session_split.py); 0 keeps sessions whole.
     # LoCoMo (docs/benchmarks.md): 2,000 → recall@5 0.924, evidence@8000 0.815; 1,500 gives
     # more evidence and less recall (0.903 / 0.840), 2,500 the reverse (0.924 / 0.778).
     subject_chars: int = 2_000

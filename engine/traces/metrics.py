@@ -28,28 +28,25 @@ be diluted by the threshold reranker's free runs.
 
 from __future__ import annotations
 
-import math
 import sqlite3
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
+from engine.rerank.base import FALLBACK_REASONS as RERANK_FALLBACKS
+from engine.rerank.base import MODEL_EMPTY
 from engine.traces.errors import TracesError
 
-# The flash reranker's reason names (NOTES.md, plus "model_empty" for a valid empty answer).
-FALLBACK_REASONS = ("llm_error", "timeout", "turn_timeout", "empty_response", "protocol_violation", "parse_error",
-                    "all_hallucinated", "max_tool_calls", "model_empty")
-_NOT_FAILURES = (None, "model_empty")
+# Every reason a run can record (the rerankers' list, engine.rerank.base), "model_empty" included.
+FALLBACK_REASONS = (*RERANK_FALLBACKS, MODEL_EMPTY)
+_NOT_FAILURES = (None, MODEL_EMPTY)
 
 
 def percentile(values: Sequence[float], fraction: float) -> float | None:
-    """Linear interpolation between closest ranks (numpy's default); None for no values."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    position = (len(ordered) - 1) * fraction
-    low, high = math.floor(position), math.ceil(position)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+    """numpy's percentile at `fraction` (0.95 → p95); None for no values."""
+    return float(np.percentile(values, fraction * 100)) if len(values) else None
 
 
 def _mean(total: float, count: int) -> float | None:

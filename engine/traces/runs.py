@@ -17,8 +17,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from engine.rerank.base import RerankResult
+from engine.scrub import scrub_text, scrubbed_json
 from engine.traces.errors import TracesError
-from engine.traces.scrub import scrub_text, scrubbed_json
 
 _JSON_COLUMNS = ("settings", "candidates", "selected", "tool_calls", "timings_ms", "report", "trace")
 _SUMMARY_COLUMNS = ("id, created_at, query, reranker, model, candidates_count, selected_count, tool_calls_count, "

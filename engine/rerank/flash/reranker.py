@@ -25,12 +25,12 @@ from datetime import datetime
 from typing import Any
 
 from engine.llm import ChatClient, ChatResult, Deadline
-from engine.rerank.base import Candidate, Reranker, RerankResult
+from engine.rerank.base import FALLBACK_REASONS, MODEL_EMPTY, Candidate, Reranker, RerankResult
 from engine.rerank.flash.contextualize import QueryRewrite
 from engine.rerank.flash.parser import as_entries, extract_json, parse_id
 from engine.rerank.flash.prompt import FORCED_TOOL, TOOL_NAME, tool_result, tool_schema
 from engine.rerank.flash.protocol import ProtocolChoice, answer_format, choose_protocol, read_format
-from engine.rerank.flash.run import FALLBACK_REASONS, MODEL_EMPTY, RunBase
+from engine.rerank.flash.run import RunBase
 from engine.rerank.flash.settings import FlashSettings
 from engine.rerank.flash.source import TopicSource
 from engine.rerank.flash.texts import TEXTS

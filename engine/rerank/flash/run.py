@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from engine.llm import ChatResult, Deadline, LLMError, LLMTimeout, ToolCall
-from engine.rerank.base import KINDS, Candidate, RerankResult, Selection
+from engine.rerank.base import KINDS, MODEL_EMPTY, Candidate, RerankResult, Selection
 from engine.rerank.flash.contextualize import QueryRewrite, rewrite_query
 from engine.rerank.flash.errors import AnswerError
 from engine.rerank.flash.parser import parse_answer
@@ -27,16 +28,28 @@ from engine.rerank.flash.prompt import (
 )
 from engine.rerank.flash.protocol import ProtocolChoice
 from engine.rerank.flash.settings import EXCERPT_MIN_CHARS
-from engine.rerank.flash.trace import RunRecorder, scrub, secrets_of
+from engine.rerank.flash.trace import RunRecorder
+from engine.scrub import scrub, scrub_text
 
 if TYPE_CHECKING:
     from engine.rerank.flash.reranker import FlashReranker
 
 log = logging.getLogger(__name__)
 
-FALLBACK_REASONS = ("llm_error", "timeout", "turn_timeout", "empty_response", "protocol_violation", "parse_error",
-                    "all_hallucinated", "max_tool_calls")
-MODEL_EMPTY = "model_empty"  # a valid "nothing relevant": reported like a fallback, but not a failure
+
+
+def fallback_selection(reason: str, requested: Sequence[Candidate], shown_topics: Sequence[Candidate],
+                       max_topics: int) -> list[Selection]:
+    """What a failed run keeps (NOTES.md policy): the topics the model asked to read, if it
+    asked, else stage 1's best; topics only (never people or files), at most `max_topics`,
+    best score first, each with the reason and where it came from."""
+    if requested:
+        picked, why = list(requested[:max_topics]), "requested by the model, "
+    else:
+        picked, why = sorted(shown_topics, key=lambda c: (-c.score, c.rank))[:max_topics], ""
+    picked.sort(key=lambda c: (-c.score, c.rank))
+    return [Selection("topic", c.id, f"fallback ({reason}): {why}vector rank {c.rank}, score {c.score:.2f}")
+            for c in picked]
 
 
 class RunBase:
@@ -200,23 +213,15 @@ class RunBase:
         return chars > EXCERPT_MIN_CHARS
 
     def _fallback(self, reason: str, detail: str) -> RerankResult:
-        s, topics = self.settings, self.shown["topic"]
         self.error = detail
-        log.info("flash reranker fell back (%s): %s", reason, scrub(detail, secrets_of(self.client.endpoint.api_key)))
-        if self.requested:
-            picked = [self.by_id["topic"][i] for i in self.requested[: s.max_topics]]
-            why = "requested by the model, "
-        else:
-            picked = sorted(topics, key=lambda c: (-c.score, c.rank))[: s.max_topics]
-            why = ""
-        picked.sort(key=lambda c: (-c.score, c.rank))
-        selected = [Selection("topic", c.id, f"fallback ({reason}): {why}vector rank {c.rank}, score {c.score:.2f}")
-                    for c in picked]
-        return self._result(selected, reason)
+        log.info("flash reranker fell back (%s): %s", reason, scrub_text(detail, [self.client.endpoint.api_key]))
+        requested = [self.by_id["topic"][i] for i in self.requested]
+        return self._result(fallback_selection(reason, requested, self.shown["topic"], self.settings.max_topics),
+                            reason)
 
     def _result(self, selected: list[Selection], fallback: str | None, note: str | None = None) -> RerankResult:
         s, recorder = self.settings, self.recorder
-        secrets = secrets_of(self.client.endpoint.api_key)
+        secrets = [self.client.endpoint.api_key]
         error = scrub(self.error, secrets)
         usage = recorder.usage
         kept = {kind: sum(1 for x in selected if x.kind == kind) for kind in KINDS}

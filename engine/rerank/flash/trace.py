@@ -2,7 +2,7 @@
 
 The API key must never reach a trace. ChatResult.raw_request holds no headers, but a key
 can still come back inside a server's error text or an echoed body, so every string of the
-finished trace is scrubbed, keys of dicts included.
+finished trace is scrubbed, keys of dicts included (`engine.scrub`, in run.py).
 """
 
 from __future__ import annotations
@@ -12,29 +12,6 @@ from dataclasses import asdict
 from typing import Any
 
 from engine.llm import ChatResult, Usage
-
-SCRUBBED = "[API key]"
-MIN_SECRET_CHARS = 6  # shorter "keys" (placeholders such as "x") would shred ordinary text
-
-
-def scrub(value: Any, secrets: list[str]) -> Any:
-    """A copy of `value` (JSON-like) with every secret replaced in every string."""
-    if not secrets:
-        return value
-    if isinstance(value, str):
-        for secret in secrets:
-            if secret in value:
-                value = value.replace(secret, SCRUBBED)
-        return value
-    if isinstance(value, dict):
-        return {scrub(k, secrets): scrub(v, secrets) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [scrub(v, secrets) for v in value]
-    return value
-
-
-def secrets_of(api_key: str | None) -> list[str]:
-    return [api_key] if api_key and len(api_key) >= MIN_SECRET_CHARS else []
 
 
 class RunRecorder:

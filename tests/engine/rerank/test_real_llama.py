@@ -18,7 +18,7 @@ import pytest
 from bench import llama_server as cache
 from engine.llm import CapabilityMemory, ChatClient, Endpoint
 from engine.rerank.flash import FlashReranker, FlashSettings, fuse_candidates, rewrite_query, store_topic_source
-from engine.rerank.llm_session import FlashSession
+from engine.rerank.flash.session import FlashSession
 from engine.store.database import connect, db_path
 from tests.engine.rerank.conftest import NOW
 

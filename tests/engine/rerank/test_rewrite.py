@@ -8,7 +8,7 @@ from engine.llm import ChatClient, Endpoint
 from engine.rerank.base import Candidate
 from engine.rerank.flash import FlashSettings, QueryRewrite, fuse_candidates, rewrite_query
 from engine.rerank.flash.contextualize import clean_rewrite
-from engine.rerank.llm_session import FlashSession
+from engine.rerank.flash.session import FlashSession
 from tests.engine.rerank.conftest import CHAT, KEY, answer, bodies, load, make_reranker, run, topic_ids
 from tests.fake_openai import FakeResponse, chat_reply
 

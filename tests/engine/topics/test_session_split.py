@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.topics.session_split import boundary_strength, split_subjects
 from engine.topics.sessions import MessageRow, cut_sessions
 from engine.topics.settings import TopicSettings
-from engine.topics.subjects import boundary_strength, split_subjects
 
 PASTA = ["Boiling the pasta water with plenty of salt tonight", "Carbonara needs guanciale pecorino and eggs",
          "Pasta should stay al dente, drain it early", "Toss the spaghetti with the eggs off the heat",

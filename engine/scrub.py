@@ -1,7 +1,8 @@
-"""Scrubbing secrets out of anything that is about to be stored or exported.
+"""The one scrubber: secrets out of anything stored, exported, logged or shown in an error.
 
-Rerankers already keep headers and keys out of their traces; this is the second line of
-defence, applied to every string of a run before it reaches the disk. Three rules:
+Used by the run traces (every string of a run before it reaches the disk), the Flash trace,
+the HTTP clients' error messages (a server may echo the key it rejected), the context
+export and the crash log. One placeholder, `REDACTED`, everywhere. Three rules:
 
 - each known secret (the API key in use) is replaced wherever it occurs, inside longer
   strings too; secrets shorter than `MIN_SECRET_CHARS` are ignored, because replacing a

@@ -31,12 +31,10 @@ import math
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-if TYPE_CHECKING:  # sessions.py calls this module: no import cycle at run time
-    from engine.topics.sessions import MessageRow
+from engine.topics.message_row import MessageRow
 
 SLACK = 0.35  # a cut may move this share of one part's size away from its ideal position
 WINDOW_CHARS = 400  # text on each side of a gap that cohesion compares (at least one message)
