@@ -1,6 +1,16 @@
-"""One exception base for the engine layer; messages are written for the person using the app."""
+"""One exception base for the engine layer, and one way to cancel; messages are written for
+the person using the app.
+
+Long work (an import, a build, an evaluation, an LLM call) is stopped the same way
+everywhere: the caller holds a `CancelToken`, the work calls `raise_if_cancelled()` between
+steps, and what it raises is a `Cancelled`. Packages subclass `Cancelled` for their own
+words ("Import cancelled; nothing was changed."); callers test `isinstance(e, Cancelled)`.
+"""
 
 from __future__ import annotations
+
+import threading
+from collections.abc import Callable
 
 
 class EngineError(Exception):
@@ -22,7 +32,11 @@ class UnknownFormatError(ImportFormatError):
     """Nothing in the given path looks like a supported chat export."""
 
 
-class ImportCancelled(EngineError):
+class Cancelled(EngineError):
+    """The user stopped long work. Not a failure: say so, keep what the work promises to keep."""
+
+
+class ImportCancelled(Cancelled):
     """The user cancelled an import; the store was left as it was."""
 
     def __init__(self) -> None:
@@ -31,3 +45,23 @@ class ImportCancelled(EngineError):
 
 class StoreError(EngineError):
     """The local database cannot be opened or is from a newer Flashback."""
+
+
+class CancelToken:
+    """Set from any thread (the GUI's Cancel, a closing window); the work checks it between
+    batches and raises `error()` (an import rolls back; a build keeps committed batches)."""
+
+    def __init__(self, error: Callable[[], Cancelled] = ImportCancelled) -> None:
+        self._event = threading.Event()
+        self._error = error
+
+    def cancel(self) -> None:
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+    def raise_if_cancelled(self) -> None:
+        if self._event.is_set():
+            raise self._error()

@@ -17,7 +17,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from engine.importers.base import CancelToken
+from engine.errors import CancelToken
 
 Work = Callable[[Callable[[Any], None], CancelToken], Any]
 # Progress faster than this is dropped in the worker: a flood of queued signals would keep

@@ -13,15 +13,14 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import cached_property
 
-from engine.errors import EngineError
+from engine.errors import Cancelled, CancelToken
 from engine.evaluation.labels import LabelledQuery
 from engine.evaluation.qrels import JudgedQuery, QueryFilters, message_topics, resolve_messages
-from engine.importers.base import CancelToken
 from engine.retrieval.search import RetrievalSettings, Stage1Result, day_bounds
 from engine.store.database import connect, db_path
 
 
-class EvaluationCancelled(EngineError):
+class EvaluationCancelled(Cancelled):
     """The user stopped a run over the labelled queries; nothing was stored by it."""
 
 

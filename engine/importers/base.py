@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
-from engine.errors import ImportCancelled
+from engine.errors import CancelToken  # noqa: F401 (re-exported until every importer of it moves to engine.errors)
 from engine.importers.inputs import ExportInput
 from engine.importers.records import ChatRecord, MessageRecord
 
@@ -21,24 +20,6 @@ class ImportProgress:
     bytes_done: int
     bytes_total: int
     messages: int
-
-
-class CancelToken:
-    """Set from any thread; the import checks it between batches and rolls back."""
-
-    def __init__(self) -> None:
-        self._event = threading.Event()
-
-    def cancel(self) -> None:
-        self._event.set()
-
-    @property
-    def cancelled(self) -> bool:
-        return self._event.is_set()
-
-    def raise_if_cancelled(self) -> None:
-        if self._event.is_set():
-            raise ImportCancelled()
 
 
 class Importer(ABC):

@@ -6,7 +6,7 @@ The reranker maps these to its fallback reasons (`llm_error`, `timeout`, ...); t
 
 from __future__ import annotations
 
-from engine.errors import EngineError
+from engine.errors import Cancelled, EngineError
 
 
 class LLMError(EngineError):
@@ -62,7 +62,7 @@ class LLMResponseError(LLMError):
         self.code = code
 
 
-class LLMCancelled(LLMError):
+class LLMCancelled(LLMError, Cancelled):
     """The client was closed (`aclose`) before or while the call ran.
 
     Cancelling the asyncio task that awaits `complete` raises `asyncio.CancelledError` as

@@ -18,7 +18,7 @@ from pathlib import Path
 from engine.embeddings.base import Embedder, EmbeddingConfig, make_embedder
 from engine.embeddings.builtin import BuiltinEmbedder
 from engine.embeddings.openai_compat import OpenAICompatibleEmbedder
-from engine.importers.base import CancelToken
+from engine.errors import CancelToken
 from engine.memory.topic_documents import topic_documents_for
 
 STATE_FILE = Path("index") / "builtin_idf.bin"

@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from engine.importers.base import CancelToken
+from engine.errors import CancelToken
 from engine.topics.agents import SplitterAgent
 from engine.topics.coverage import validate_coverage
 from engine.topics.errors import AgentError, TopicBuildCancelled, TopicsError

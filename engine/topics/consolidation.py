@@ -35,7 +35,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from engine.importers.base import CancelToken
+from engine.errors import CancelToken
 from engine.topics.agents import MergerAgent
 from engine.topics.builder import topic_fields
 from engine.topics.content import format_log, topic_messages

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from engine.errors import EngineError
+from engine.errors import Cancelled, EngineError
 
 
 class TopicsError(EngineError):
     """Base of every error engine.topics raises on purpose."""
 
 
-class TopicBuildCancelled(TopicsError):
+class TopicBuildCancelled(TopicsError, Cancelled):
     """The user stopped topic building. Batches already committed stay (they are valid
     topics); the next build continues with the messages that still have no topic."""
 
