@@ -31,6 +31,7 @@ from engine.evaluation.qrels import (
     resolve_messages,
 )
 from engine.store.database import connect, db_path
+from engine.store.transaction import write_transaction
 
 
 @dataclass(frozen=True)
@@ -85,8 +86,7 @@ def label_topic(connection: sqlite3.Connection, query: str, filters: QueryFilter
                 verdict: bool | None) -> dict[int, bool]:
     """Label (True: relevant, False: not) or clear (None) `topic_id` for the query, message by
     message; returns the query's topic labels afterwards. A query left without labels is removed."""
-    connection.execute("BEGIN IMMEDIATE")
-    try:
+    with write_transaction(connection):
         messages = [r[0] for r in connection.execute("SELECT id FROM message WHERE topic_id = ?", (topic_id,))]
         query_id = find_query(connection, query, filters)
         if verdict is None:
@@ -98,10 +98,6 @@ def label_topic(connection: sqlite3.Connection, query: str, filters: QueryFilter
         elif messages:
             query_id = _ensure_query(connection, query, filters)
             _set(connection, query_id, messages, verdict)
-        connection.execute("COMMIT")
-    except BaseException:
-        connection.execute("ROLLBACK")
-        raise
     return topic_labels(connection, query, filters)
 
 
@@ -168,18 +164,13 @@ def import_judged(connection: sqlite3.Connection, judged: list[JudgedQuery], sou
         raise QrelsError(f"None of the {len(messages):,} messages {source} names is in this store: "
                          "import the chats it was made from first.")
     labels = 0
-    connection.execute("BEGIN IMMEDIATE")
-    try:
+    with write_transaction(connection):
         for q in judged:
             query_id = _ensure_query(connection, q.query, q.filters, q.category, q.id)
             for verdict, group in ((False, q.not_relevant), (True, q.relevant)):  # relevant wins a clash
                 ids = [messages[p] for p in group if messages.get(p) is not None]
                 _set(connection, query_id, ids, verdict)
                 labels += len(ids)
-        connection.execute("COMMIT")
-    except BaseException:
-        connection.execute("ROLLBACK")
-        raise
     return ImportSummary(len(judged), labels, sum(1 for m in messages.values() if m is None))
 
 

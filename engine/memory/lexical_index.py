@@ -20,6 +20,7 @@ import sqlite3
 
 from engine.memory.topic_documents import topic_search_texts
 from engine.retrieval.stemming import stem_text
+from engine.store.transaction import write_transaction
 
 # `heading_terms` was `summary_terms` before chat titles were indexed: the rename re-indexes old stores.
 TOPIC_FTS_DDL = ("CREATE VIRTUAL TABLE topic_fts USING fts5(log_terms, heading_terms, "
@@ -43,8 +44,7 @@ def _ensure_table(connection: sqlite3.Connection) -> bool:
 
 def sync_topic_fts(connection: sqlite3.Connection, changed: list[int] = ()) -> int:
     """Drop rows of deleted topics and of `changed` ones, index every topic without a row; returns rows added."""
-    connection.execute("BEGIN IMMEDIATE")
-    try:
+    with write_transaction(connection):
         _ensure_table(connection)
         connection.execute("DELETE FROM topic_fts WHERE rowid NOT IN (SELECT id FROM topic)")
         for start in range(0, len(changed), 500):
@@ -56,8 +56,4 @@ def sync_topic_fts(connection: sqlite3.Connection, changed: list[int] = ()) -> i
             texts = topic_search_texts(connection, missing[start:start + BATCH_TOPICS])
             connection.executemany("INSERT INTO topic_fts (rowid, log_terms, heading_terms) VALUES (?, ?, ?)",
                                    [(t, stem_text(log), stem_text(summary)) for t, (log, summary) in texts.items()])
-    except BaseException:
-        connection.execute("ROLLBACK")
-        raise
-    connection.execute("COMMIT")
     return len(missing)

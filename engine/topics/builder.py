@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from engine.errors import CancelToken
+from engine.store.transaction import write_transaction
 from engine.topics.agents import SplitterAgent
 from engine.topics.coverage import validate_coverage
 from engine.topics.errors import AgentError, TopicBuildCancelled, TopicsError
@@ -204,8 +205,7 @@ def topic_fields(summary: str, rows: Sequence[MessageRow]) -> tuple:
 def _write(connection: sqlite3.Connection, chat_id: int, drafts: list[_Draft]) -> list[int]:
     """Insert the topics and assign their messages in one transaction; returns the new ids."""
     now = time.time()
-    connection.execute("BEGIN IMMEDIATE")
-    try:
+    with write_transaction(connection):
         # Ids chosen here (under the write lock), so the message updates need no read-back.
         first_id = connection.execute("SELECT coalesce(max(id), 0) + 1 FROM topic").fetchone()[0]
         ids = list(range(first_id, first_id + len(drafts)))
@@ -217,8 +217,4 @@ def _write(connection: sqlite3.Connection, chat_id: int, drafts: list[_Draft]) -
         if connection.total_changes - before != len(assignments):
             raise TopicsError("The store changed while topics were being built (another Flashback writing?); "
                               "nothing of this batch was kept. Build topics again.")
-        connection.execute("COMMIT")
-    except BaseException:
-        connection.execute("ROLLBACK")
-        raise
     return ids

@@ -36,6 +36,7 @@ from typing import NamedTuple
 import numpy as np
 
 from engine.errors import CancelToken
+from engine.store.transaction import write_transaction
 from engine.topics.agents import MergerAgent
 from engine.topics.builder import topic_fields
 from engine.topics.content import format_log, topic_messages
@@ -257,8 +258,7 @@ class _MergerPass:
 def _apply(connection: sqlite3.Connection, summarizer: Summarizer, language: str,
            merges: list[tuple[list[int], str | None]], checked: list[int], report: ConsolidationReport) -> None:
     """Carry out the merges and mark the checked topics, in one transaction."""
-    connection.execute("BEGIN IMMEDIATE")
-    try:
+    with write_transaction(connection):
         for ids, summary in merges:
             target, sources = ids[0], ids[1:]
             marks = ",".join("?" * len(sources))
@@ -271,10 +271,6 @@ def _apply(connection: sqlite3.Connection, summarizer: Summarizer, language: str
                 "WHERE id = ?", (*fields, target))
             connection.execute(f"DELETE FROM topic WHERE id IN ({marks})", sources)
         connection.executemany("UPDATE topic SET consolidation_checked = 1 WHERE id = ?", [(i,) for i in checked])
-        connection.execute("COMMIT")
-    except BaseException:
-        connection.execute("ROLLBACK")
-        raise
     report.checked += len(checked)
     for ids, _summary in merges:
         report.changed_ids.append(ids[0])

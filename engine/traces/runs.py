@@ -18,6 +18,7 @@ from typing import Any
 
 from engine.rerank.base import RerankResult
 from engine.scrub import scrub_text, scrubbed_json
+from engine.store.transaction import write_transaction
 from engine.traces.errors import TracesError
 
 _JSON_COLUMNS = ("settings", "candidates", "selected", "tool_calls", "timings_ms", "report", "trace")
@@ -126,13 +127,8 @@ def _storable(text: str) -> str:
 def _write(connection: sqlite3.Connection, sql: str, params: tuple, what: str) -> sqlite3.Cursor:
     """One statement in its own write transaction; a failure rolls back and says `what` failed."""
     try:
-        connection.execute("BEGIN IMMEDIATE")
-        try:
+        with write_transaction(connection):
             cursor = connection.execute(sql, params)
-            connection.execute("COMMIT")
-        except BaseException:
-            connection.execute("ROLLBACK")
-            raise
     except sqlite3.Error as exc:
         raise _failed(what, exc) from exc
     return cursor
