@@ -27,7 +27,7 @@ from pathlib import Path
 
 import engine.memory.topic_documents as topic_documents_module
 import engine.retrieval.lexical as lexical
-import engine.retrieval.stemming as stemming
+import engine.text.stemming as stemming
 from bench.locomo_convert import convert
 from engine.embeddings.base import EmbeddingConfig
 from engine.evaluation.runner import evaluate, load_qrels

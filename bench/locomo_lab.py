@@ -39,7 +39,7 @@ from engine.embeddings.hashing import features, normalise, word_features
 from engine.evaluation.metrics import QueryOutcome, summarise
 from engine.memory.documents import date_words, log_windows
 from engine.retrieval.lexical import query_terms
-from engine.retrieval.stemming import terms as stemmed
+from engine.text.stemming import terms as stemmed
 from engine.topics.session_split import split_subjects
 from engine.topics.sessions import MessageRow
 

@@ -25,7 +25,7 @@ import numpy as np
 import engine.topics.session_split as subjects_module
 from bench.locomo_lab import BM25, Lab, fuse, run_sections, subjects
 from engine.retrieval.lexical import QUERY_STOPWORDS, query_terms
-from engine.retrieval.stemming import terms as stemmed
+from engine.text.stemming import terms as stemmed
 
 
 def parts(lab: Lab) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from engine.context.assemble import DEFAULT_BUDGET_TOKENS, ContextItem, ContextPack, assemble_context
 from engine.context.errors import ContextError
 from engine.context.export import to_json, to_markdown
-from engine.context.tokens import estimate_tokens
+from engine.text.tokens import estimate_tokens
 
 __all__ = ["DEFAULT_BUDGET_TOKENS", "ContextError", "ContextItem", "ContextPack", "assemble_context",
            "estimate_tokens", "to_json", "to_markdown"]

@@ -26,8 +26,8 @@ from typing import Any
 
 from engine.context.errors import ContextError
 from engine.context.material import Material, material
-from engine.context.tokens import estimate_tokens
 from engine.rerank.base import Candidate, Selection
+from engine.text.tokens import estimate_tokens
 
 DEFAULT_BUDGET_TOKENS = 8000
 ITEM_OVERHEAD_TOKENS = 24  # heading "Topic 42 · chat · dates", source line, blank lines

@@ -15,8 +15,7 @@ from typing import Literal
 
 import numpy as np
 
-from engine.errors import EngineError
-from engine.importers.base import CancelToken
+from engine.errors import CancelToken, EngineError
 
 EmbedKind = Literal["document", "query"]
 ProgressCallback = Callable[[int, int], None]  # (texts done, texts total)

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.embeddings.base import Embedder
-from engine.importers.base import CancelToken
+from engine.errors import CancelToken
 from engine.memory import calibration as calibration_store
 from engine.memory.documents import DEFAULT_CHUNK_CHARS
 from engine.memory.embedder_state import needs_refit, refit

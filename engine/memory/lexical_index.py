@@ -1,6 +1,6 @@
 """Keeping `topic_fts` (BM25 over each topic's whole text) in step with the topics.
 
-A row holds the topic's stemmed terms (`engine.retrieval.stemming`) in two columns: the
+A row holds the topic's stemmed terms (`engine.text.stemming`) in two columns: the
 log (the days in words, "Author: text" lines) and the heading, the chat's title and the
 topic's summary (`topic_search_texts`), so that search can weigh the heading apart (the
 summary repeats words of the log when extractive; a title names a whole conversation).
@@ -19,8 +19,8 @@ from __future__ import annotations
 import sqlite3
 
 from engine.memory.topic_documents import topic_search_texts
-from engine.retrieval.stemming import stem_text
 from engine.store.transaction import write_transaction
+from engine.text.stemming import stem_text
 
 # `heading_terms` was `summary_terms` before chat titles were indexed: the rename re-indexes old stores.
 TOPIC_FTS_DDL = ("CREATE VIRTUAL TABLE topic_fts USING fts5(log_terms, heading_terms, "

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.embeddings.base import Embedder
-from engine.importers.base import CancelToken
+from engine.errors import CancelToken
 
 EMBED_BATCH = 256  # texts per embedder call: progress and cancel granularity
 

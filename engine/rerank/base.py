@@ -13,10 +13,13 @@ from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from engine.retrieval.candidate import KINDS, Candidate
+
 if TYPE_CHECKING:  # the flash package imports this module
     from engine.rerank.flash.contextualize import QueryRewrite
 
-KINDS = ("topic", "person", "artifact")
+__all__ = ["FALLBACK_REASONS", "KINDS", "MODEL_EMPTY", "Candidate", "KeepAllReranker", "Reranker", "RerankResult",
+           "Selection"]  # Candidate and KINDS are stage 1's (engine.retrieval.candidate), what a reranker takes
 
 
 # Why an LLM reranker did not give its own selection (NOTES.md names), and the one outcome
@@ -25,23 +28,6 @@ KINDS = ("topic", "person", "artifact")
 FALLBACK_REASONS = ("llm_error", "timeout", "turn_timeout", "empty_response", "protocol_violation", "parse_error",
                     "all_hallucinated", "max_tool_calls")
 MODEL_EMPTY = "model_empty"
-
-
-@dataclass(frozen=True)
-class Candidate:
-    kind: str  # topic | person | artifact
-    id: int
-    rank: int  # 1-based, within its kind, in stage-1 order
-    score: float  # in [0, 1], comparable across embedders: calibrated similarity, fused with BM25 in hybrid search
-    raw_score: float  # the raw cosine of the query and the best window
-    date: str | None = None  # ISO date of the first message (topics), last seen (people)
-    chat: str | None = None
-    messages: int = 0
-    chars: int = 0
-    summary: str = ""
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass(frozen=True)

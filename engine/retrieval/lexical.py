@@ -1,6 +1,6 @@
 """BM25 over whole topics (`topic_fts`, kept by the build), for hybrid retrieval.
 
-Query and topics are reduced to the same stemmed terms (`engine.retrieval.stemming`), and
+Query and topics are reduced to the same stemmed terms (`engine.text.stemming`), and
 function words are left out of the query (`QUERY_STOPWORDS`).
 
 Which query terms are searched is bounded by cost, not by a share of the store: FTS5
@@ -27,9 +27,9 @@ import re
 import sqlite3
 
 from engine.memory.lexical_index import topic_fts_is_current
-from engine.retrieval.stemming import fold, stem_word
-from engine.retrieval.stemming import terms as stemmed_terms
 from engine.store.database import fold_for_search
+from engine.text.stemming import fold, stem_word
+from engine.text.stemming import terms as stemmed_terms
 
 POSTING_BUDGET = 8_000  # topic postings a query may touch (~5 ms of FTS5 on this VM)
 SINGLE_TERM_BUDGETS = 3  # a query's rarest useful term is searched up to 3 budgets (~15 ms)

@@ -23,7 +23,7 @@ from engine.embeddings.builtin import BuiltinEmbedder
 from engine.memory.calibration import Calibration
 from engine.memory.indexes import IndexSet
 from engine.memory.vectors import load_items
-from engine.rerank.base import Candidate
+from engine.retrieval.candidate import Candidate
 from engine.retrieval.fusion import calibrated_fusion, maximal_marginal_relevance, reciprocal_rank_fusion
 from engine.retrieval.lexical import TermStatistics, topic_lexical_scores
 

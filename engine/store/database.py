@@ -12,8 +12,8 @@ from sqlalchemy.engine import Engine
 from sqlmodel import SQLModel, create_engine
 
 from engine.errors import StoreError
-from engine.evaluation.schema import labels_v5
 from engine.store import models  # also registers the tables on SQLModel.metadata
+from engine.store.labels_schema import labels_v5
 
 DB_FILE_NAME = "flashback.sqlite3"
 SCHEMA_VERSION = 5
@@ -97,7 +97,7 @@ def _vector_generation_v4(connection: sqlite3.Connection, engine: Engine) -> Non
 # version reached → function that brings a store from the previous version to it.
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection, Engine], None]] = {
     1: _create_v1, 2: _topic_columns_v2, 3: _rerank_runs_v3, 4: _vector_generation_v4}
-MIGRATIONS[5] = labels_v5  # the user's relevance labels (engine/evaluation/schema.py)
+MIGRATIONS[5] = labels_v5  # the user's relevance labels (engine/store/labels_schema.py)
 
 
 def db_path(data_dir: Path) -> Path:

@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from engine.context.tokens import estimate_tokens
 from engine.rerank.base import Candidate
 from engine.rerank.flash.settings import FlashSettings
 from engine.rerank.flash.source import TopicContent
 from engine.rerank.flash.texts import DATA_TAGS, TEXTS
+from engine.text.tokens import estimate_tokens
 
 TOOL_NAME = "get_topics_content"
 # Turn 1 for 50 candidates (seed 000: ~3K in its count). In the estimate's o200k-like count:

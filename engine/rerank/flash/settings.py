@@ -39,7 +39,7 @@ class Budgets:
 
 # Cloud: reasoning models count their thinking in the reply bound, so the bounds are roomy;
 # they exist to stop a runaway reply, not to shape a normal one.
-# Prompt and read budgets are in estimated tokens (engine/context/tokens.py, close to o200k);
+# Prompt and read budgets are in estimated tokens (engine/text/tokens.py, close to o200k);
 # they were set under an earlier estimate that ran ~30 % low on prompts, and are scaled so
 # that the same real sizes are sent (cloud turn 1 ≈ 5,500 tokens for 50 candidates).
 CLOUD = Budgets(total_timeout=60.0, rewrite_timeout=10.0, max_tokens_rewrite=1_024, max_tokens_read=2_048,

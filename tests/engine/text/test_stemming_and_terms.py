@@ -6,7 +6,7 @@ import sqlite3
 
 from engine.memory.lexical_index import TOPIC_FTS_DDL
 from engine.retrieval.lexical import TermStatistics, query_terms, within_budget
-from engine.retrieval.stemming import fold, stem_text, terms
+from engine.text.stemming import fold, stem_text, terms
 
 
 def test_english_and_russian_word_forms_share_a_stem():

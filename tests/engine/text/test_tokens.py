@@ -10,7 +10,7 @@ import bpe_openai
 import pytest
 
 import resources
-from engine.context.tokens import estimate_tokens
+from engine.text.tokens import estimate_tokens
 
 # o200k gives 10 tokens for the English pangram and 19 for the Russian one (cl100k: 10 and
 # 36: it splits Cyrillic finer); the estimate aims at o200k.
