@@ -250,6 +250,12 @@ class FlashbackService:
         return dataclasses.replace(stage1, candidates=fuse_candidates(stage1.candidates, second.candidates),
                                    timings_ms=timings, rebuilt={**second.rebuilt, **stage1.rebuilt})
 
+    def rerank_frozen(self, stage1: Stage1Result, reranker: Reranker) -> SearchOutcome:
+        """Stage 2 on frozen candidates with a reranker that never waits (threshold, keep-all),
+        on the calling thread: the window re-filters this way as a slider moves. Not recorded."""
+        started = time.perf_counter()
+        return self._outcome(stage1, reranker, reranker.rerank_now(stage1.query, stage1.candidates), started)
+
     def _outcome(self, stage1: Stage1Result, reranker: Reranker, result: RerankResult,
                  started: float, rewrite=None) -> SearchOutcome:
         timings = dict(stage1.timings_ms)

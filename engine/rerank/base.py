@@ -71,6 +71,18 @@ class Reranker(ABC):
         """Blocking form for worker threads and the CLI (no event loop running there)."""
         return asyncio.run(self.arerank(query, candidates, rewrite))
 
+    def rerank_now(self, query: str, candidates: list[Candidate]) -> RerankResult:
+        """Finish a reranker that never awaits (threshold, keep-all) here and now, without an
+        event loop: the window re-filters on the GUI thread, where qasync's loop already runs
+        (so `asyncio.run` cannot), and a task would make a slider step wait for a loop turn."""
+        coroutine = self.arerank(query, candidates)
+        try:
+            coroutine.send(None)
+        except StopIteration as done:
+            return done.value
+        coroutine.close()
+        raise RuntimeError(f"the {self.name} reranker waits on something: run it on the event loop instead")
+
     async def arewrite(self, query: str) -> QueryRewrite | None:
         """Seed 000 step 1, before stage 1: the query restated from the conversation, or None
         when this reranker has no model or no conversation to restate it with (no call made)."""

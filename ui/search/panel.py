@@ -273,7 +273,7 @@ class SearchPanel(QWidget):
             if settings.mode == "flash":
                 state.outcome = state.flash
             else:
-                state.outcome = local_rerank(state, settings)
+                state.outcome = local_rerank(self._service, state, settings)
         self._render()
 
     def _render(self) -> None:

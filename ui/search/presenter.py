@@ -6,14 +6,12 @@ called as they are; this module only shapes their results for the table, chart a
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from PySide6.QtCore import QCoreApplication
 
 from engine.llm.presets import PRESETS
-from engine.rerank.threshold import threshold_filter
 from engine.retrieval.search import Stage1Result
 from engine.service import SearchOutcome, make_reranker
 from ui.search.cards import CardData
@@ -51,34 +49,14 @@ def _local_reranker(settings: SearchSettings):
     return make_reranker("threshold" if settings.mode == "threshold" else "none", settings.threshold_settings())
 
 
-def finish_now(coroutine):
-    """Run a coroutine that never awaits to its end, here and now.
-
-    The threshold and keep-all rerankers are coroutines that never await (engine/rerank/base.py),
-    so one step finishes them. `asyncio.run` cannot be used on the GUI thread (qasync's loop
-    runs there), and a task would make a slider step wait for the next loop turn.
-    """
-    try:
-        coroutine.send(None)
-    except StopIteration as done:
-        return done.value
-    coroutine.close()
-    raise RuntimeError("this reranker waits on something; run it on the event loop instead")
-
-
-def local_rerank(state: SearchState, settings: SearchSettings) -> SearchOutcome:
+def local_rerank(service, state: SearchState, settings: SearchSettings) -> SearchOutcome:
     """The threshold / vector-only result for the frozen candidates, instantly (GUI thread)."""
     reranker = _local_reranker(settings)
     base = state.base
     if base is not None and base.result.reranker == reranker.name and (
             reranker.name == "none" or base.result.report.get("settings") == settings.threshold_settings().__dict__):
         return base  # exactly what the worker recorded: keep it (and its run id)
-    stage1 = state.stage1
-    started = time.perf_counter()
-    result = finish_now(reranker.arerank(stage1.query, stage1.candidates))
-    timings = dict(stage1.timings_ms)
-    timings["rerank"] = round((time.perf_counter() - started) * 1000, 2)
-    return SearchOutcome(stage1, result, timings)
+    return service.rerank_frozen(state.stage1, reranker)
 
 
 def shown_candidates(state: SearchState) -> list:
@@ -101,9 +79,9 @@ def chart_data(state: SearchState, settings: SearchSettings) -> ChartData:
         return ChartData(points, caption=translate("SearchPanel", "Topic scores (kept by Flash)"))
     if settings.mode != "threshold":
         return ChartData(points, caption=translate("SearchPanel", "Topic scores"))
-    _kept, counts = threshold_filter([c.score for c in topics], settings.threshold_settings())
-    above = counts.retrieved - counts.removed_by_threshold
-    gap_cut = above - counts.removed_by_gap if counts.removed_by_gap else None
+    report = outcome.result.report if outcome is not None and outcome.result.reranker == "threshold" else {}
+    above = report.get("retrieved", len(topics)) - report.get("removed_by_threshold", 0)
+    gap_cut = above - report["removed_by_gap"] if report.get("removed_by_gap") else None
     return ChartData(points, settings.threshold, gap_cut, translate("SearchPanel", "Topic scores"))
 
 
