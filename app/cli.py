@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 
-from app import __version__, cli_chats, cli_keys, cli_memory, cli_runs, cli_tune, crash
-from app.cli_output import plural
+from app import __version__, cli_chats, cli_check, cli_keys, cli_memory, cli_runs, cli_tune, crash
+from app.cli_output import plural, waiting_note
 from app.privacy import private_umask, tighten
 from app.settings import data_dir_given, resolve_data_dir
 from engine.errors import EngineError
@@ -42,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_keys.add_command(commands)
     cli_runs.add_command(commands)
     cli_tune.add_command(commands)
+    cli_check.add_command(commands)
     return parser
 
 
@@ -54,9 +55,11 @@ def _stderr_progress(progress: ImportProgress) -> None:
 def _run_import(args: argparse.Namespace, data_dir: Path) -> int:
     reports, failures = [], []
     show_progress = not args.json and sys.stderr.isatty()
+    on_wait = waiting_note()
     for path in args.paths:
         try:
-            report = import_path(data_dir, path, args.format, _stderr_progress if show_progress else None)
+            report = import_path(data_dir, path, args.format, _stderr_progress if show_progress else None,
+                                 on_wait=on_wait, origin="command")
         except EngineError as exc:
             failures.append({"path": str(path), "error": str(exc)})
             sys.stderr.write(("\n" if show_progress else "") + f"error: {exc}\n")
@@ -72,7 +75,7 @@ def _run_import(args: argparse.Namespace, data_dir: Path) -> int:
                     sys.stdout.write(
                         f"{source.name} ({source.format}): {source.messages_added:,} new of "
                         f"{plural(source.messages_seen, 'message')} in {plural(source.chats, 'chat')}, "
-                        f"{plural(source.artifacts_added, 'attachment')}\n")
+                        f"{plural(source.artifacts_added, 'attachment')}{_caveats(source)}\n")
             for skipped in report.skipped:
                 sys.stdout.write(f"{skipped}: not a chat export, skipped\n")
     if args.json:
@@ -86,6 +89,18 @@ def _run_import(args: argparse.Namespace, data_dir: Path) -> int:
         }
         sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
     return 1 if failures else 0
+
+
+def _caveats(source) -> str:
+    """What the counts alone would hide: messages cut to the length cap, and ids seen twice
+    with different texts (the first text is kept)."""
+    notes = []
+    if source.messages_cut:
+        notes.append(f"{plural(source.messages_cut, 'message')} cut to the length limit")
+    if source.messages_conflicting:
+        notes.append(f"{plural(source.messages_conflicting, 'message')} with an id already seen but another "
+                     "text (the first text was kept)")
+    return "; " + "; ".join(notes) if notes else ""
 
 
 def _run_stats(args: argparse.Namespace, data_dir: Path) -> int:
@@ -138,6 +153,8 @@ def _dispatch(args: argparse.Namespace, data_dir: Path) -> int:
         from engine.service import FlashbackService
 
         return cli_runs.run_runs(args, FlashbackService(data_dir))
+    if args.command == "check":
+        return cli_check.run_check(args, data_dir)
     if args.command == "tune":
         return cli_tune.run_tune(args, data_dir)
     if args.command in ("build", "search", "eval", "export"):

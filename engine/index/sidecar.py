@@ -128,12 +128,16 @@ def read_sidecar(index_path: Path) -> Sidecar:
         raise IndexUnusable(index_path, f"corrupt: sidecar {exc}") from exc
 
 
-def check_against(index_path: Path, saved: IndexMeta, expected: IndexMeta) -> None:
-    """Raise IndexUnusable("stale: …") when what the index was built from is not what the store has now."""
+def check_against(index_path: Path, saved: IndexMeta, expected: IndexMeta, *, store: bool = True) -> None:
+    """Raise IndexUnusable("stale: …") when what the index was built from is not what the store has now.
+    With `store=False` only the model and dimension must match: an older index of the same
+    model, searched while a build elsewhere makes the new one."""
     if saved.model_id != expected.model_id:
         raise IndexUnusable(index_path, f"stale: model changed from {saved.model_id} to {expected.model_id}")
     if saved.dim != expected.dim:
         raise IndexUnusable(index_path, f"stale: dimension {saved.dim} in the index, {expected.dim} expected")
+    if not store:
+        return
     if saved.store_checksum != expected.store_checksum:
         raise IndexUnusable(index_path, "stale: store changed")
     if saved.count != expected.count:

@@ -32,7 +32,11 @@ from engine.index.sidecar import (
     sidecar_path,
 )
 
-__all__ = ["IndexMeta", "IndexUnusable", "VectorIndex"]
+__all__ = ["IndexMeta", "IndexUnusable", "InvalidVector", "VectorIndex"]
+
+
+class InvalidVector(ValueError):
+    """A vector with NaN or infinite values: never added (hnswlib would keep it silently)."""
 
 SPACE = "cosine"
 _ADD_CHUNK = 2048  # rows per lock hold during add: ~0.5 s of graph building at 100k × 384
@@ -62,15 +66,16 @@ class VectorIndex:
         return cls(hnsw, ef_search=ef_search)
 
     @classmethod
-    def load(cls, path: Path, expected: IndexMeta) -> VectorIndex:
+    def load(cls, path: Path, expected: IndexMeta, *, current: bool = True) -> VectorIndex:
         """Load a saved index; raises IndexUnusable unless it matches `expected` in every respect.
 
         The cheap checks (sidecar, model, dimension, store checksum, count) run before the
         binary is read; the binary must then be byte-for-byte the one the sidecar describes.
+        `current=False` skips the store checksum and count (see `check_against`).
         """
         path = Path(path)
         sidecar = read_sidecar(path)
-        check_against(path, sidecar.meta, expected)
+        check_against(path, sidecar.meta, expected, store=current)
         params = sidecar.meta.params
         if params.get("space") != SPACE:
             raise IndexUnusable(path, f"corrupt: sidecar space is {params.get('space')!r}, not {SPACE!r}")
@@ -251,7 +256,7 @@ class VectorIndex:
         if array.ndim != 2 or array.shape[1] != self.dim:
             raise ValueError(f"expected vectors of dimension {self.dim}, got shape {np.shape(vectors)}")
         if not np.isfinite(array).all():
-            raise ValueError("vectors contain NaN or infinity")
+            raise InvalidVector("vectors contain NaN or infinity")
         return np.ascontiguousarray(array)
 
 

@@ -5,6 +5,11 @@ the embedding cache are embedded; the indexes take the added and removed items i
 being rebuilt. A model switch drops the other model's items (their vectors stay cached,
 so switching back is cheap) and every text is embedded with the new model, with progress.
 Each stage commits on its own, so a cancel keeps the stages already finished.
+
+A build also heals what damage left behind: a saved calibration that is not finite, or a
+damaged vector met on the way (NaN in an index rebuild or in the measured anchors), has
+every damaged vector removed (`health`) and the build run again, which embeds those
+entities anew; `BuildReport.repaired` says what was done.
 """
 
 from __future__ import annotations
@@ -20,12 +25,15 @@ import numpy as np
 
 from engine.embeddings.base import Embedder
 from engine.errors import CancelToken
+from engine.index.vector_index import InvalidVector
 from engine.memory import calibration as calibration_store
-from engine.memory.documents import DEFAULT_CHUNK_CHARS
+from engine.memory.documents import DEFAULT_CHUNK_CHARS, PassageShape
 from engine.memory.embedder_state import needs_refit, refit
 from engine.memory.entities import artifact_documents, artifacts_without_items, people_documents
-from engine.memory.indexes import IndexSet
+from engine.memory.health import InvalidVectors, describe_repair, find_damaged_vectors, remove_damaged
+from engine.memory.indexes import INDEX_FOLDER, IndexSet
 from engine.memory.lexical_index import sync_topic_fts
+from engine.memory.model_options import build_options_for
 from engine.memory.topic_documents import topic_documents_for, topics_without_items
 from engine.memory.vectors import VectorChanges, delete_items, items_of_entities, load_items, replace_items
 from engine.topics.builder import build_topics
@@ -51,6 +59,7 @@ class BuildReport:
     # With the splitter/merger agents: chunks they split, chunks summarised extractively
     # instead (by reason), messages they left out, merge calls that failed (by reason).
     agents: dict[str, object] = field(default_factory=dict)
+    repaired: list[str] = field(default_factory=list)  # what damage this build found and made anew
 
     def add(self, changes: VectorChanges) -> None:
         self.embedded += changes.embedded
@@ -60,7 +69,7 @@ class BuildReport:
 @dataclass(frozen=True)
 class BuildOptions:
     topics: TopicSettings = field(default_factory=TopicSettings)
-    chunk_chars: int = DEFAULT_CHUNK_CHARS
+    chunk_chars: int | PassageShape = DEFAULT_CHUNK_CHARS  # a sentence model's passages: model_options
     consolidate: bool = True
 
 
@@ -69,10 +78,19 @@ def _in_transaction(connection: sqlite3.Connection, work: Callable[[], VectorCha
     try:
         changes = work()
     except BaseException:
-        connection.execute("ROLLBACK")
+        if connection.in_transaction:  # SQLite already rolled back on a full disk: keep its error
+            connection.execute("ROLLBACK")
         raise
     connection.execute("COMMIT")
     return changes
+
+
+def _guarded(work):
+    """An index step; a damaged vector met in it becomes InvalidVectors (see build_memory)."""
+    try:
+        return work()
+    except InvalidVector as exc:
+        raise InvalidVectors() from exc
 
 
 def topic_vectors(connection: sqlite3.Connection, model_id: str) -> Callable[[list[int]], np.ndarray]:
@@ -96,7 +114,36 @@ def topic_vectors(connection: sqlite3.Connection, model_id: str) -> Callable[[li
 def build_memory(data_dir: Path, connection: sqlite3.Connection, embedder: Embedder, *,
                  options: BuildOptions | None = None, splitter=None, merger=None,
                  on_progress: StageProgress | None = None, cancel: CancelToken | None = None) -> BuildReport:
-    options = options or BuildOptions()
+    """Build what is missing (see the module docstring); the caller holds the store's write lock."""
+    run = dict(options=options, splitter=splitter, merger=merger, on_progress=on_progress, cancel=cancel)
+    repaired: list[str] = []
+    problem = calibration_store.problem(Path(data_dir) / INDEX_FOLDER, embedder.model_id)
+    if problem is not None and problem != "missing":
+        repaired.append(f"calibration measured again (it was {problem})")
+        calibration_store.discard(Path(data_dir) / INDEX_FOLDER, embedder.model_id)
+        repaired += _remove_damaged(connection, embedder)
+    try:
+        report = _build(data_dir, connection, embedder, **run)
+    except InvalidVectors:
+        repaired += _remove_damaged(connection, embedder) or ["nothing damaged found on a second look"]
+        report = _build(data_dir, connection, embedder, **run)
+    report.repaired = repaired + report.repaired
+    return report
+
+
+def _remove_damaged(connection: sqlite3.Connection, embedder: Embedder) -> list[str]:
+    damage = find_damaged_vectors(connection, embedder.model_id, embedder.dim)
+    if not damage:
+        return []
+    log.warning("removing %d damaged vectors so they are embedded again", len(damage.items))
+    return [describe_repair(remove_damaged(connection, embedder.model_id, damage))]
+
+
+def _build(data_dir: Path, connection: sqlite3.Connection, embedder: Embedder, *,
+           options: BuildOptions | None = None, splitter=None, merger=None,
+           on_progress: StageProgress | None = None, cancel: CancelToken | None = None) -> BuildReport:
+    # Every build (the CLI, the window, `check`'s repair) cuts topics the way this embedder needs.
+    options = build_options_for(embedder, options or BuildOptions())
     cancel = cancel or CancelToken()
     progress = on_progress or (lambda stage, done, total: None)
     report = BuildReport(embedder.model_id)
@@ -124,7 +171,7 @@ def build_memory(data_dir: Path, connection: sqlite3.Connection, embedder: Embed
     # Items of another model are stale whatever happens next; their cached vectors stay.
     connection.execute("DELETE FROM vector_item WHERE model_id != ?", (model,))
     for kind in ("topic", "person", "artifact"):
-        loaded = indexes.get(connection, kind)  # before any change: the file on disk matches the store
+        loaded = _guarded(lambda kind=kind: indexes.get(connection, kind))  # before any change: matches the store
         if loaded.rebuilt_because:
             report.rebuilt[kind] = loaded.rebuilt_because
     changes = {kind: VectorChanges() for kind in ("topic", "person", "artifact")}
@@ -136,8 +183,11 @@ def build_memory(data_dir: Path, connection: sqlite3.Connection, embedder: Embed
 
     started = time.perf_counter()
     pending = topics_without_items(connection, model)
-    for start in range(0, len(pending), 2000):
-        batch = pending[start:start + 2000]
+    # Topics per commit: what a cancel keeps. A local CPU model embeds ~200 topics in minutes,
+    # not 2,000 (`bench.local_speed`): a cancelled or interrupted build resumes from there.
+    step = 200 if isinstance(options.chunk_chars, PassageShape) else 2000
+    for start in range(0, len(pending), step):
+        batch = pending[start:start + step]
         documents = topic_documents_for(connection, batch, options.chunk_chars)
 
         def embed_batch(documents=documents, offset=start, size=len(batch)) -> VectorChanges:
@@ -173,18 +223,24 @@ def build_memory(data_dir: Path, connection: sqlite3.Connection, embedder: Embed
     timed("lexical", started)
 
     started = time.perf_counter()
+    people = people_documents(connection)
+    artifacts = artifact_documents(connection, artifacts_without_items(connection, model))
+    if isinstance(options.chunk_chars, PassageShape):  # a sentence model pays per character: their heads
+        people, artifacts = options.chunk_chars.entities(people), options.chunk_chars.entities(artifacts)
+    # With progress: a local CPU model spends minutes here (LoCoMo: a third of its build).
     absorb("person", _in_transaction(connection, lambda: replace_items(
-        connection, embedder, "person", people_documents(connection), cancel=cancel)))
-    new_artifacts = artifacts_without_items(connection, model)
+        connection, embedder, "person", people, cancel=cancel,
+        on_progress=lambda done, total: progress("people", done, total))))
     absorb("artifact", _in_transaction(connection, lambda: replace_items(
-        connection, embedder, "artifact", artifact_documents(connection, new_artifacts), cancel=cancel)))
+        connection, embedder, "artifact", artifacts, cancel=cancel,
+        on_progress=lambda done, total: progress("artifacts", done, total))))
     timed("people_artifacts", started)
 
     started = time.perf_counter()
     for kind, kind_changes in changes.items():
         progress(f"index {kind}", 0, 1)
-        reason = indexes.apply(connection, kind, kind_changes,
-                               on_progress=lambda done, total, kind=kind: progress(f"index {kind}", done, total))
+        reason = _guarded(lambda kind=kind, kind_changes=kind_changes: indexes.apply(
+            connection, kind, kind_changes, on_progress=lambda done, total: progress(f"index {kind}", done, total)))
         if reason:
             report.rebuilt[kind] = reason
         report.vectors[kind] = connection.execute(
@@ -193,6 +249,8 @@ def build_memory(data_dir: Path, connection: sqlite3.Connection, embedder: Embed
 
     started = time.perf_counter()
     measured = calibration_store.measure(connection, embedder)
+    if measured is not None and not calibration_store.valid(measured):
+        raise InvalidVectors()  # NaN anchors come from damaged vectors: build_memory removes them
     if measured is not None:
         calibration_store.save(indexes.folder, measured)
     chosen = measured or calibration_store.load(indexes.folder, embedder)

@@ -11,6 +11,7 @@ topics (LoCoMo: 193 vectors instead of 341 at 2,000, recall@5 0.924 vs 0.921).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 DEFAULT_CHUNK_CHARS = 4000
@@ -63,6 +64,55 @@ def log_windows(lines: Sequence[str], chunk_chars: int) -> list[list[str]]:
 def topic_documents(summary: str, log_lines: Sequence[str], chunk_chars: int = DEFAULT_CHUNK_CHARS) -> list[str]:
     windows = log_windows(log_lines, chunk_chars) or [[]]
     return [f"Topic Summary: {summary}\n\nConversation Log:\n" + "\n".join(window) for window in windows]
+
+
+@dataclass(frozen=True)
+class PassageShape:
+    """How a sentence-embedding model sees a topic: short passages of plain "Author: text"
+    lines, at most `max_windows` of them, and the summary as a passage of its own.
+
+    A model like multilingual-e5-small mean-pools its tokens: a 4,000-char window with the
+    summary in front averages a question's answer away (Russian questions over English
+    LoCoMo chats: recall@5 0.10 that way against 0.50 per message, issue 15). Per-message
+    vectors cost one model pass per message (hours for a million messages on a laptop), so
+    lines are grouped into windows of `window_chars`, and a long topic keeps
+    `max_windows` windows spread evenly over it: BM25 still reads all of it, the vectors
+    see a bounded sample. Measured choices: docs/benchmarks.md, "A local multilingual model".
+    """
+
+    window_chars: int = 600
+    max_windows: int = 6
+    summary: bool = True
+    # People and files: the model reads the head of their documents (who, how many messages and
+    # where; a file's name, caption and sender). The rest (samples of what a person wrote, the
+    # messages around a file) is in the topics already, and costs most: LoCoMo's 602 photos had
+    # 689k chars of documents, more than every topic's passages (461k); their heads, 235k.
+    entity_chars: int = 500
+
+    def documents(self, summary: str, lines: Sequence[str]) -> list[str]:
+        windows = ["\n".join(w) for w in log_windows(lines, self.window_chars)] if self.max_windows > 0 else []
+        if len(windows) > self.max_windows:
+            step = len(windows) / self.max_windows
+            windows = [windows[int(i * step)] for i in range(self.max_windows)]
+        head = [summary] if self.summary and summary.strip() else []
+        return head + windows or [summary or " "]
+
+    def entities(self, documents: dict[int, list[str]]) -> dict[int, list[str]]:
+        """Person or artifact documents cut to `entity_chars`, at a word boundary."""
+        return {entity: [_head(text, self.entity_chars) for text in texts] for entity, texts in documents.items()}
+
+
+def _head(text: str, chars: int) -> str:
+    if len(text) <= chars:
+        return text
+    cut = text[:chars]
+    return cut[:cut.rfind(" ")] if " " in cut[chars // 2:] else cut
+
+
+def chunking_for(embedder: object, chunk_chars: int = DEFAULT_CHUNK_CHARS) -> int | PassageShape:
+    """What `topic_documents_for` should cut topics into for `embedder`: short passages for a
+    sentence model (an embedder with `sentence_model = True`), else windows of `chunk_chars`."""
+    return PassageShape() if getattr(embedder, "sentence_model", False) else chunk_chars
 
 
 def person_document(name: str, handle: str | None, message_count: int, chats: Sequence[str],

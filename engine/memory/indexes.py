@@ -5,6 +5,15 @@ and the store checksum of its kind matches (`vectors.store_checksum`); anything 
 (missing, corrupt, stale) is rebuilt from the vectors in the store, and the reason is
 returned so it can be shown. Search results are mapped from item labels to entities, a
 topic keeping its best chunk.
+
+Index files are written by builds only (the `owner`, holding the store's write lock; also
+`flashback check`). A search's IndexSet never rebuilds or saves one: when the file is not
+current it uses what is on disk (the last index of the same model, if any) and scores the
+store's items that index lacks exactly, a batch of vectors at a time, and says why
+(`notes`): a build in another process is making the new index, or nobody is and `flashback
+build` (Build memory) remakes it. A search used to rebuild the index itself (35 s and 527 MB
+on a 285k-topic store; 74 s for 33k topics here, bench/many_processes.py) and save it after
+a build elsewhere had finished, replacing the newer index (issue 12, finding 2).
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ import numpy as np
 
 from engine.index.vector_index import IndexMeta, IndexUnusable, VectorIndex
 from engine.memory.vectors import VectorChanges, iter_items, load_items, store_checksum
+from engine.store.lock import current_holder
 
 log = logging.getLogger(__name__)
 INDEX_FOLDER = "index"
@@ -35,19 +45,29 @@ class LoadedIndex:
     label_entity: dict[int, int]  # vector_item id → topic / person / artifact id
     rebuilt_because: str | None  # None when the file on disk was used as is
     checksum: str  # the store checksum the index matches
+    # A search's stand-in while another process rebuilds: why, and the store's labels the
+    # (older or absent) index lacks, which `search` scores exactly.
+    note: str | None = None
+    unindexed: np.ndarray | None = None
 
 
 ADD_BATCH = 20000  # vectors read from the store and added to hnswlib at a time
 
 
 class IndexSet:
-    """The indexes of one store and one model; thread-safe (one lock around load/update)."""
+    """The indexes of one store and one model; thread-safe (one lock around load/update).
 
-    def __init__(self, data_dir: Path, model_id: str, dim: int) -> None:
-        self.folder = Path(data_dir) / INDEX_FOLDER
+    `owner=True` (a build, which holds the store's write lock) rebuilds and saves freely;
+    otherwise (searches) see the module docstring."""
+
+    def __init__(self, data_dir: Path, model_id: str, dim: int, *, owner: bool = True) -> None:
+        self.data_dir = Path(data_dir)
+        self.folder = self.data_dir / INDEX_FOLDER
         self.model_id = model_id
         self.dim = dim
+        self.owner = owner
         self._loaded: dict[str, LoadedIndex] = {}
+        self._on_disk: dict[str, tuple[tuple, VectorIndex | None]] = {}  # kind → (sidecar stat, older index)
         self._lock = threading.Lock()
 
     def path(self, kind: str) -> Path:
@@ -58,14 +78,70 @@ class IndexSet:
                          store_checksum=store_checksum(connection, self.model_id, kind))
 
     def get(self, connection: sqlite3.Connection, kind: str) -> LoadedIndex:
-        """The kind's index, loaded from disk if it is current, else rebuilt (and saved)."""
+        """The kind's index, loaded from disk if it is current; else rebuilt and saved (owner)
+        or stood in for (a search)."""
         with self._lock:
             loaded = self._loaded.get(kind)
-            if loaded is not None and loaded.checksum == store_checksum(connection, self.model_id, kind):
+            # A stand-in is looked at again every time: the build it waits for may be over.
+            if loaded is not None and loaded.note is None and loaded.checksum == store_checksum(
+                    connection, self.model_id, kind):
                 return loaded
-            loaded = self._load_or_rebuild(connection, kind)
+            loaded = self._load_or_rebuild(connection, kind) if self.owner else self._load_for_search(connection, kind)
             self._loaded[kind] = loaded
             return loaded
+
+    def notes(self) -> dict[str, str]:
+        """kind → why searches of that kind use a stand-in instead of a current index."""
+        with self._lock:
+            return {kind: loaded.note for kind, loaded in self._loaded.items() if loaded.note}
+
+    def _load_for_search(self, connection: sqlite3.Connection, kind: str) -> LoadedIndex:
+        labels = self._label_map(connection, kind)
+        expected = self._meta(connection, kind, len(labels))
+        try:
+            index = VectorIndex.load(self.path(kind), expected)
+            index.set_ef(EF_SEARCH)
+            return LoadedIndex(index, labels, None, expected.store_checksum)
+        except IndexUnusable as unusable:
+            reason = unusable.reason
+        if not labels:  # nothing of this kind to search: no index needed, nothing to say
+            return LoadedIndex(None, labels, None, expected.store_checksum)
+        holder = current_holder(self.data_dir)
+        if holder is not None and holder.operation == "build":
+            state = f"is being rebuilt by {holder.describe()}"
+        elif holder is not None:
+            state = f"is out of date ({reason}) and {holder.describe()} is writing the store"
+        else:
+            state = f"is out of date ({reason}): `flashback build` (or Build memory) remakes it"
+        note = f"the {kind} index {state}; searched the index as it was, plus exact scores for what it lacks"
+        return self._stand_in(connection, kind, labels, expected, note)
+
+    def _stand_in(self, connection: sqlite3.Connection, kind: str, labels: dict[int, int], expected: IndexMeta,
+                  note: str) -> LoadedIndex:
+        index = self._older_index(kind, expected)
+        indexed = index.labels() if index is not None else np.zeros(0, np.int64)
+        unindexed = np.setdiff1d(np.fromiter(labels, np.int64, len(labels)), indexed)
+        return LoadedIndex(index, labels, None, expected.store_checksum, note, unindexed)
+
+    def _older_index(self, kind: str, expected: IndexMeta) -> VectorIndex | None:
+        """The index file on disk whatever store state it was saved for (same model and
+        dimension), kept while its sidecar is unchanged; None when there is none usable."""
+        path = self.path(kind)
+        try:
+            stat = path.with_name(path.name + ".json").stat()
+            signature = (stat.st_mtime_ns, stat.st_size)
+        except OSError:
+            return None
+        cached = self._on_disk.get(kind)
+        if cached is not None and cached[0] == signature:
+            return cached[1]
+        try:
+            index = VectorIndex.load(path, expected, current=False)
+            index.set_ef(EF_SEARCH)
+        except IndexUnusable:
+            index = None
+        self._on_disk[kind] = (signature, index)
+        return index
 
     def _label_map(self, connection: sqlite3.Connection, kind: str) -> dict[int, int]:
         rows = connection.execute("SELECT id, entity_id FROM vector_item WHERE model_id = ? AND kind = ?",
@@ -134,7 +210,7 @@ class IndexSet:
         loaded = self.get(connection, kind)
         wanted = entities * chunks_per_entity
         best: dict[int, float] = {}
-        while True:
+        while loaded.index is not None:
             hits = loaded.index.search(vector, wanted)
             best.clear()
             for label, score in hits:
@@ -145,7 +221,21 @@ class IndexSet:
             if len(best) >= entities or len(hits) < wanted:
                 break
             wanted *= 4
+        if loaded.unindexed is not None:
+            self._score_exactly(connection, kind, loaded.unindexed, vector, best)
         return sorted(best.items(), key=lambda pair: -pair[1])[:entities]
+
+    def _score_exactly(self, connection: sqlite3.Connection, kind: str, labels: np.ndarray, vector: np.ndarray,
+                       best: dict[int, float]) -> None:
+        """Cosines of items no index holds, a batch of vectors at a time (bounded memory)."""
+        for start in range(0, len(labels), ADD_BATCH):
+            _ids, owners, vectors = load_items(connection, self.model_id, kind,
+                                               labels[start:start + ADD_BATCH].tolist())
+            if not len(owners):
+                continue
+            for entity, score in zip(owners.tolist(), (vectors @ vector).tolist(), strict=True):
+                if score > best.get(entity, -2.0):  # NaN (a damaged vector) never wins
+                    best[entity] = score
 
     def forget(self) -> None:
         with self._lock:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections import defaultdict
 
-from engine.memory.documents import date_words, topic_documents
+from engine.memory.documents import PassageShape, date_words, topic_documents
 from engine.topics.content import format_log
 from engine.topics.sessions import COLUMNS, MessageRow
 from engine.topics.summary import author_label
@@ -19,10 +19,13 @@ def topics_without_items(connection: sqlite3.Connection, model_id: str) -> list[
 
 
 def topic_documents_for(connection: sqlite3.Connection, topic_ids: list[int],
-                        chunk_chars: int) -> dict[int, list[str]]:
-    """topic id → its embedded texts (one per window of the log), for topics that exist."""
+                        chunk_chars: int | PassageShape) -> dict[int, list[str]]:
+    """topic id → its embedded texts, for topics that exist: windows of `chunk_chars` of the
+    timestamped log, each under the summary (the lexical built-in embedder and API models),
+    or a sentence model's short passages when given a `PassageShape`."""
     summaries: dict[int, str] = {}
     lines: dict[int, list[str]] = defaultdict(list)
+    passages = isinstance(chunk_chars, PassageShape)
     for start in range(0, len(topic_ids), 500):
         chunk = topic_ids[start:start + 500]
         marks = ",".join("?" * len(chunk))
@@ -30,7 +33,11 @@ def topic_documents_for(connection: sqlite3.Connection, topic_ids: list[int],
         rows = connection.execute(f"SELECT topic_id, {COLUMNS} FROM message WHERE topic_id IN ({marks}) "
                                   "ORDER BY topic_id, sent_at, id", chunk)
         for topic_id, *columns in rows:
-            lines[topic_id].append(format_log([MessageRow(*columns)]))
+            row = MessageRow(*columns)
+            # A sentence model gains nothing from timestamps but pays a pass over their tokens.
+            lines[topic_id].append(f"{author_label(row)}: {row.text}" if passages else format_log([row]))
+    if passages:
+        return {t: chunk_chars.documents(summaries[t], lines.get(t, [])) for t in topic_ids if t in summaries}
     return {t: topic_documents(summaries[t], lines.get(t, []), chunk_chars) for t in topic_ids if t in summaries}
 
 

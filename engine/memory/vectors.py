@@ -58,7 +58,12 @@ def ensure_embedded(connection: sqlite3.Connection, embedder: Embedder, texts: d
         if cancel is not None:
             cancel.raise_if_cancelled()
         batch = missing[start:start + EMBED_BATCH]
-        vectors = embedder.embed([texts[d] for d in batch], "document")
+
+        def within(done: int, _total: int, start: int = start) -> None:
+            if on_progress is not None:  # a slow model (a local CPU one: seconds per batch) shows it moving
+                on_progress(start + done, len(missing))
+
+        vectors = embedder.embed([texts[d] for d in batch], "document", on_progress=within, cancel=cancel)
         connection.executemany(
             "INSERT OR REPLACE INTO embedding_cache (model_id, text_hash, dim, vector) VALUES (?, ?, ?, ?)",
             [(embedder.model_id, d, int(v.shape[0]), np.asarray(v, dtype=np.float32).tobytes())

@@ -19,27 +19,30 @@ from datetime import UTC, datetime
 import numpy as np
 
 from engine.embeddings.base import Embedder
-from engine.embeddings.builtin import BuiltinEmbedder
-from engine.memory.calibration import Calibration
+from engine.memory.calibration import Calibration, background_sample, query_background
 from engine.memory.indexes import IndexSet
 from engine.memory.vectors import load_items
 from engine.retrieval.candidate import Candidate
-from engine.retrieval.fusion import calibrated_fusion, maximal_marginal_relevance, reciprocal_rank_fusion
+from engine.retrieval.fusion import (
+    LEXICAL_WEIGHT_BUILTIN,
+    LEXICAL_WEIGHT_OTHER,
+    calibrated_fusion,
+    lexical_weight_for,
+    maximal_marginal_relevance,
+    reciprocal_rank_fusion,
+    script_overlap,
+    script_shares,
+)
 from engine.retrieval.lexical import TermStatistics, topic_lexical_scores
 
 EXACT_FILTER_LIMIT = 20000  # filtered sets up to this many topics are scored exactly
-# BM25's share in score fusion when the settings leave it open. With the built-in embedder
-# both sides are lexical and stemmed BM25 is the better one: on LoCoMo recall@5 was 0.907
-# at 0.5, 0.917 at 0.7, 0.916 at 0.8, 0.924 at 0.9 and 0.917 with BM25 alone (evidence@8000
-# 0.781 … 0.815); the hashed vectors still add candidates BM25 misses and break its ties. An API
-# model brings meaning that words miss, so its side keeps an even share (not measured
-# here: no key offline).
-LEXICAL_WEIGHT_BUILTIN = 0.9
-LEXICAL_WEIGHT_OTHER = 0.5
+__all__ = ["LEXICAL_WEIGHT_BUILTIN", "LEXICAL_WEIGHT_OTHER", "RetrievalSettings", "Retriever", "Stage1Result",
+           "default_lexical_weight"]
 
 
 def default_lexical_weight(embedder: Embedder) -> float:
-    return LEXICAL_WEIGHT_BUILTIN if isinstance(embedder, BuiltinEmbedder) else LEXICAL_WEIGHT_OTHER
+    """BM25's share in score fusion by embedder (measured: engine.retrieval.fusion)."""
+    return lexical_weight_for(embedder)
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,14 @@ class Retriever:
         self.indexes = indexes
         self.calibration = calibration
         self.term_statistics = TermStatistics()  # BM25 document frequencies, kept between queries
+        self._background: np.ndarray | None = None  # a relative calibration's sample, read on first use
+
+    def _query_background(self, connection: sqlite3.Connection, vector: np.ndarray) -> tuple[float, float] | None:
+        if not self.calibration.relative:
+            return None
+        if self._background is None:  # the retriever is rebuilt after every build, so the sample stays current
+            self._background = background_sample(connection, self.embedder.model_id)
+        return query_background(self._background, vector)
 
     def search(self, connection: sqlite3.Connection, query: str, settings: RetrievalSettings,
                query_vector: np.ndarray | None = None) -> Stage1Result:
@@ -110,7 +121,8 @@ class Retriever:
         topic_scores = self._topic_vector_scores(connection, query_vector, settings, allowed)
         timings["vector"] = (time.perf_counter() - mark) * 1000
         cosine = dict(topic_scores)
-        ranked = [(t, float(self.calibration.score(c))) for t, c in topic_scores]
+        background = self._query_background(connection, query_vector)
+        ranked = [(t, float(self.calibration.score(c, background))) for t, c in topic_scores]
         lexical_hits: set[int] = set()
         if settings.hybrid:
             mark = time.perf_counter()
@@ -123,7 +135,7 @@ class Retriever:
             cosine.update(self._exact_topic_scores(connection, query_vector, unseen))
             lexical = [(t, s) for t, s in lexical if t in cosine]
             lexical_hits = {t for t, _ in lexical}
-            similarity = {t: float(self.calibration.score(c)) for t, c in cosine.items()}
+            similarity = {t: float(self.calibration.score(c, background)) for t, c in cosine.items()}
             if settings.fusion == "rrf":  # ranks only: the score shown stays the similarity
                 fused = reciprocal_rank_fusion([[t for t, _ in topic_scores], [t for t, _ in lexical]])
                 ranked = [(t, similarity[t]) for t, _ in fused]
@@ -131,7 +143,8 @@ class Retriever:
                 weight = settings.lexical_weight
                 if weight is None:
                     weight = default_lexical_weight(self.embedder)
-                ranked = calibrated_fusion(similarity, lexical, weight)
+                reach = self._lexical_reach(connection, query, list(similarity))
+                ranked = calibrated_fusion(similarity, lexical, weight, reach)
             timings["lexical"] = (time.perf_counter() - mark) * 1000
         # The safety threshold drops what is too weak to show, on the score that ranks. Under
         # RRF that score is the similarity alone, so a topic BM25 found is kept whatever its
@@ -145,13 +158,24 @@ class Retriever:
         result.candidates = self._topic_candidates(connection, scored, cosine)
         for kind, limit in (("person", settings.people), ("artifact", settings.artifacts)):
             if limit > 0:
-                result.candidates += self._entity_candidates(connection, kind, query_vector, limit, settings)
+                result.candidates += self._entity_candidates(connection, kind, query_vector, limit, settings,
+                                                             background)
         timings["load"] = (time.perf_counter() - mark) * 1000
         timings["total"] = (time.perf_counter() - started) * 1000
         result.timings_ms = {k: round(v, 2) for k, v in timings.items()}
         return result
 
     # -- topics -------------------------------------------------------------------------
+    def _lexical_reach(self, connection: sqlite3.Connection, query: str, topics: list[int]) -> dict[int, float] | None:
+        """Topic → how much of it BM25 can match for this query (its summary's script against
+        the query's), for a multilingual embedder only: with the built-in one both sides read
+        letters, and a topic in another script has nothing the vectors could add."""
+        if not getattr(self.embedder, "multilingual", False) or not topics:
+            return None
+        shares = script_shares(query)
+        rows = connection.execute(f"SELECT id, summary FROM topic WHERE id IN ({_in(topics)})", topics)
+        return {topic: script_overlap(shares, summary) for topic, summary in rows}
+
     def _allowed_topics(self, connection: sqlite3.Connection, settings: RetrievalSettings) -> list[int] | None:
         clauses, params = [], []
         if settings.chat_ids:
@@ -233,9 +257,10 @@ class Retriever:
 
     # -- people and artifacts -----------------------------------------------------------
     def _entity_candidates(self, connection: sqlite3.Connection, kind: str, vector: np.ndarray, limit: int,
-                           settings: RetrievalSettings) -> list[Candidate]:
+                           settings: RetrievalSettings,
+                           background: tuple[float, float] | None = None) -> list[Candidate]:
         hits = self.indexes.search(connection, kind, vector, limit, chunks_per_entity=1)
-        scored = [(e, float(self.calibration.score(s)), s) for e, s in hits]
+        scored = [(e, float(self.calibration.score(s, background)), s) for e, s in hits]
         scored = [h for h in scored if h[1] >= settings.safety_threshold]
         if not scored:
             return []

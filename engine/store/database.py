@@ -13,7 +13,9 @@ from sqlmodel import SQLModel, create_engine
 
 from engine.errors import StoreError
 from engine.store import models  # also registers the tables on SQLModel.metadata
+from engine.store.faults import StoreDamaged, translate
 from engine.store.labels_schema import labels_v5
+from engine.store.lock import StoreWriteLock
 
 DB_FILE_NAME = "flashback.sqlite3"
 SCHEMA_VERSION = 5
@@ -143,20 +145,34 @@ def connect(path: Path) -> sqlite3.Connection:
 
 
 def migrate(path: Path, engine: Engine) -> None:
+    """Bring the store to SCHEMA_VERSION. Two processes opening a new folder at once both
+    see version 0: the schema is created under the store's write lock, and the version is
+    read again once it is held, so the second finds the work done (issue 12: it used to
+    report "table message_fts already exists" as a damaged store)."""
     connection = None
     try:
         connection = connect(path)
-        version = connection.execute("PRAGMA user_version").fetchone()[0]
-        if version > SCHEMA_VERSION:
-            raise StoreError(
-                f"The data in {path.parent} was written by a newer Flashback "
-                f"(schema {version}); update Flashback to open it."
-            )
-        for target in range(version + 1, SCHEMA_VERSION + 1):
-            MIGRATIONS[target](connection, engine)
-            connection.execute(f"PRAGMA user_version={target}")
-    except sqlite3.DatabaseError as exc:
-        raise StoreError(f"The database {path} is damaged or not a Flashback store: {exc}") from exc
+        if _version(connection, path) == SCHEMA_VERSION:
+            return
+        with StoreWriteLock(path.parent, "schema"):
+            for target in range(_version(connection, path) + 1, SCHEMA_VERSION + 1):
+                MIGRATIONS[target](connection, engine)
+                connection.execute(f"PRAGMA user_version={target}")
+    except (sqlite3.DatabaseError, OSError) as exc:  # OSError: no room for the lock file
+        plain = translate(exc, path.parent, "")  # opening: any command, or the window
+        if plain is None and not isinstance(exc, sqlite3.DatabaseError):
+            raise
+        if isinstance(plain, StoreDamaged) or plain is None:
+            raise StoreError(f"The database {path} is damaged or not a Flashback store: {exc}") from exc
+        raise plain from exc
     finally:
         if connection is not None:
             connection.close()
+
+
+def _version(connection: sqlite3.Connection, path: Path) -> int:
+    version = connection.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise StoreError(f"The data in {path.parent} was written by a newer Flashback "
+                         f"(schema {version}); update Flashback to open it.")
+    return version

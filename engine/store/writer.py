@@ -42,7 +42,8 @@ _INSERT_MESSAGE = (
     "sent_at, text, reply_to, forwarded_from, content_hash, is_service, source_id) "
     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
-_TEXT = 8  # the text's place in a message row (see RowBuilder.add_message)
+_ID, _CHAT, _KEY, _EXTERNAL, _TEXT = 0, 1, 2, 3, 8  # places in a message row (see RowBuilder.add_message)
+_CONFLICT_ROWS = 3000  # rows per conflict query: 3 parameters each, under SQLite's 32,766
 _INSERT_ARTIFACT = (
     "INSERT INTO artifact (message_id, kind, file_name, mime, size, rel_path, caption, missing) "
     "SELECT ?,?,?,?,?,?,?,? WHERE EXISTS (SELECT 1 FROM message WHERE id = ?)"
@@ -60,6 +61,9 @@ class WriteCounts:
     messages_added: int = 0
     artifacts_added: int = 0
     messages_cut: int = 0  # texts cut to MAX_MESSAGE_CHARS (recognised by CUT_MARK)
+    # An id already stored (or seen earlier in this import) with another text: the first is
+    # kept; counted so a summary can say so instead of "seen 2, added 1" (issue 12).
+    messages_conflicting: int = 0
     chats_seen: set[int] = field(default_factory=set)
 
 
@@ -82,7 +86,7 @@ class ImportWriter:
         self._format = ""
         self._builder: RowBuilder | None = None
         self._source_id = 0
-        self._source_counts_start = (0, 0, 0)
+        self._source_counts_start = (0, 0, 0, 0, 0)
         self._dropped_indexes: list[str] = []
         self.counts = WriteCounts()
 
@@ -139,18 +143,19 @@ class ImportWriter:
         )
         self.builder.begin_source(format_name, self._source_id)
         self._source_counts_start = (self.counts.messages_seen, self.counts.messages_added,
-                                     self.counts.artifacts_added, self.counts.messages_cut)
+                                     self.counts.artifacts_added, self.counts.messages_cut,
+                                     self.counts.messages_conflicting)
         return self._source_id
 
-    def end_source(self, chats: int) -> tuple[int, int, int, int]:
-        """Record this file's counts on its Source row; returns (seen, added, artifacts, cut)."""
+    def end_source(self, chats: int) -> tuple[int, int, int, int, int]:
+        """Record this file's counts on its Source row; returns (seen, added, artifacts, cut, conflicting)."""
         self.flush()
-        seen0, added0, artifacts0, cut0 = self._source_counts_start
+        seen0, added0, artifacts0, cut0, conflicting0 = self._source_counts_start
         figures = (self.counts.messages_seen - seen0, self.counts.messages_added - added0,
                    self.counts.artifacts_added - artifacts0)
         _execute(self.conn, "UPDATE source SET chats = ?, messages_seen = ?, messages_added = ?, "
                    "artifacts_added = ? WHERE id = ?", chats, *figures, self._source_id)
-        return (*figures, self.counts.messages_cut - cut0)
+        return (*figures, self.counts.messages_cut - cut0, self.counts.messages_conflicting - conflicting0)
 
     def add_chat(self, chat: ChatRecord) -> int:
         return self.builder.add_chat(chat.key, chat.title, chat.kind)
@@ -195,7 +200,10 @@ class ImportWriter:
             return
         before = conn.total_changes
         conn.executemany(_INSERT_MESSAGE, messages)
-        self.counts.messages_added += conn.total_changes - before
+        added = conn.total_changes - before
+        self.counts.messages_added += added
+        if added < len(messages):
+            self.counts.messages_conflicting += _conflicts(conn, messages)
         self.counts.messages_cut += sum(1 for row in messages if row[_TEXT].endswith(CUT_MARK))
         if artifacts:
             before = conn.total_changes
@@ -234,7 +242,30 @@ def _begin(conn: sqlite3.Connection) -> None:
 
 
 def _end(conn: sqlite3.Connection, commit: bool) -> None:
-    conn.execute("COMMIT" if commit else "ROLLBACK")
+    if commit:
+        conn.execute("COMMIT")
+    elif conn.in_transaction:
+        # SQLite rolls back by itself on some errors (a full disk): a second ROLLBACK would
+        # fail with "no transaction is active" and hide the real cause (issue 12, finding 4).
+        conn.execute("ROLLBACK")
+
+
+def _conflicts(conn: sqlite3.Connection, messages: list[tuple]) -> int:
+    """How many of `messages` were not inserted because a message with the same export id
+    (chat + dedup key) is stored with another text. Rows without an export id are keyed by
+    their content, so they cannot conflict."""
+    inserted = {r[0] for r in conn.execute("SELECT id FROM message WHERE id BETWEEN ? AND ?",
+                                           (messages[0][_ID], messages[-1][_ID]))}
+    ignored = [row for row in messages if row[_ID] not in inserted and row[_EXTERNAL] is not None]
+    found = 0
+    for start in range(0, len(ignored), _CONFLICT_ROWS):
+        chunk = ignored[start:start + _CONFLICT_ROWS]
+        values = ",".join("(?,?,?)" for _ in chunk)
+        params = [value for row in chunk for value in (row[_CHAT], row[_KEY], row[_TEXT])]
+        found += conn.execute(
+            f"WITH v(chat_id, dedup_key, text) AS (VALUES {values}) SELECT count(*) FROM v JOIN message m "
+            "ON m.chat_id = v.chat_id AND m.dedup_key = v.dedup_key WHERE m.text IS NOT v.text", params).fetchone()[0]
+    return found
 
 
 def _scalar(conn: sqlite3.Connection, sql: str, *params):

@@ -746,32 +746,32 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>ImportController</name>
     <message>
-        <location filename="../../ui/shell/import_controller.py" line="59"/>
+        <location filename="../../ui/shell/import_controller.py" line="60"/>
         <source>Importing {name}…</source>
         <translation>Импорт {name}…</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/import_controller.py" line="60"/>
+        <location filename="../../ui/shell/import_controller.py" line="61"/>
         <source>Importing {count} exports…</source>
         <translation>Импорт выгрузок: {count}…</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/import_controller.py" line="64"/>
+        <location filename="../../ui/shell/import_controller.py" line="65"/>
         <source>Building memory…</source>
         <translation>Построение памяти…</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/import_controller.py" line="83"/>
+        <location filename="../../ui/shell/import_controller.py" line="84"/>
         <source>the local model</source>
         <translation>локальной моделью</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/import_controller.py" line="83"/>
+        <location filename="../../ui/shell/import_controller.py" line="84"/>
         <source>the built-in embedder</source>
         <translation>встроенным эмбеддером</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/import_controller.py" line="84"/>
+        <location filename="../../ui/shell/import_controller.py" line="85"/>
         <source>Embedding topics with {model}…</source>
         <translation>Темы встраиваются {model}…</translation>
     </message>
@@ -920,83 +920,93 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="84"/>
+        <location filename="../../ui/main_window.py" line="86"/>
         <source>Browse</source>
         <translation>Обзор</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="85"/>
+        <location filename="../../ui/main_window.py" line="87"/>
         <source>Run history</source>
         <translation>История запусков</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="88"/>
+        <location filename="../../ui/main_window.py" line="90"/>
         <source>Evaluate</source>
         <translation>Оценка</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="144"/>
+        <location filename="../../ui/main_window.py" line="148"/>
         <source>Could not read the store</source>
         <translation>Не удалось прочитать хранилище</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="154"/>
+        <location filename="../../ui/main_window.py" line="160"/>
         <source>Could not open the store</source>
         <translation>Не удалось открыть хранилище</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="158"/>
+        <location filename="../../ui/main_window.py" line="164"/>
         <source>Messages: {messages} · chats: {chats} · topics: {topics}</source>
         <translation>Сообщений: {messages} · чатов: {chats} · тем: {topics}</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="173"/>
+        <location filename="../../ui/main_window.py" line="179"/>
         <source>These messages are not in memory yet: choose Memory → Build memory to search them.</source>
         <translation>Эти сообщения ещё не в памяти: выберите «Память → Построить память», чтобы искать по ним.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="177"/>
+        <location filename="../../ui/main_window.py" line="189"/>
+        <source>The store was changed by another Flashback process: updated.</source>
+        <translation>Хранилище изменил другой процесс Flashback: данные обновлены.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="195"/>
+        <source>{writer} is writing the store; searches show what is built so far.</source>
+        <translation>{writer} записывает в хранилище; поиск показывает то, что уже построено.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="202"/>
         <source>Import chat exports</source>
         <translation>Импорт выгрузок чатов</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="184"/>
+        <location filename="../../ui/main_window.py" line="209"/>
         <source>Import an export folder</source>
         <translation>Импорт папки с выгрузкой</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="195"/>
-        <location filename="../../ui/main_window.py" line="206"/>
+        <location filename="../../ui/main_window.py" line="220"/>
+        <location filename="../../ui/main_window.py" line="231"/>
         <source>An import or build is already running.</source>
         <translation>Импорт или построение уже идёт.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="224"/>
+        <location filename="../../ui/main_window.py" line="249"/>
         <source>Import failed</source>
         <translation>Импорт не удался</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="224"/>
+        <location filename="../../ui/main_window.py" line="249"/>
         <source>Building memory failed</source>
         <translation>Построить память не удалось</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="251"/>
+        <location filename="../../ui/main_window.py" line="277"/>
         <source>No API key for the topic model: building without it.</source>
         <translation>Нет API-ключа для модели топиков: сборка без неё.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="274"/>
+        <location filename="../../ui/main_window.py" line="300"/>
         <source>Could not open {0}: no file manager answered.</source>
         <translation>Не удалось открыть {0}: файловый менеджер не ответил.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="282"/>
+        <location filename="../../ui/main_window.py" line="308"/>
         <source>Language</source>
         <translation>Язык</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="282"/>
+        <location filename="../../ui/main_window.py" line="308"/>
         <source>Flashback will use the new language after a restart.</source>
         <translation>Flashback переключится на новый язык после перезапуска.</translation>
     </message>
@@ -1046,61 +1056,81 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
     </message>
     <message>
         <location filename="../../ui/shell/progress_panel.py" line="98"/>
+        <source>Waiting for {holder} to finish…</source>
+        <translation>Ожидание, пока {holder} закончит…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/progress_panel.py" line="100"/>
         <source>Reading {name}: {messages} messages so far</source>
         <translation>Чтение {name}: прочитано сообщений: {messages}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="101"/>
+        <location filename="../../ui/shell/progress_panel.py" line="103"/>
         <source>Finding topics in the conversations</source>
         <translation>Поиск тем в переписке</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="102"/>
+        <location filename="../../ui/shell/progress_panel.py" line="104"/>
         <source>Fitting the embedder to your vocabulary</source>
         <translation>Настройка эмбеддера под ваш словарь</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="103"/>
+        <location filename="../../ui/shell/progress_panel.py" line="105"/>
         <source>Embedding topics</source>
         <translation>Векторизация тем</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="104"/>
+        <location filename="../../ui/shell/progress_panel.py" line="106"/>
         <source>Merging similar neighbouring topics</source>
         <translation>Объединение похожих соседних тем</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="105"/>
+        <location filename="../../ui/shell/progress_panel.py" line="107"/>
+        <source>Embedding people</source>
+        <translation>Встраиваются люди</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/progress_panel.py" line="108"/>
+        <source>Embedding files</source>
+        <translation>Встраиваются файлы</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/progress_panel.py" line="109"/>
         <source>Updating the search index</source>
         <translation>Обновление поискового индекса</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="109"/>
+        <location filename="../../ui/shell/progress_panel.py" line="113"/>
         <source>{stage}: {done} of {total}</source>
         <translation>{stage}: {done} из {total}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="116"/>
+        <location filename="../../ui/shell/progress_panel.py" line="120"/>
         <source>Chats: {chats} · Messages: {messages} · Attachments: {attachments}</source>
         <translation>Чатов: {chats} · Сообщений: {messages} · Вложений: {attachments}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="120"/>
+        <location filename="../../ui/shell/progress_panel.py" line="124"/>
+        <source>Ids that came again with another text (the first text kept): {count}</source>
+        <translation>Идентификаторы, пришедшие снова с другим текстом (оставлен первый): {count}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/progress_panel.py" line="127"/>
         <source>Already imported, nothing new: {names}</source>
         <translation>Уже импортировано, нового нет: {names}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="122"/>
+        <location filename="../../ui/shell/progress_panel.py" line="129"/>
         <source>New topics: {topics}</source>
         <translation>Новых тем: {topics}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="124"/>
+        <location filename="../../ui/shell/progress_panel.py" line="131"/>
         <source>Split by the model: {chunks} chunks, {fallbacks} without it</source>
         <translation>Разбито моделью: {chunks} фрагм., без неё: {fallbacks}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="126"/>
+        <location filename="../../ui/shell/progress_panel.py" line="133"/>
         <source>Time: {seconds} s</source>
         <translation>Время: {seconds} с</translation>
     </message>
@@ -1327,43 +1357,48 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>{0}: внутренняя ошибка ({1}: {2}). Пожалуйста, сообщите о ней.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="77"/>
+        <location filename="../../ui/search/panel.py" line="85"/>
         <source>Type a question first.</source>
         <translation>Сначала введите вопрос.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="89"/>
+        <location filename="../../ui/search/panel.py" line="97"/>
         <source>Searching…</source>
         <translation>Поиск…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="111"/>
-        <location filename="../../ui/search/panel.py" line="335"/>
+        <location filename="../../ui/search/panel.py" line="119"/>
+        <location filename="../../ui/search/panel.py" line="373"/>
         <source>Flash</source>
         <translation>Flash</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="115"/>
+        <location filename="../../ui/search/panel.py" line="124"/>
+        <source>Flash is restating the query from the recent messages, then choosing among {0} topics…</source>
+        <translation>Flash переформулирует запрос по недавним сообщениям, затем выбирает среди тем: {0}…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/panel.py" line="127"/>
         <source>Flash is choosing among {0} topics…</source>
         <translation>Flash выбирает среди тем: {0}…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="145"/>
+        <location filename="../../ui/search/panel.py" line="157"/>
         <source>Labelling</source>
         <translation>Отметка</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="163"/>
+        <location filename="../../ui/search/panel.py" line="175"/>
         <source>Ask your memory: “when did we move the Postgres upgrade?”</source>
         <translation>Спросите свою память: «когда мы перенесли обновление Postgres?»</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="166"/>
+        <location filename="../../ui/search/panel.py" line="178"/>
         <source>Search</source>
         <translation>Поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="168"/>
+        <location filename="../../ui/search/panel.py" line="180"/>
         <source>Recent messages</source>
         <translation>Недавние сообщения</translation>
     </message>
@@ -1383,18 +1418,18 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Показать или скрыть настройки поиска ({0})</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="173"/>
+        <location filename="../../ui/search/panel.py" line="185"/>
         <source>Optional: paste the last few messages of the conversation you are in; Flash uses them as context.</source>
         <translation>Необязательно: вставьте несколько последних сообщений текущего разговора; Flash использует их как контекст.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="176"/>
-        <location filename="../../ui/search/panel.py" line="324"/>
+        <location filename="../../ui/search/panel.py" line="188"/>
+        <location filename="../../ui/search/panel.py" line="355"/>
         <source>Run Flash</source>
         <translation>Запустить Flash</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="178"/>
+        <location filename="../../ui/search/panel.py" line="190"/>
         <source>Cancel</source>
         <translation>Отмена</translation>
     </message>
@@ -1404,133 +1439,143 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>&lt;b&gt;Выбор&lt;/b&gt; (в порядке выбора)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="229"/>
+        <location filename="../../ui/search/panel.py" line="245"/>
         <source>The search</source>
         <translation>Поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="315"/>
+        <location filename="../../ui/search/panel.py" line="302"/>
+        <source>Also searched as: “{0}” — rewritten from the recent messages in {1:.1f} s; the candidates below are both searches, fused.</source>
+        <translation>Также искали как: «{0}» — переписано по недавним сообщениям за {1:.1f} с; кандидаты ниже — оба поиска вместе.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/panel.py" line="306"/>
+        <source>Searched as typed: the rewrite from the recent messages was not used ({0}).</source>
+        <translation>Искали как введено: переписанный по недавним сообщениям запрос не использован ({0}).</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/panel.py" line="346"/>
         <source>Flash cancelled; nothing was charged after the cancel.</source>
         <translation>Flash отменён; после отмены ничего не списано.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="323"/>
+        <location filename="../../ui/search/panel.py" line="354"/>
         <source>Run Flash (1 API call)</source>
         <translation>Запустить Flash (1 вызов API)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="335"/>
+        <location filename="../../ui/search/panel.py" line="373"/>
         <source>threshold</source>
         <translation>порог</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="336"/>
+        <location filename="../../ui/search/panel.py" line="374"/>
         <source>rerank</source>
         <translation>реранкинг</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="91"/>
+        <location filename="../../ui/search/presenter.py" line="76"/>
         <source>Topic {0} · stage-1 rank {1}</source>
         <translation>Тема {0} · ранг на 1-м этапе {1}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="94"/>
+        <location filename="../../ui/search/presenter.py" line="79"/>
         <source>Topic scores (kept by Flash)</source>
         <translation>Оценки тем (оставленные Flash)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="96"/>
-        <location filename="../../ui/search/presenter.py" line="100"/>
+        <location filename="../../ui/search/presenter.py" line="81"/>
+        <location filename="../../ui/search/presenter.py" line="85"/>
         <source>Topic scores</source>
         <translation>Оценки тем</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="106"/>
+        <location filename="../../ui/search/presenter.py" line="91"/>
         <source>Selections appear here after a search.</source>
         <translation>Выбранное появится здесь после поиска.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="109"/>
+        <location filename="../../ui/search/presenter.py" line="94"/>
         <source>Press “Run Flash” to let the LLM choose among the candidates.</source>
         <translation>Нажмите «Запустить Flash», чтобы LLM выбрала из кандидатов.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="127"/>
+        <location filename="../../ui/search/presenter.py" line="112"/>
         <source>Nothing passed the threshold. Lower the similarity or widen the gap.</source>
         <translation>Порог не прошёл никто. Уменьшите сходство или увеличьте разрыв.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="129"/>
+        <location filename="../../ui/search/presenter.py" line="114"/>
         <source>Flash kept nothing ({0}).</source>
         <translation>Flash ничего не оставил ({0}).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="130"/>
+        <location filename="../../ui/search/presenter.py" line="115"/>
         <source>Nothing was kept.</source>
         <translation>Ничего не оставлено.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="138"/>
+        <location filename="../../ui/search/presenter.py" line="123"/>
         <source>Enter the server&apos;s URL in Settings → Flash to use a custom endpoint.</source>
         <translation>Чтобы использовать свой сервер, укажите его URL в «Настройки → Flash».</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="140"/>
+        <location filename="../../ui/search/presenter.py" line="125"/>
         <source>Choose a model in Settings → Flash.</source>
         <translation>Выберите модель в «Настройки → Flash».</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="143"/>
+        <location filename="../../ui/search/presenter.py" line="128"/>
         <source>No API key for {0}: add one in the API key dialog, or set {1}.</source>
         <translation>Нет API-ключа для {0}: добавьте его в окне «API-ключ» или задайте {1}.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="146"/>
+        <location filename="../../ui/search/presenter.py" line="131"/>
         <source>Search first; Flash then chooses among the candidates.</source>
         <translation>Сначала выполните поиск; затем Flash выберет из кандидатов.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="148"/>
+        <location filename="../../ui/search/presenter.py" line="133"/>
         <source>Costs one paid API call to {0} ({1}), up to {2} tool turns.</source>
         <translation>Стоит один платный вызов API к {0} ({1}), до {2} ходов с инструментами.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="152"/>
+        <location filename="../../ui/search/presenter.py" line="137"/>
         <source>Runs on {0} at {1} ({2}): local, no cost.</source>
         <translation>Работает на {0} по адресу {1} ({2}): локально, бесплатно.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="154"/>
+        <location filename="../../ui/search/presenter.py" line="139"/>
         <source>Sends the candidates to {0} at {1} ({2}), up to {3} tool turns.</source>
         <translation>Отправляет кандидатов на {0} по адресу {1} ({2}), до {3} ходов с инструментами.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="82"/>
+        <location filename="../../ui/search/report.py" line="90"/>
         <source>Stage 1: {0}</source>
         <translation>Этап 1: {0}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="84"/>
+        <location filename="../../ui/search/report.py" line="92"/>
         <source>{0}: {1}</source>
         <translation>{0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="87"/>
+        <location filename="../../ui/search/report.py" line="95"/>
         <source>{0:,} + {1:,} tokens</source>
         <translation>токенов: {0:,} + {1:,}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="89"/>
+        <location filename="../../ui/search/report.py" line="97"/>
         <source>cost ${0:.4f}</source>
         <translation>стоимость ${0:.4f}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="97"/>
+        <location filename="../../ui/search/report.py" line="105"/>
         <source>{0:.0f} ms</source>
         <translation>{0:.0f} мс</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="98"/>
+        <location filename="../../ui/search/report.py" line="106"/>
         <source>{0:.2f} s</source>
         <translation>{0:.2f} с</translation>
     </message>
@@ -1584,221 +1629,246 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>SettingsPanel</name>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="64"/>
+        <location filename="../../ui/search/settings_panel.py" line="65"/>
         <source>Reset to defaults</source>
         <translation>Сбросить настройки</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="90"/>
+        <location filename="../../ui/search/settings_panel.py" line="91"/>
         <source>Search</source>
         <translation>Поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="92"/>
+        <location filename="../../ui/search/settings_panel.py" line="93"/>
         <source>Vector only</source>
         <translation>Только векторы</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="92"/>
-        <location filename="../../ui/search/settings_panel.py" line="108"/>
+        <location filename="../../ui/search/settings_panel.py" line="93"/>
+        <location filename="../../ui/search/settings_panel.py" line="109"/>
         <source>Threshold</source>
         <translation>Порог</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="93"/>
-        <location filename="../../ui/search/settings_panel.py" line="116"/>
+        <location filename="../../ui/search/settings_panel.py" line="94"/>
+        <location filename="../../ui/search/settings_panel.py" line="117"/>
         <source>Flash (LLM)</source>
         <translation>Flash (LLM)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="94"/>
+        <location filename="../../ui/search/settings_panel.py" line="95"/>
         <source>Vector only keeps every candidate; Threshold cuts by score instantly; Flash asks an LLM to choose (one API call per run).</source>
         <translation>«Только векторы» оставляет всех кандидатов; «Порог» мгновенно отсекает по оценке; Flash просит LLM выбрать (один вызов API за запуск).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="96"/>
+        <location filename="../../ui/search/settings_panel.py" line="97"/>
         <source>Reranker</source>
         <translation>Реранкер</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="97"/>
+        <location filename="../../ui/search/settings_panel.py" line="98"/>
         <source>Candidates</source>
         <translation>Кандидаты</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="98"/>
+        <location filename="../../ui/search/settings_panel.py" line="99"/>
         <source>Hybrid (vectors + keywords)</source>
         <translation>Гибрид (векторы + слова)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="101"/>
+        <location filename="../../ui/search/settings_panel.py" line="102"/>
         <source>Chat</source>
         <translation>Чат</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="101"/>
-        <location filename="../../ui/search/settings_panel.py" line="187"/>
+        <location filename="../../ui/search/settings_panel.py" line="102"/>
+        <location filename="../../ui/search/settings_panel.py" line="201"/>
         <source>All chats</source>
         <translation>Все чаты</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="103"/>
+        <location filename="../../ui/search/settings_panel.py" line="104"/>
         <source>From</source>
         <translation>С</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="104"/>
+        <location filename="../../ui/search/settings_panel.py" line="105"/>
         <source>To</source>
         <translation>По</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="110"/>
+        <location filename="../../ui/search/settings_panel.py" line="111"/>
         <source>Score ≥</source>
         <translation>Оценка ≥</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="111"/>
+        <location filename="../../ui/search/settings_panel.py" line="112"/>
         <source>Score gap</source>
         <translation>Разрыв оценок</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="112"/>
+        <location filename="../../ui/search/settings_panel.py" line="113"/>
         <source>Final top-K</source>
         <translation>Итоговый top-K</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="119"/>
+        <location filename="../../ui/search/settings_panel.py" line="120"/>
         <source>Custom URL</source>
         <translation>Свой URL</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="120"/>
+        <location filename="../../ui/search/settings_panel.py" line="121"/>
         <source>Endpoint</source>
         <translation>Сервер</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="123"/>
+        <location filename="../../ui/search/settings_panel.py" line="124"/>
         <source>URL</source>
         <translation>URL</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="131"/>
-        <location filename="../../ui/search/settings_panel.py" line="161"/>
+        <location filename="../../ui/search/settings_panel.py" line="132"/>
+        <location filename="../../ui/search/settings_panel.py" line="175"/>
         <source>Model</source>
         <translation>Модель</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="132"/>
+        <location filename="../../ui/search/settings_panel.py" line="133"/>
         <source>none</source>
         <translation>нет</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="132"/>
+        <location filename="../../ui/search/settings_panel.py" line="133"/>
         <source>minimal</source>
         <translation>минимальное</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="132"/>
+        <location filename="../../ui/search/settings_panel.py" line="133"/>
         <source>low</source>
         <translation>низкое</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="133"/>
+        <location filename="../../ui/search/settings_panel.py" line="134"/>
         <source>medium</source>
         <translation>среднее</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="133"/>
+        <location filename="../../ui/search/settings_panel.py" line="134"/>
         <source>high</source>
         <translation>высокое</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="135"/>
+        <location filename="../../ui/search/settings_panel.py" line="136"/>
         <source>How long the model may think before it answers (the API&apos;s reasoning effort).</source>
         <translation>Сколько модель может думать перед ответом (reasoning effort в API).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="136"/>
+        <location filename="../../ui/search/settings_panel.py" line="137"/>
         <source>Reasoning</source>
         <translation>Рассуждение</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="137"/>
+        <location filename="../../ui/search/settings_panel.py" line="138"/>
         <source>Timeout</source>
         <translation>Тайм-аут</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="137"/>
+        <location filename="../../ui/search/settings_panel.py" line="138"/>
         <source> s</source>
         <translation> с</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="138"/>
+        <location filename="../../ui/search/settings_panel.py" line="139"/>
         <source>Max tool calls</source>
         <translation>Макс. вызовов</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="139"/>
+        <location filename="../../ui/search/settings_panel.py" line="140"/>
         <source>Max topics</source>
         <translation>Макс. тем</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="140"/>
+        <location filename="../../ui/search/settings_panel.py" line="141"/>
         <source>Max people</source>
         <translation>Макс. людей</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="141"/>
+        <location filename="../../ui/search/settings_panel.py" line="142"/>
         <source>Max artifacts</source>
         <translation>Макс. вложений</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="142"/>
+        <location filename="../../ui/search/settings_panel.py" line="143"/>
+        <source>Rewrite the query first</source>
+        <translation>Сначала переписать запрос</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="145"/>
+        <source>With recent messages pasted, one short call first rewrites a vague question (“what did he say?”) into a self-contained one; the search runs for both and Flash sees both. Nothing is sent without recent messages.</source>
+        <translation>Если вставлены недавние сообщения, один короткий запрос сначала переписывает расплывчатый вопрос («что он сказал?») в самостоятельный; поиск идёт по обоим, и Flash видит оба. Без недавних сообщений ничего не отправляется.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="150"/>
         <source>Also make topics with this model</source>
         <translation>Строить топики этой моделью</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="144"/>
+        <location filename="../../ui/search/settings_panel.py" line="152"/>
         <source>When memory is built, the model splits conversations into topics and decides merges (one API call per chunk of up to 400 messages). Without it, or where it fails, topics get extractive summaries.</source>
         <translation>При сборке памяти модель делит переписку на топики и решает, что объединять (один API-вызов на фрагмент до 400 сообщений). Без неё, или там, где она ошиблась, у топиков извлекающие сводки.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="152"/>
+        <location filename="../../ui/search/settings_panel.py" line="160"/>
         <source>Embeddings</source>
         <translation>Эмбеддинги</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="154"/>
-        <source>Built-in (words)</source>
-        <translation>Встроенный (слова)</translation>
+        <location filename="../../ui/search/settings_panel.py" line="164"/>
+        <source>Built-in</source>
+        <translation>Встроенная</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="155"/>
-        <source>Local model (meaning, Russian and English)</source>
-        <translation>Локальная модель (смысл, русский и английский)</translation>
+        <location filename="../../ui/search/settings_panel.py" line="164"/>
+        <source>Local model</source>
+        <translation>Локальная модель</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="156"/>
+        <location filename="../../ui/search/settings_panel.py" line="165"/>
         <source>Changing it embeds every topic again in the background; search keeps working.</source>
         <translation>При смене все темы встраиваются заново в фоне; поиск продолжает работать.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="160"/>
+        <location filename="../../ui/search/settings_panel.py" line="166"/>
+        <source>Matches words and their forms; instant, built into the app.</source>
+        <translation>Сопоставляет слова и их формы; мгновенно, встроена в приложение.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="167"/>
+        <source>Matches meaning, also across Russian and English (multilingual-e5-small on this computer&apos;s CPU; building takes minutes to hours).</source>
+        <translation>Сопоставляет смысл, в том числе между русским и английским (multilingual-e5-small на процессоре этого компьютера; построение занимает от минут до часов).</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="171"/>
+        <source>Not available on Windows yet.</source>
+        <translation>Пока недоступна в Windows.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="172"/>
         <source>Not installed: run {command}</source>
         <translation>Не установлено: выполните {command}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="176"/>
+        <location filename="../../ui/search/settings_panel.py" line="190"/>
         <source>any</source>
         <translation>любая</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="189"/>
+        <location filename="../../ui/search/settings_panel.py" line="203"/>
         <source>(unnamed)</source>
         <translation>(без названия)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="244"/>
+        <location filename="../../ui/search/settings_panel.py" line="263"/>
         <source>http://host:port/v1</source>
         <translation>http://host:port/v1</translation>
     </message>
@@ -1862,6 +1932,21 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
     </message>
     <message>
         <location filename="../../ui/search/report.py" line="74"/>
+        <source>constrained turns (JSON schema)</source>
+        <translation>ограниченные ходы (JSON-схема)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/report.py" line="75"/>
+        <source>tool calls (forced)</source>
+        <translation>вызовы инструментов (принудительные)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/report.py" line="77"/>
+        <source>Protocol: {0}</source>
+        <translation>Протокол: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/report.py" line="82"/>
         <source>&lt;span style=&apos;color:#b45309&apos;&gt;&lt;b&gt;Fallback&lt;/b&gt;: {0}&lt;/span&gt;</source>
         <translation>&lt;span style=&apos;color:#b45309&apos;&gt;&lt;b&gt;Откат&lt;/b&gt;: {0}&lt;/span&gt;</translation>
     </message>

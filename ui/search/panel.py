@@ -249,7 +249,7 @@ class SearchPanel(QWidget):
         self._labels = {}
         self._load_labels(stage1)
         self._apply_reranker()
-        self._say(self._timings_text())
+        self._say(self._with_notes(self._timings_text(), outcome))
         if outcome is not None and outcome.run_id is not None:
             self.run_recorded.emit(outcome.run_id)
 
@@ -334,7 +334,7 @@ class SearchPanel(QWidget):
     def _on_flash_finished(self, outcome: SearchOutcome) -> None:
         self._state.flash = outcome
         self._apply_reranker()
-        self._say(self._timings_text())
+        self._say(self._with_notes(self._timings_text(), outcome))
         if outcome.run_id is not None:
             self.run_recorded.emit(outcome.run_id)
 
@@ -356,6 +356,13 @@ class SearchPanel(QWidget):
         self.flash_hint.setText(hint)
         self.cancel_button.setVisible(running)
         self.busy.setVisible(running)
+
+    @staticmethod
+    def _with_notes(text: str, outcome) -> str:
+        """The status line plus what the engine said about this search (an index searched
+        through a stand-in while another process builds, a run that could not be recorded)."""
+        notes = getattr(outcome, "notes", None) or []
+        return " — ".join([text, *notes]) if notes else text
 
     def _timings_text(self) -> str:
         outcome, stage1 = self._state.outcome, self._state.stage1

@@ -12,6 +12,7 @@ from dataclasses import dataclass, fields, replace
 
 from PySide6.QtCore import QSettings
 
+from engine.embeddings.base import EmbeddingConfig
 from engine.llm.presets import PRESETS, Endpoint
 from engine.rerank.threshold import ThresholdSettings
 from engine.retrieval.search import RetrievalSettings, day_bounds
@@ -20,6 +21,7 @@ GROUP = "search"
 MODES = ("vector", "threshold", "flash")
 EFFORTS = ("none", "minimal", "low", "medium", "high")
 PRESET_ORDER = ("openrouter", "openai", "ollama", "llamacpp", "lmstudio", "custom")
+EMBEDDERS = ("builtin", "local")  # Settings → Embeddings; API embedders are set up from the command line
 
 # A few well-known model names per endpoint; the combo box stays editable for any other.
 MODEL_CHOICES: dict[str, tuple[str, ...]] = {
@@ -74,6 +76,9 @@ class SearchSettings:
     # Builds: seed 004's splitter and merger agents on this endpoint and model (API calls
     # per session chunk, so off until asked for).
     topics_llm: bool = False
+    # Which model turns topics and questions into vectors: "builtin" (words, instant) or
+    # "local" (multilingual-e5-small on this computer, flashback[local]). A change re-embeds.
+    embedder: str = "builtin"
     # Filters of stage 1; not saved: a filter forgotten from last week would hide results.
     chat_id: int = 0  # 0: every chat
     date_from: str = ""  # "YYYY-MM-DD" (UTC day) or "": no bound
@@ -107,6 +112,9 @@ class SearchSettings:
     def endpoint(self, api_key: str | None) -> Endpoint:
         return Endpoint.from_preset(self.preset, api_key=api_key, model=self.model.strip(),
                                     base_url=self.base_url.strip())
+
+    def embedding_config(self) -> EmbeddingConfig:
+        return EmbeddingConfig(provider=self.embedder)
 
     def needs_key(self) -> bool:
         return PRESETS[self.preset].needs_key
@@ -147,5 +155,5 @@ def _coerce(name: str, raw: object, default: object) -> object:
         value = str(raw)
     except (TypeError, ValueError):
         return default
-    allowed = {"mode": MODES, "reasoning_effort": EFFORTS, "preset": PRESET_ORDER}.get(name)
+    allowed = {"mode": MODES, "reasoning_effort": EFFORTS, "preset": PRESET_ORDER, "embedder": EMBEDDERS}.get(name)
     return value if allowed is None or value in allowed else default

@@ -7,9 +7,10 @@ says what changed through `changed(name)`; the search panel decides what that me
 
 from __future__ import annotations
 
+import sys
 from dataclasses import fields, replace
 
-from PySide6.QtCore import QDate, QEvent, QSettings, Signal
+from PySide6.QtCore import QDate, QEvent, QSettings, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.embeddings.local import INSTALL_HINT, local_model_available
 from engine.llm.presets import PRESETS
 from ui.search import settings_model
 from ui.search.settings_model import EFFORTS, MODEL_CHOICES, PRESET_ORDER, RANGES, SearchSettings
@@ -59,6 +61,7 @@ class SettingsPanel(QWidget):
         layout.addWidget(self._search_group())
         layout.addWidget(self._threshold_group())
         layout.addWidget(self._flash_group())
+        layout.addWidget(self._embeddings_group())
         self.reset_button = QPushButton(self.tr("Reset to defaults"))
         self.reset_button.clicked.connect(self.reset_to_defaults)
         layout.addWidget(self.reset_button)
@@ -151,6 +154,25 @@ class SettingsPanel(QWidget):
             "topics get extractive summaries."))
         self.topics_llm.toggled.connect(lambda on: self._update({"topics_llm": on}))
         form.addRow(self.topics_llm)
+        return group
+
+    def _embeddings_group(self) -> QGroupBox:
+        group = QGroupBox(self.tr("Embeddings"))
+        form = QFormLayout(group)
+        # Short item names keep the settings column narrow (the window fits 1280 px without
+        # a horizontal scroll bar); what each one means is in its tooltip.
+        combo = self._combo("embedder", [(self.tr("Built-in"), "builtin"), (self.tr("Local model"), "local")])
+        combo.setToolTip(self.tr("Changing it embeds every topic again in the background; search keeps working."))
+        tips = {"builtin": self.tr("Matches words and their forms; instant, built into the app."),
+                "local": self.tr("Matches meaning, also across Russian and English (multilingual-e5-small on "
+                                 "this computer's CPU; building takes minutes to hours).")}
+        if not local_model_available():  # offered, but says what to install instead of failing later
+            combo.model().item(combo.findData("local")).setEnabled(False)
+            tips["local"] = (self.tr("Not available on Windows yet.") if sys.platform == "win32"
+                             else self.tr("Not installed: run {command}").format(command=INSTALL_HINT))
+        for provider, tip in tips.items():
+            combo.setItemData(combo.findData(provider), tip, Qt.ItemDataRole.ToolTipRole)
+        form.addRow(self.tr("Model"), combo)
         return group
 
     def _slider(self, name: str, suffix: str = "") -> SliderSpin:

@@ -14,6 +14,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
+from engine.embeddings.base import EmbeddingConfig
+from engine.embeddings.local import local_model_available
 from engine.llm.presets import Endpoint
 from engine.service import FlashbackService
 from ui.shell.cancel import is_cancel
@@ -32,6 +34,7 @@ class ImportController(QObject):
     cancelled = Signal(str)  # the phase that was stopped: "import" | "build"
     failed = Signal(str, object)  # the phase ("import" | "build") and the exception (not a cancel)
     finished = Signal()  # after any of the three above; the store may have changed
+    embedder_reverted = Signal(str)  # a switch failed: the provider searches use again
 
     def __init__(self, service: FlashbackService, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -42,6 +45,8 @@ class ImportController(QObject):
         self._task: BackgroundTask | None = None
         self._phase = "import"
         self._started = 0.0
+        self._previous_embedding: EmbeddingConfig | None = None  # until a switch's build succeeds
+        self._pending_embedding: EmbeddingConfig | None = None  # a switch asked for while busy
 
     @property
     def busy(self) -> bool:
@@ -58,6 +63,45 @@ class ImportController(QObject):
 
     def build(self) -> bool:
         return self._start(self.tr("Building memory…"), [], True)
+
+    def switch_embedder(self, config: EmbeddingConfig) -> bool:
+        """Search with `config` from now on and embed every topic with it in the background.
+
+        The build that follows drops the other model's vectors as it starts, so searches use
+        the new model at once and find more as its batches commit. If the build fails (the
+        model is not installed, the server does not answer) the previous embedder comes
+        back and `embedder_reverted` says which. While another pipeline runs, the switch
+        waits for it to finish.
+        """
+        if config == self._service.embedding:
+            return False
+        if self._task is not None:
+            self._pending_embedding = config
+            return True
+        self._previous_embedding = self._service.embedding
+        self._service.embedding = config
+        self._forget_search_state()
+        label = self.tr("the local model") if config.provider == "local" else self.tr("the built-in embedder")
+        return self._start(self.tr("Embedding topics with {model}…").format(model=label), [], True)
+
+    def follow(self, panel) -> None:
+        """Keep the service on the embedder a settings panel names: now, and on every change.
+        A saved choice of the local model whose extra is gone falls back to the built-in one
+        (the panel shows why) rather than failing every search."""
+        wanted = panel.settings().embedding_config()
+        if wanted.provider == "local" and not local_model_available():
+            panel.set_value("embedder", "builtin")
+            wanted = panel.settings().embedding_config()
+        if wanted.provider != self._service.embedding.provider:
+            self._service.embedding = wanted  # a store built with another one says so on the next search
+        panel.changed.connect(lambda name: self.switch_embedder(panel.settings().embedding_config())
+                              if name == "embedder" else None)
+        self.embedder_reverted.connect(lambda provider: panel.set_value("embedder", provider))
+
+    def _forget_search_state(self) -> None:
+        invalidate = getattr(self._service, "invalidate", None)
+        if callable(invalidate):
+            invalidate()
 
     def cancel(self) -> None:
         if self._task is not None:
@@ -93,12 +137,24 @@ class ImportController(QObject):
         self._phase = phase
 
     def _on_failed(self, error: Exception) -> None:
-        if is_cancel(error):
+        if is_cancel(error):  # a cancelled switch keeps the new model: building again resumes it
             self.cancelled.emit(self._phase)
         else:
+            self._revert_embedder()
             self.failed.emit(self._phase, error)
+
+    def _revert_embedder(self) -> None:
+        previous, self._previous_embedding = self._previous_embedding, None
+        if previous is not None:
+            self._service.embedding = previous
+            self._forget_search_state()
+            self.embedder_reverted.emit(previous.provider)  # the panel follows; equal config: no new switch
 
     def _on_finished(self) -> None:
         self._task = None
+        self._previous_embedding = None
         self.finished.emit()
+        pending, self._pending_embedding = self._pending_embedding, None
+        if pending is not None:
+            self.switch_embedder(pending)
 

@@ -44,8 +44,8 @@ _KILL_AFTER_CANCEL_S = 30.0  # a cancel is checked between batches; past this th
 class Step:
     """One progress report: which phase, which file or build stage, how far."""
 
-    phase: str  # "import" | "build"
-    name: str  # the file being imported, or the build stage ("topics", "embeddings", …)
+    phase: str  # "import" | "build" | "wait" (another process writes the store)
+    name: str  # the file being imported, the build stage ("topics", "embeddings", …), or who is waited for
     done: int
     total: int
     messages: int = 0
@@ -61,6 +61,7 @@ class PipelineSummary:
     chats: int = 0
     messages: int = 0
     attachments: int = 0
+    conflicting: int = 0  # messages whose id came again with another text: the first text was kept
     topics: int = 0
     model_chunks: int = 0  # session chunks the chat model split into topics (build with the model)
     model_fallbacks: int = 0  # chunks it failed on, summarised extractively instead
@@ -83,19 +84,26 @@ def run_steps(service, paths: Sequence[Path], build: bool, progress: Progress, c
     when `topic_llm` is given); in whatever process calls it."""
     started = time.perf_counter()
     summary = PipelineSummary(imported=bool(paths))
+
+    def waiting(holder) -> None:  # another window or a command writes the store: say for whom
+        progress(Step("wait", holder.describe(), 0, 0))
+
     for path in paths:
         phase("import")
-        report = service.import_path(Path(path), on_progress=lambda p: progress(_import_step(p)), cancel=cancel)
+        report = service.import_path(Path(path), on_progress=lambda p: progress(_import_step(p)), cancel=cancel,
+                                     on_wait=waiting)
         summary.skipped += report.skipped
         for source in report.sources:
             (summary.unchanged if source.status == "unchanged" else summary.sources).append(source.name)
             summary.chats += source.chats
             summary.messages += source.messages_added
             summary.attachments += source.artifacts_added
+            summary.conflicting += getattr(source, "messages_conflicting", 0)
     if build:
         phase("build")
         extra = {"topic_llm": topic_llm} if topic_llm is not None else {}
-        built = service.build(on_progress=lambda s, d, t: progress(Step("build", s, d, t)), cancel=cancel, **extra)
+        built = service.build(on_progress=lambda s, d, t: progress(Step("build", s, d, t)), cancel=cancel,
+                              on_wait=waiting, **extra)
         summary.topics = built.topics_created - built.topics_merged
         agents = getattr(built, "agents", None) or {}
         summary.model_chunks = int(agents.get("split_chunks", 0))
@@ -148,7 +156,8 @@ def run_in_child(service, paths: Sequence[Path], build: bool, progress: Progress
             message = json.loads(line)
             if "progress" in message:
                 step = Step(**message["progress"])
-                phase(step.phase)
+                if step.phase != "wait":
+                    phase(step.phase)
                 progress(step)
             else:
                 outcome = message
@@ -228,7 +237,7 @@ def child_main() -> None:
         current["phase"] = name
 
     try:
-        service = FlashbackService(Path(request["data_dir"]), EmbeddingConfig(**request["embedding"]))
+        service = FlashbackService(Path(request["data_dir"]), EmbeddingConfig(**request["embedding"]), origin="window")
         topic_llm = Endpoint(**request["topic_llm"]) if request.get("topic_llm") else None
         summary = run_steps(service, [Path(p) for p in request["paths"]], request["build"], progress, cancel, phase,
                             topic_llm)

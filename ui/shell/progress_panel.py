@@ -94,6 +94,8 @@ class ProgressPanel(QFrame):
 
     # -- words ----------------------------------------------------------------------------
     def describe(self, step: Step) -> str:
+        if step.phase == "wait":
+            return self.tr("Waiting for {holder} to finish…").format(holder=step.name)
         if step.phase == "import":
             return self.tr("Reading {name}: {messages} messages so far").format(
                 name=step.name, messages=f"{step.messages:,}")
@@ -102,6 +104,8 @@ class ProgressPanel(QFrame):
             "fit": self.tr("Fitting the embedder to your vocabulary"),
             "embeddings": self.tr("Embedding topics"),
             "consolidation": self.tr("Merging similar neighbouring topics"),
+            "people": self.tr("Embedding people"),
+            "artifacts": self.tr("Embedding files"),
             "index": self.tr("Updating the search index"),
         }
         label = stages.get(step.name, step.name)
@@ -116,6 +120,9 @@ class ProgressPanel(QFrame):
             parts.append(self.tr("Chats: {chats} · Messages: {messages} · Attachments: {attachments}").format(
                 chats=f"{summary.chats:,}", messages=f"{summary.messages:,}",
                 attachments=f"{summary.attachments:,}"))
+        if summary.conflicting:
+            parts.append(self.tr("Ids that came again with another text (the first text kept): {count}")
+                         .format(count=f"{summary.conflicting:,}"))
         if summary.unchanged:
             parts.append(self.tr("Already imported, nothing new: {names}").format(names=", ".join(summary.unchanged)))
         if summary.built:

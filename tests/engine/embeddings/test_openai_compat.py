@@ -40,7 +40,8 @@ def server():
 
 def make(server, **options) -> OpenAICompatibleEmbedder:
     settings = {"base_url": server.base_url, "model": "test-embed", "api_key": KEY, "provider": "openai",
-                "batch_size": 3, "concurrency": 2, "timeout": 5.0, "retry": FAST} | options
+                "batch_size": 3, "concurrency": 2, "timeout": 5.0, "retry": FAST,
+                "local": False} | options  # the fake on 127.0.0.1 plays a remote API
     return OpenAICompatibleEmbedder(**settings)
 
 

@@ -1,0 +1,134 @@
+"""`flashback check`: is the store sound, and are its vectors, indexes and calibration usable?
+
+Runs under the store's write lock (it may repair). In order: SQLite's `PRAGMA quick_check`
+(damage inside the file: told, not hidden; a damaged secondary index is rebuilt with
+REINDEX), then every stored vector (damaged ones removed and embedded again by a build),
+each kind's index (rebuilt when missing, stale or corrupt) and the saved calibration
+(measured again when missing or invalid). The report says what was found and repaired.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.embeddings.base import Embedder
+from engine.memory import calibration as calibration_store
+from engine.memory.health import describe_repair, find_damaged_vectors, remove_damaged
+from engine.memory.indexes import INDEX_FOLDER, IndexSet
+
+_SHOWN_PROBLEMS = 5
+
+
+@dataclass
+class CheckReport:
+    store_ok: bool = True
+    problems: list[str] = field(default_factory=list)  # what is wrong and was not repaired
+    repaired: list[str] = field(default_factory=list)
+    checked: list[str] = field(default_factory=list)  # what was looked at and found sound
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def quick_check(connection: sqlite3.Connection) -> list[str]:
+    """SQLite's findings ([] when sound). Damage that stops the check itself (a page that is
+    not a page) is a finding too, not an error."""
+    try:
+        rows = [row[0] for row in connection.execute("PRAGMA quick_check")]
+    except sqlite3.DatabaseError as exc:
+        return [str(exc)]
+    return [] if rows == ["ok"] else rows
+
+
+def check_memory(data_dir: Path, connection: sqlite3.Connection, embedder: Embedder,
+                 build: Callable[[], object], *, index_lost: bool = False) -> CheckReport:
+    """Check and repair; `build` runs a build (used when damaged vectors must be embedded
+    again). `index_lost`: the built-in embedder's fitted table is gone with the `index/`
+    folder, so `embedder` cannot read the stored vectors: a build refits the same table from
+    the same topics and remakes the indexes and calibration, embedding nothing anew."""
+    report = CheckReport()
+    damage = quick_check(connection)
+    if damage and not _reindexed(connection):
+        _store_damaged(report, damage)
+        return report
+    if damage:
+        report.repaired.append("rebuilt the store's damaged SQL indexes (REINDEX)")
+    else:
+        report.checked.append("store file (quick_check)")
+    try:
+        if index_lost:
+            built = build()
+            report.repaired.append(f"remade the missing index folder ({built.embedded:,} texts embedded anew)")
+            report.repaired += getattr(built, "repaired", [])
+            return report
+        _check_memory(data_dir, connection, embedder, build, report)
+    except sqlite3.DatabaseError as exc:  # damage quick_check does not look for (inside a row's pages)
+        if "malformed" not in str(exc) and "not a database" not in str(exc):
+            raise
+        _store_damaged(report, [str(exc)])
+    return report
+
+
+def _reindexed(connection: sqlite3.Connection) -> bool:
+    """REINDEX redoes every SQL index from its table: the one damage SQLite can mend. True
+    when the store is sound afterwards."""
+    try:
+        connection.execute("REINDEX")
+    except sqlite3.DatabaseError:
+        return False
+    return not quick_check(connection)
+
+
+def _store_damaged(report: CheckReport, damage: list[str]) -> None:
+    report.store_ok = False
+    shown = "; ".join(damage[:_SHOWN_PROBLEMS])
+    report.problems.append(
+        f"the store file is damaged ({len(damage)} problem{'s' if len(damage) > 1 else ''}: {shown}); Flashback "
+        "cannot mend it: import your exports into a new data folder (`flashback --data-dir NEW import …`); "
+        "this one is left as it is")
+
+
+def _check_memory(data_dir: Path, connection: sqlite3.Connection, embedder: Embedder, build: Callable[[], object],
+                  report: CheckReport) -> None:
+    vectors = find_damaged_vectors(connection, embedder.model_id, embedder.dim)
+    if vectors:
+        report.repaired.append(describe_repair(remove_damaged(connection, embedder.model_id, vectors)))
+        built = build()  # embeds the removed entities again, brings the indexes and calibration up to date
+        report.repaired += [f"rebuilt the {kind} index ({why})" for kind, why in built.rebuilt.items()]
+        report.repaired += getattr(built, "repaired", [])
+        return
+    report.checked.append("stored vectors")
+    _check_indexes(data_dir, connection, embedder, report)
+    _check_calibration(data_dir, connection, embedder, report)
+
+
+def _check_indexes(data_dir: Path, connection: sqlite3.Connection, embedder: Embedder, report: CheckReport) -> None:
+    indexes = IndexSet(data_dir, embedder.model_id, embedder.dim)  # the caller holds the write lock: may save
+    for kind in ("topic", "person", "artifact"):
+        loaded = indexes.get(connection, kind)
+        if loaded.rebuilt_because is None:
+            report.checked.append(f"{kind} index")
+        elif loaded.label_entity or not loaded.rebuilt_because.startswith("missing"):
+            report.repaired.append(f"rebuilt the {kind} index ({loaded.rebuilt_because})")
+
+
+def _check_calibration(data_dir: Path, connection: sqlite3.Connection, embedder: Embedder,
+                       report: CheckReport) -> None:
+    folder = Path(data_dir) / INDEX_FOLDER
+    problem = calibration_store.problem(folder, embedder.model_id)
+    if problem is None or getattr(embedder, "relative_anchors", None) is not None:
+        report.checked.append("calibration")
+        return
+    measured = calibration_store.measure(connection, embedder)
+    if measured is None or not calibration_store.valid(measured):
+        if problem != "missing":
+            calibration_store.discard(folder, embedder.model_id)
+            report.repaired.append(f"removed the unusable calibration ({problem}); scores use the defaults "
+                                   "until the store has enough topics to measure")
+        return
+    calibration_store.save(folder, measured)
+    report.repaired.append(f"measured the calibration again (it was {problem})")

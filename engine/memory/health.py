@@ -1,0 +1,100 @@
+"""Vectors and calibration that cannot be right, found and removed so a build makes them anew.
+
+Damage inside the store (a disk error, a bad copy) can leave an `embedding_cache` row whose
+bytes are still readable but are no longer a vector: NaN or infinite values, the wrong
+length, or a norm other than 1 (every embedder stores L2-normalised rows; the local model
+may store an all-zero row for a text with nothing in it). Such a vector poisoned everything
+downstream: the build measured a NaN calibration and from then on every score was NaN and
+every search came back empty, exit 0, no word (issue 12, finding 5). A damaged item is
+removed with every other item of its entity, and its cache row too; the build then embeds
+that entity again like a new one.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.errors import EngineError
+
+_SCAN_BATCH = 5000
+_NORM_TOLERANCE = 1e-3  # float32 rows normalised by the embedders are within ~1e-6 of 1
+
+
+class InvalidVectors(EngineError):
+    """A vector read from the store is not a vector (NaN, infinite, wrong length)."""
+
+    def __init__(self) -> None:
+        super().__init__("Some stored vectors are damaged: run `flashback check` (or build again) to re-embed them.")
+
+
+@dataclass
+class VectorDamage:
+    items: list[int] = field(default_factory=list)  # vector_item ids of the damaged vectors
+    entities: dict[str, set[int]] = field(default_factory=dict)  # kind → entity ids to embed again
+    hashes: set[str] = field(default_factory=set)  # embedding_cache rows to drop
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+    def counts(self) -> dict[str, int]:
+        return {kind: len(ids) for kind, ids in sorted(self.entities.items())}
+
+
+def find_damaged_vectors(connection: sqlite3.Connection, model_id: str, dim: int) -> VectorDamage:
+    """Every item of `model_id` whose cached vector is missing, of another length than `dim`
+    or not finite; reads the vectors a batch at a time."""
+    damage = VectorDamage()
+    cursor = connection.execute(
+        "SELECT v.id, v.kind, v.entity_id, v.text_hash, c.vector FROM vector_item v LEFT JOIN embedding_cache c "
+        "ON c.model_id = v.model_id AND c.text_hash = v.text_hash WHERE v.model_id = ? ORDER BY v.id", (model_id,))
+    expected = dim * 4
+    while rows := cursor.fetchmany(_SCAN_BATCH):
+        for item_id, kind, entity_id, digest, blob in rows:
+            if blob is not None and len(blob) == expected and _is_vector(np.frombuffer(blob, np.float32)):
+                continue
+            damage.items.append(item_id)
+            damage.entities.setdefault(kind, set()).add(entity_id)
+            damage.hashes.add(digest)
+    return damage
+
+
+def _is_vector(values: np.ndarray) -> bool:
+    if not np.isfinite(values).all():
+        return False
+    norm = float(np.sqrt(np.dot(values, values)))
+    return abs(norm - 1.0) < _NORM_TOLERANCE or norm == 0.0
+
+
+def remove_damaged(connection: sqlite3.Connection, model_id: str, damage: VectorDamage) -> dict[str, int]:
+    """Drop the damaged vectors and every item of their entities, in one transaction; the
+    next build embeds those entities again. Returns kind → entities affected."""
+    if not damage:
+        return {}
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        for kind, entities in damage.entities.items():
+            ids = sorted(entities)
+            for start in range(0, len(ids), 500):
+                chunk = ids[start:start + 500]
+                connection.execute(f"DELETE FROM vector_item WHERE model_id = ? AND kind = ? "
+                                   f"AND entity_id IN ({','.join('?' * len(chunk))})", [model_id, kind, *chunk])
+        connection.executemany("DELETE FROM embedding_cache WHERE model_id = ? AND text_hash = ?",
+                               [(model_id, digest) for digest in sorted(damage.hashes)])
+    except BaseException:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+        raise
+    connection.execute("COMMIT")
+    return damage.counts()
+
+
+def describe_repair(counts: dict[str, int]) -> str:
+    nouns = {"topic": "topic", "person": "person", "artifact": "file"}
+    parts = Counter({nouns.get(kind, kind): count for kind, count in counts.items()})
+    listed = ", ".join(f"{count:,} {noun if count == 1 else ('people' if noun == 'person' else noun + 's')}"
+                       for noun, count in parts.items())
+    return f"re-embedded damaged vectors ({listed})"

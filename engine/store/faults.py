@@ -1,0 +1,127 @@
+"""Faults of the disk and the store, told in one sentence each: what happened, what to do.
+
+SQLite reports a full disk, a read-only folder or a damaged file as `sqlite3.Error`s whose
+words mean little to a person, and a full disk used to surface as "cannot rollback - no
+transaction is active" (SQLite had already rolled back; the ROLLBACK that followed failed
+and hid the cause). `plain_faults` turns them, and the matching `OSError`s of index and
+calibration files, into `StoreError` subclasses. Every writer commits or rolls back as a
+whole, so the sentences can say that nothing half-written was kept.
+
+Two disguises are seen through: the error a failed ROLLBACK raised is looked behind (its
+`__context__` holds the real cause), and a "disk I/O error" is a full disk when SQLite could
+not grow its shared-memory file (`SQLITE_IOERR_SHMSIZE`, what a full tmpfs gives on opening
+the store) or when the data folder's disk has (almost) no space left.
+"""
+
+from __future__ import annotations
+
+import errno
+import shutil
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from engine.errors import EngineError, StoreError
+from engine.store.lock import StoreReadOnly
+
+__all__ = ["StoreBusy", "StoreDamaged", "StoreDiskError", "StoreFull", "StoreReadOnly", "plain_faults", "translate"]
+
+
+def _again(what: str) -> str:
+    return f"run the {what} again" if what else "try again"
+
+
+class StoreFull(StoreError):
+    def __init__(self, data_dir: Path, what: str = "") -> None:
+        super().__init__(f"The disk holding {data_dir} is full: free some space and {_again(what)} "
+                         "(nothing half-written was kept).")
+
+
+class StoreDamaged(StoreError):
+    def __init__(self, data_dir: Path, detail: str) -> None:
+        super().__init__(f"The store in {data_dir} is damaged ({detail}): run `flashback check` to see what can be "
+                         "repaired, or import your exports into a new data folder.")
+
+
+class StoreBusy(StoreError):
+    def __init__(self, data_dir: Path) -> None:
+        super().__init__(f"Another program keeps the store in {data_dir} busy (database is locked): close it, or "
+                         "wait for it to finish, and try again.")
+
+
+class StoreDiskError(StoreError):
+    def __init__(self, data_dir: Path, what: str = "") -> None:
+        super().__init__(f"The disk holding {data_dir} could not be read or written (disk I/O error): check the "
+                         f"disk and its free space, then {_again(what)} (nothing half-written was kept).")
+
+
+_FULL = ("database or disk is full",)
+_READ_ONLY = ("readonly database", "unable to open database file", "read-only file system")
+_DAMAGED = ("malformed", "file is not a database", "database corrupt")
+
+
+_SQLITE_IOERR = 10
+_SQLITE_IOERR_SHMSIZE = 4874
+_NEARLY_FULL_BYTES = 1 << 20  # an I/O error with less than this free is taken as a full disk
+_CHAIN_LIMIT = 8
+
+
+def translate(exc: BaseException, data_dir: Path, what: str) -> EngineError | None:
+    """The plain error for `exc` or, when `exc` says nothing (a ROLLBACK after SQLite had
+    already rolled back), for the error it was raised while handling; None when no error
+    in the chain is a disk or store fault."""
+    seen = 0
+    while exc is not None and seen < _CHAIN_LIMIT:
+        plain = _translate_one(exc, Path(data_dir), what)
+        if plain is not None:
+            return plain
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return None
+
+
+def _translate_one(exc: BaseException, data_dir: Path, what: str) -> EngineError | None:
+    if isinstance(exc, OSError) and not isinstance(exc, sqlite3.Error):
+        if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
+            return StoreFull(data_dir, what)
+        if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            return StoreReadOnly(data_dir, exc.strerror or "")
+        return None
+    if not isinstance(exc, sqlite3.Error):
+        return None
+    text = str(exc).lower()
+    if any(words in text for words in _FULL):
+        return StoreFull(data_dir, what)
+    if any(words in text for words in _READ_ONLY):
+        return StoreReadOnly(data_dir)
+    if any(words in text for words in _DAMAGED):
+        return StoreDamaged(data_dir, str(exc))
+    if "database is locked" in text or "database is busy" in text:
+        return StoreBusy(data_dir)
+    if getattr(exc, "sqlite_errorcode", 0) & 0xFF == _SQLITE_IOERR or "disk i/o error" in text:
+        if getattr(exc, "sqlite_errorcode", 0) == _SQLITE_IOERR_SHMSIZE or _nearly_full(data_dir):
+            return StoreFull(data_dir, what)
+        return StoreDiskError(data_dir, what)
+    return None
+
+
+def _nearly_full(data_dir: Path) -> bool:
+    folder = data_dir
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent  # a store being created: its disk is the nearest existing parent's
+    try:
+        return shutil.disk_usage(folder).free < _NEARLY_FULL_BYTES
+    except OSError:
+        return False
+
+
+@contextmanager
+def plain_faults(data_dir: Path, what: str) -> Iterator[None]:
+    """Re-raise disk and store faults inside the block as plain `StoreError`s."""
+    try:
+        yield
+    except (sqlite3.Error, OSError) as exc:
+        plain = translate(exc, Path(data_dir), what)
+        if plain is None:
+            raise
+        raise plain from exc

@@ -1,0 +1,244 @@
+"""One writer at a time per data folder, across processes: the window, the CLI, a server.
+
+SQLite serialises writes itself, but only for as long as its busy timeout: an import holds
+its transaction for minutes, so a second writer used to die with "database is locked"
+(issue 12). Writers (import, build, a repair, a schema creation) take this lock first and
+wait for one another, with progress; readers never take it (WAL lets them read while a
+writer works) and may ask who holds it (`current_holder`) to say so.
+
+The lock is an OS advisory lock on `<data>/flashback.sqlite3-writelock`: `flock` on POSIX, `msvcrt.locking`
+on Windows. The OS releases it when the holder dies (kill -9 included), so there is no
+stale lock to clean up. The file's text says who holds it (pid, operation, origin, since):
+read only when the lock is found taken, so a dead holder's old words are never shown.
+Written by hand rather than with `filelock`: that library truncates the file on every
+attempt, so the holder's note would need a second file and its own races.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from pathlib import Path
+
+from engine.errors import StoreError
+
+# Named after the store so `app.privacy` counts it as Flashback's own file (a data folder
+# holding anything else is taken for a shared one and keeps its mode).
+LOCK_FILE = "flashback.sqlite3-writelock"
+_POLL_S = 0.2
+_NOTIFY_EVERY_S = 1.0  # a waiting writer's progress callback repeats at this pace
+_QUICK_TRIES, _QUICK_PAUSE_S = 3, 0.01  # wait=False: a few tries before "busy"
+_WINDOWS_OFFSET = 1 << 30  # msvcrt locks a byte range: one far past the note, which stays readable
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None
+    import msvcrt
+
+_held = threading.local()  # lock path → depth, for the thread that holds it (nested writers)
+
+
+@dataclass(frozen=True)
+class LockHolder:
+    """Who writes the store now."""
+
+    pid: int
+    operation: str  # import | build | check | schema
+    origin: str  # window | command | "" (unknown)
+    since: float  # epoch seconds
+
+    def describe(self) -> str:
+        """"the import in another Flashback window (pid 4242, since 14:02)"."""
+        if self.pid == os.getpid():
+            who = f"the {self.operation} in this process"
+        elif self.origin == "window":
+            who = f"the {self.operation} in another Flashback window"
+        elif self.origin == "command":
+            who = f"`flashback {self.operation}` in another terminal"
+        else:
+            who = f"the {self.operation} in another Flashback process"
+        if not self.pid:
+            return who
+        when = datetime.fromtimestamp(self.since).strftime("%H:%M:%S") if self.since else "?"
+        return f"{who} (pid {self.pid}, since {when})"
+
+
+UNKNOWN_HOLDER = LockHolder(0, "write", "", 0.0)
+WaitCallback = Callable[[LockHolder], None]
+
+
+class StoreReadOnly(StoreError):
+    """The data folder cannot be written to."""
+
+    def __init__(self, data_dir: Path, detail: str = "") -> None:
+        extra = f" ({detail})" if detail else ""
+        super().__init__(f"The data folder {data_dir} is read-only{extra}: searching works, but importing and "
+                         "building need a folder you can write to (check its permissions or the disk).")
+
+
+class WriterBusy(StoreError):
+    """Another process writes the store and the caller chose not to wait."""
+
+    def __init__(self, holder: LockHolder) -> None:
+        self.holder = holder
+        super().__init__(f"The store is being written by {holder.describe()}: try again when it has finished.")
+
+
+def lock_path(data_dir: Path) -> Path:
+    return Path(data_dir) / LOCK_FILE
+
+
+class StoreWriteLock:
+    """`with StoreWriteLock(data_dir, "import", on_wait=…):` waits for any other writer.
+
+    `on_wait(holder)` is called when the lock is found taken and then about once a second
+    while waiting; `cancel()` (a CancelToken's `raise_if_cancelled`) is checked between polls,
+    so a waiting import can be cancelled. Re-entrant within one thread. With `wait=False` a
+    taken lock raises `WriterBusy` at once (a search that would repair an index, for one).
+    """
+
+    def __init__(self, data_dir: Path, operation: str, origin: str = "", on_wait: WaitCallback | None = None,
+                 cancel: Callable[[], None] | None = None, *, wait: bool = True) -> None:
+        self.path = lock_path(data_dir)
+        self.operation = operation
+        self.origin = origin
+        self._on_wait = on_wait
+        self._cancel = cancel or (lambda: None)
+        self._fd: int | None = None
+        self._wait = wait
+        self.waited = False  # another writer held it when we came
+
+    def __enter__(self) -> StoreWriteLock:
+        depths = _depths()
+        key = str(self.path)
+        if depths.get(key):
+            depths[key] += 1
+            return self
+        fd = _open(self.path)
+        try:
+            self._wait_for(fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        _write_note(fd, LockHolder(os.getpid(), self.operation, self.origin, time.time()))
+        self._fd = fd
+        depths[key] = 1
+        return self
+
+    def _wait_for(self, fd: int) -> None:
+        last_note = 0.0
+        tries = 0
+        while not _try_lock(fd):
+            tries += 1
+            if not self._wait:
+                if tries < _QUICK_TRIES:  # `current_holder` (a window's poll) holds it for microseconds
+                    time.sleep(_QUICK_PAUSE_S)
+                    continue
+                raise WriterBusy(read_holder(self.path) or UNKNOWN_HOLDER)
+            self.waited = True
+            now = time.monotonic()
+            if self._on_wait is not None and now - last_note >= _NOTIFY_EVERY_S:
+                last_note = now
+                self._on_wait(read_holder(self.path) or UNKNOWN_HOLDER)
+            self._cancel()
+            time.sleep(_POLL_S)
+
+    def __exit__(self, *exc) -> None:
+        depths = _depths()
+        key = str(self.path)
+        depths[key] -= 1
+        if depths[key] or self._fd is None:
+            return
+        del depths[key]
+        fd, self._fd = self._fd, None
+        try:
+            os.ftruncate(fd, 0)  # the note goes with the lock: nobody holds it now
+        except OSError:
+            pass
+        _unlock(fd)
+        os.close(fd)
+
+
+def current_holder(data_dir: Path) -> LockHolder | None:
+    """Who holds the write lock of `data_dir` now, or None when nobody does. Takes nothing."""
+    path = lock_path(data_dir)
+    if _depths().get(str(path)):
+        return read_holder(path) or UNKNOWN_HOLDER
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except OSError:
+        return None  # no lock file (nobody ever wrote here) or a read-only folder: no writer
+    try:
+        if _try_lock(fd):
+            _unlock(fd)
+            return None
+        return read_holder(path) or UNKNOWN_HOLDER
+    finally:
+        os.close(fd)
+
+
+def read_holder(path: Path) -> LockHolder | None:
+    try:
+        raw = json.loads(Path(path).read_text(encoding="utf-8") or "null")
+        return LockHolder(int(raw["pid"]), str(raw["operation"]), str(raw.get("origin", "")), float(raw["since"]))
+    except (OSError, ValueError, TypeError, KeyError):
+        return None  # empty (between two holders) or being written
+
+
+def _depths() -> dict[str, int]:
+    if not hasattr(_held, "depths"):
+        _held.depths = {}
+    return _held.depths
+
+
+def _write_note(fd: int, note: LockHolder) -> None:
+    """Say who holds the lock, best effort: on a full disk the note may not fit, and the lock
+    (which needs no space) must not fail for that; waiters then read "another process"."""
+    try:
+        os.ftruncate(fd, 0)
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.write(fd, json.dumps(asdict(note)).encode())
+    except OSError:
+        pass
+
+
+def _open(path: Path) -> int:
+    """The lock file, created on first use. A folder that cannot be written to is told as
+    read-only; any other error (a full disk: no room for the file) is left to the caller's
+    `engine.store.faults.plain_faults`."""
+    try:
+        return os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            raise StoreReadOnly(path.parent, exc.strerror or "") from exc
+        raise
+
+
+def _try_lock(fd: int) -> bool:
+    if fcntl is not None:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except (BlockingIOError, PermissionError):
+            return False
+        return True
+    os.lseek(fd, _WINDOWS_OFFSET, os.SEEK_SET)
+    try:
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+    except OSError:
+        return False
+    return True
+
+
+def _unlock(fd: int) -> None:
+    if fcntl is not None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return
+    os.lseek(fd, _WINDOWS_OFFSET, os.SEEK_SET)
+    msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)

@@ -1,0 +1,138 @@
+"""Issue 12 in the window: a store changed by another process (an import in a terminal) is
+noticed and shown; another writer is named in the status bar; an import started in the
+window while another process writes waits for it, says for whom, and can be cancelled.
+
+Every other process here is real: `python -m app import …`, or a child holding the store's
+write lock as a build in a terminal would."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import keyring
+import pytest
+from keyring.backends.fail import Keyring as FailKeyring
+
+from app.gui import DEMO_EXPORT
+from app.keys import KeyStore
+from engine.importers.base import CancelToken
+from engine.service import FlashbackService
+from tests.cli_run import ROOT, flashback
+from tests.ui.conftest import write_jsonl
+from tests.ui.test_main_window import isolate_qsettings
+from ui.main_window import MainWindow
+from ui.shell.errors import is_cancel
+from ui.shell.pipeline import run_in_child
+from ui.shell.progress_panel import ProgressPanel
+
+
+@pytest.fixture(autouse=True)
+def _isolated(qapp, tmp_path):
+    isolate_qsettings(tmp_path / "qsettings")
+    previous = keyring.get_keyring()
+    keyring.set_keyring(FailKeyring())
+    yield
+    keyring.set_keyring(previous)
+
+
+class OtherWriter:
+    """Another process holding the store's write lock as `flashback build` in a terminal does."""
+
+    def __init__(self, data_dir: Path) -> None:
+        code = textwrap.dedent(f"""
+            import sys
+            from engine.store.lock import StoreWriteLock
+            with StoreWriteLock({str(data_dir)!r}, "build", origin="command"):
+                print("held", flush=True)
+                sys.stdin.readline()
+        """)
+        self.process = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, text=True)
+        assert self.process.stdout.readline().strip() == "held"
+
+    def release(self) -> None:
+        if self.process.poll() is None:
+            self.process.communicate("done\n", timeout=30)
+
+
+@pytest.fixture
+def other_writer(tmp_path):
+    writers: list[OtherWriter] = []
+
+    def start(data_dir: Path) -> OtherWriter:
+        writers.append(OtherWriter(data_dir))
+        return writers[-1]
+
+    yield start
+    for writer in writers:
+        writer.release()
+
+
+@pytest.fixture
+def window(qtbot, tmp_path) -> MainWindow:
+    service = FlashbackService(tmp_path / "data")
+    service.import_path(DEMO_EXPORT)
+    service.build()
+    window = MainWindow(service, KeyStore(), demo_export=DEMO_EXPORT)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: window.stats is not None)
+    return window
+
+
+def test_an_import_by_another_process_refreshes_the_window(qtbot, window, tmp_path):
+    before = window.stats.messages
+    qtbot.wait(300)  # the watcher's first look has taken the store as it is
+    result = flashback("import", str(write_jsonl(tmp_path / "chat.jsonl", 30)), data_dir=tmp_path / "data")
+    assert result.returncode == 0, result.stderr
+    qtbot.waitUntil(lambda: window.stats.messages == before + 30, timeout=15_000)
+    assert "another Flashback process" in window.statusBar().currentMessage()
+
+
+def test_another_writer_is_named_in_the_status_bar(qtbot, window, tmp_path, other_writer):
+    writer = other_writer(tmp_path / "data")
+    qtbot.waitUntil(lambda: "is writing the store" in window.statusBar().currentMessage(), timeout=15_000)
+    assert "`flashback build` in another terminal" in window.statusBar().currentMessage()
+    writer.release()
+    qtbot.waitUntil(lambda: window.statusBar().currentMessage() == "", timeout=15_000)
+
+
+def test_an_import_in_the_window_waits_for_another_writer_says_for_whom_and_can_be_cancelled(
+        qapp, tmp_path, other_writer):
+    service = FlashbackService(tmp_path / "data")
+    other_writer(tmp_path / "data")
+    cancel, steps = CancelToken(), []
+
+    def progress(step) -> None:
+        steps.append(step)
+        cancel.cancel()  # the person gives up waiting
+
+    try:
+        run_in_child(service, [write_jsonl(tmp_path / "chat.jsonl", 20)], True, progress, cancel, lambda phase: None)
+    except Exception as error:  # the test is about which one
+        assert is_cancel(error), error
+    else:
+        raise AssertionError("the import did not wait for the other writer")
+    assert steps and steps[0].phase == "wait"
+    words = ProgressPanel().describe(steps[0])
+    assert words.startswith("Waiting for `flashback build` in another terminal (pid ") and words.endswith("to finish…")
+    assert service.stats().messages == 0  # nothing was written while it waited
+
+
+def test_an_import_in_the_window_goes_on_once_the_other_writer_is_done(qapp, tmp_path, other_writer):
+    service = FlashbackService(tmp_path / "data")
+    writer = other_writer(tmp_path / "data")
+    steps = []
+
+    def progress(step) -> None:
+        steps.append(step)
+        if step.phase == "wait":
+            writer.release()
+
+    summary = run_in_child(service, [write_jsonl(tmp_path / "chat.jsonl", 20)], False, progress, CancelToken(),
+                           lambda phase: None)
+    assert summary.messages == 20
+    assert steps[0].phase == "wait" and any(step.phase == "import" for step in steps)
