@@ -24,9 +24,9 @@ from typing import Any
 
 from engine import browse
 from engine.embeddings.base import Embedder, EmbeddingConfig, make_embedder
-from engine.errors import EngineError, StoreError
+from engine.errors import CancelToken, EngineError, StoreError
 from engine.evaluation.runner import evaluate, load_qrels
-from engine.importers.base import CancelToken, ProgressCallback
+from engine.importers.base import ProgressCallback
 from engine.importers.service import ImportReport, import_path
 from engine.llm import Endpoint
 from engine.memory import calibration as calibration_store

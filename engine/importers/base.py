@@ -7,7 +7,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
-from engine.errors import CancelToken  # noqa: F401 (re-exported until every importer of it moves to engine.errors)
 from engine.importers.inputs import ExportInput
 from engine.importers.records import ChatRecord, MessageRecord
 

@@ -12,7 +12,7 @@ A batch is `(ops, messages, artifacts)`, plain tuples only (it crosses a pipe wi
 `marshal`):
   ops        ("chat", id, key, title, kind, format) | ("title", id, title)
              | ("person", id, key, name, external_id, is_self) | ("self", id)
-  messages   rows in `message`'s insert order (see engine.store.writer)
+  messages   rows in `message`'s insert order (see engine.importers.writer)
   artifacts  rows for `artifact`, the message id repeated last (inserted only if the
              message went in)
 """

@@ -15,16 +15,16 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.errors import ImportFormatError, UnknownFormatError
+from engine.errors import CancelToken, ImportFormatError, UnknownFormatError
 from engine.importers import worker
-from engine.importers.base import CancelToken, ImportProgress, ProgressCallback
+from engine.importers.base import ImportProgress, ProgressCallback
 from engine.importers.inputs import ExportInput, resolve_inputs
 from engine.importers.records import ChatRecord, MessageRecord
 from engine.importers.registry import guarded, importer_classes
+from engine.importers.writer import ImportWriter
 from engine.store.database import db_path, open_engine
 from engine.store.faults import plain_faults
 from engine.store.lock import StoreWriteLock, WaitCallback
-from engine.store.writer import ImportWriter
 
 FORMATS = ("telegram", "chatgpt", "whatsapp", "jsonl")
 _PROGRESS_INTERVAL_S = 0.1

@@ -36,6 +36,7 @@ from engine.memory.lexical_index import sync_topic_fts
 from engine.memory.model_options import build_options_for
 from engine.memory.topic_documents import topic_documents_for, topics_without_items
 from engine.memory.vectors import VectorChanges, delete_items, items_of_entities, load_items, replace_items
+from engine.store.transaction import write_transaction
 from engine.topics.builder import build_topics
 from engine.topics.consolidation import consolidate
 from engine.topics.settings import TopicSettings
@@ -74,15 +75,8 @@ class BuildOptions:
 
 
 def _in_transaction(connection: sqlite3.Connection, work: Callable[[], VectorChanges]) -> VectorChanges:
-    connection.execute("BEGIN IMMEDIATE")
-    try:
-        changes = work()
-    except BaseException:
-        if connection.in_transaction:  # SQLite already rolled back on a full disk: keep its error
-            connection.execute("ROLLBACK")
-        raise
-    connection.execute("COMMIT")
-    return changes
+    with write_transaction(connection):
+        return work()
 
 
 def _guarded(work):

@@ -22,7 +22,7 @@ SCHEMA_VERSION = 5
 
 # FTS5 over message text. External content: the index stores no copy of the text.
 # `remove_diacritics 2` folds Latin accents; ё→е is folded by SQL replace() when indexing
-# (engine.store.writer) and by `fold_for_search` on queries,
+# (engine.importers.writer) and by `fold_for_search` on queries,
 # because unicode61 treats them as different letters.
 _FTS_DDL = (
     "CREATE VIRTUAL TABLE message_fts USING fts5("

@@ -2,7 +2,7 @@
 
 Times are UTC seconds since the epoch (REAL): exports disagree on time formats, and one
 numeric column sorts, compares and bulk-inserts fast. Bulk imports bypass the ORM
-(`engine.store.writer`); everything else reads and writes through these models.
+(`engine.importers.writer`); everything else reads and writes through these models.
 """
 
 from __future__ import annotations

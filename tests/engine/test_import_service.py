@@ -9,8 +9,7 @@ import zipfile
 
 import pytest
 
-from engine.errors import ImportCancelled, ImportFormatError, UnknownFormatError
-from engine.importers.base import CancelToken
+from engine.errors import CancelToken, ImportCancelled, ImportFormatError, UnknownFormatError
 from engine.importers.service import import_path
 from engine.store.database import db_path
 from engine.store.stats import store_stats

@@ -33,9 +33,50 @@ def test_engine_sources_import_no_qt_ui_or_app():
 
 def test_importing_the_engine_loads_no_qt():
     code = (
-        "import sys, engine.service, engine.importers.service, engine.store.writer;"
+        "import sys, engine.service, engine.importers.service, engine.importers.writer;"
         "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'shiboken6', 'ui', 'app')];"
         "print(bad); sys.exit(1 if bad else 0)"
     )
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+# Engine packages from the bottom up: a package may import only from layers below its own
+# (docs/architecture.md, "Layers"). Top-level modules (errors.py, scrub.py, …) count as packages.
+LAYERS = (
+    {"errors", "scrub", "retry_after", "text"},
+    {"store", "llm", "index", "embeddings"},
+    {"importers", "topics"},
+    {"memory", "browse"},
+    {"retrieval"},
+    {"rerank"},
+    {"context", "traces", "evaluation"},
+    {"service"},
+)
+
+
+def _engine_package(path: Path) -> str:
+    parts = path.relative_to(ROOT / "engine").parts
+    return parts[0] if len(parts) > 1 else parts[0].removesuffix(".py")
+
+
+def _package_imports() -> dict[tuple[str, str], list[str]]:
+    """(importer, imported) package pairs → the files that make them; imports inside
+    functions and under TYPE_CHECKING count too (a cycle is a cycle however late it runs)."""
+    edges: dict[tuple[str, str], list[str]] = {}
+    for path in sorted((ROOT / "engine").rglob("*.py")):
+        source = _engine_package(path)
+        for name in _imported_modules(path):
+            if name.startswith("engine.") and name.split(".")[1] != source:
+                edges.setdefault((source, name.split(".")[1]), []).append(str(path.relative_to(ROOT)))
+    return edges
+
+
+def test_engine_packages_import_only_from_layers_below():
+    layer_of = {package: number for number, layer in enumerate(LAYERS) for package in layer}
+    edges = _package_imports()
+    unknown = sorted({p for pair in edges for p in pair} - set(layer_of))
+    assert unknown == [], f"add these engine packages to LAYERS: {unknown}"
+    upward = [f"{a} → {b} ({', '.join(sorted(set(files)))})" for (a, b), files in sorted(edges.items())
+              if layer_of[b] >= layer_of[a]]
+    assert upward == [], "imports that go up or sideways (a cycle in the making):\n" + "\n".join(upward)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from engine.importers.base import CancelToken
+from engine.errors import CancelToken
 from engine.service import FlashbackService
 from ui.shell.pipeline import run_in_child
 from ui.shell.progress_panel import ProgressPanel

@@ -18,7 +18,7 @@ from keyring.backends.fail import Keyring as FailKeyring
 
 from app.gui import DEMO_EXPORT
 from app.keys import KeyStore
-from engine.importers.base import CancelToken
+from engine.errors import CancelToken
 from engine.service import FlashbackService
 from tests.cli_run import ROOT, flashback
 from tests.ui.conftest import write_jsonl

@@ -8,8 +8,7 @@ import sys
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from engine.errors import EngineError, ImportCancelled
-from engine.importers.base import CancelToken
+from engine.errors import CancelToken, EngineError, ImportCancelled
 from engine.service import FlashbackService
 from engine.topics.errors import TopicBuildCancelled
 from tests.ui.conftest import write_jsonl

@@ -29,8 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.errors import EngineError, ImportCancelled
-from engine.importers.base import CancelToken
+from engine.errors import CancelToken, EngineError, ImportCancelled
 from engine.llm.presets import Endpoint
 from ui.shell.cancel import is_cancel
 

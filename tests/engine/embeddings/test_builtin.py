@@ -17,8 +17,7 @@ from hypothesis import strategies as st
 from engine.embeddings import BuiltinEmbedder, EmbeddingError
 from engine.embeddings.builtin import IDF_BUCKETS, VERSION
 from engine.embeddings.hashing import NGRAM_SIZES, features, normalise, word_features
-from engine.errors import ImportCancelled
-from engine.importers.base import CancelToken
+from engine.errors import CancelToken, ImportCancelled
 
 ROOT = Path(__file__).resolve().parents[3]
 

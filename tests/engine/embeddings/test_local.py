@@ -75,7 +75,7 @@ def test_queries_and_passages_get_the_e5_prefixes(local):
 
 @needs_model
 def test_progress_and_cancel_between_batches(local):
-    from engine.importers.base import CancelToken
+    from engine.errors import CancelToken
 
     seen: list[tuple[int, int]] = []
     local.embed([f"message {i}" for i in range(20)], on_progress=lambda done, total: seen.append((done, total)))

@@ -23,8 +23,7 @@ from engine.embeddings import (
     OpenAICompatibleEmbedder,
     RetryPolicy,
 )
-from engine.errors import ImportCancelled
-from engine.importers.base import CancelToken
+from engine.errors import CancelToken, ImportCancelled
 from tests.fake_openai import FakeOpenAI, FakeResponse, default_embedding, embeddings_reply
 
 KEY = "sk-test-SECRET-0123456789"

@@ -9,9 +9,8 @@ import sys
 
 import pytest
 
-from engine.errors import ImportCancelled, ImportFormatError
+from engine.errors import CancelToken, ImportCancelled, ImportFormatError
 from engine.importers import worker
-from engine.importers.base import CancelToken
 from engine.importers.service import import_path
 from engine.store.database import db_path
 from tests.engine.importers.telegram_fixtures import PLACEHOLDER, account_export, chat, message, write

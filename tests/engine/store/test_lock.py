@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import ImportCancelled
-from engine.importers.base import CancelToken
+from engine.errors import CancelToken, ImportCancelled
 from engine.store.lock import StoreWriteLock, WriterBusy, current_holder, lock_path
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from engine.importers.base import CancelToken
+from engine.errors import CancelToken
 from engine.llm import ChatClient, Endpoint
 from engine.topics import MergerAgent, SplitterAgent, TopicBuildCancelled, TopicsError, build_topics, consolidate
 from engine.topics.agents import AgentLoop

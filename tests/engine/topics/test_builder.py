@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.importers.base import CancelToken
+from engine.errors import CancelToken
 from engine.topics import TopicBuildCancelled, TopicSettings, build_topics
 from engine.topics.builder import content_hash
 from engine.topics.content import embedding_text, format_log, topic_messages, topic_text

@@ -23,6 +23,7 @@ from pathlib import Path
 from engine.importers.records import CUT_MARK, ChatRecord, MessageRecord
 from engine.importers.rows import IdState, RowBuilder
 from engine.store.database import connect
+from engine.store.transaction import write_transaction
 
 BATCH_SIZE = 5000
 # Rebuilding an index by sorting beats updating it row by row once the import is larger
@@ -103,7 +104,9 @@ class ImportWriter:
 
     def __enter__(self) -> ImportWriter:
         self._conn = connect(self._db_file)
-        _begin(self.conn)
+        self._conn.execute(f"PRAGMA cache_size=-{_CACHE_KIB}")
+        self._transaction = write_transaction(self._conn)  # the whole import: one transaction
+        self._transaction.__enter__()
         ids = IdState(
             next_message_id=_scalar(self.conn, "SELECT coalesce(max(id), 0) + 1 FROM message"),
             next_chat_id=_scalar(self.conn, "SELECT coalesce(max(id), 0) + 1 FROM chat"),
@@ -114,7 +117,7 @@ class ImportWriter:
 
     def __exit__(self, exc_type, exc, tb) -> None:
         try:
-            _end(self.conn, exc_type is None)
+            self._transaction.__exit__(exc_type, exc, tb)  # commits, or rolls back and lets `exc` go on
         finally:
             self._conn.close()
             self._conn = None
@@ -236,20 +239,6 @@ class _StoreLookup:
 
 
 # -- functions that run on the SQL thread ------------------------------------------------
-def _begin(conn: sqlite3.Connection) -> None:
-    conn.execute(f"PRAGMA cache_size=-{_CACHE_KIB}")
-    conn.execute("BEGIN IMMEDIATE")
-
-
-def _end(conn: sqlite3.Connection, commit: bool) -> None:
-    if commit:
-        conn.execute("COMMIT")
-    elif conn.in_transaction:
-        # SQLite rolls back by itself on some errors (a full disk): a second ROLLBACK would
-        # fail with "no transaction is active" and hide the real cause (issue 12, finding 4).
-        conn.execute("ROLLBACK")
-
-
 def _conflicts(conn: sqlite3.Connection, messages: list[tuple]) -> int:
     """How many of `messages` were not inserted because a message with the same export id
     (chat + dedup key) is stored with another text. Rows without an export id are keyed by
