@@ -9,6 +9,7 @@ words ("Import cancelled; nothing was changed."); callers test `isinstance(e, Ca
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Callable
 
@@ -65,3 +66,9 @@ class CancelToken:
     def raise_if_cancelled(self) -> None:
         if self._event.is_set():
             raise self._error()
+
+
+def is_cancel(error: BaseException) -> bool:
+    """True for the user's own cancel: a `Cancelled` (every package's cancel derives from it),
+    or asyncio's, for a coroutine whose task was cancelled."""
+    return isinstance(error, Cancelled | asyncio.CancelledError)

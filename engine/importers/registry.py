@@ -8,7 +8,7 @@ is damaged, so it is raised as `ParserBug` (not an `EngineError`), which the CLI
 window report as an internal error with the log to attach; the fuzz tests fail on it.
 
 Kept apart from `service` (which pulls in the store and SQLAlchemy) so the parse child
-(`engine.importers.worker`) can import it cheaply.
+(`engine.importers.parse_child`) can import it cheaply.
 """
 
 from __future__ import annotations

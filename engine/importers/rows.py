@@ -2,7 +2,7 @@
 
 `RowBuilder` is the CPU half of an import: dedup keys, content hashes, people and chats,
 message ids. It never touches the database, so it runs unchanged inside the import
-transaction's process or in the parse child (`engine.importers.worker`), which then only
+transaction's process or in the parse child (`engine.importers.parse_child`), which then only
 ships finished rows. Chats and people are looked up in `known_*` (what the store held
 before: a dict, or a lookup that queries the store); ones the store does not have yet
 get the next free id here and an insert op that the writer applies before the rows

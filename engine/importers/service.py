@@ -1,7 +1,7 @@
 """Run an import: resolve the path, detect each file's format by content, stream it into
 the store inside one transaction, report progress, honour cancellation.
 
-Big files are parsed in a child process (`engine.importers.worker`) while this thread
+Big files are parsed in a child process (`engine.importers.parse_child`) while this thread
 writes; small ones in-process. Both build rows with the same `RowBuilder`.
 
 One PATH is one export (a file, a folder or a zip) and one transaction: if any file in
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.errors import CancelToken, ImportFormatError, UnknownFormatError
-from engine.importers import worker
+from engine.importers import parse_child
 from engine.importers.base import ImportProgress, ProgressCallback
 from engine.importers.inputs import ExportInput, resolve_inputs
 from engine.importers.records import ChatRecord, MessageRecord
@@ -116,7 +116,7 @@ def _import_one(writer: ImportWriter, export: ExportInput, format_name: str, pat
                 on_progress: ProgressCallback | None, cancel: CancelToken) -> SourceReport:
     total = export.size
     # A big file's parse child starts now: its start-up overlaps the sha256 below.
-    child = worker.start(export, format_name) if worker.wanted(total) else None
+    child = parse_child.start(export, format_name) if parse_child.wanted(total) else None
     try:
         sha = export.sha256()
         if writer.source_exists(sha):
@@ -144,7 +144,7 @@ def _import_one(writer: ImportWriter, export: ExportInput, format_name: str, pat
                     report_bytes(done)
                 writer.adopt(child.ids)
                 chat_count = child.chats
-            except worker.WorkerUnavailable:
+            except parse_child.WorkerUnavailable:
                 pass  # it ended before sending anything: nothing was written, parse here
         if chat_count is None:
             importer = importer_classes()[format_name]()

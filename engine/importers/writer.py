@@ -6,7 +6,7 @@ second thread was tried and measured slower (37 s vs 20 s per 1M messages): sqli
 re-take the GIL to bind every row, and the parser holds it, so the two threads convoy.
 
 Message, chat and person ids are assigned up front (`engine.importers.rows.RowBuilder`,
-here or in the parse child of `engine.importers.worker`), which lets artifacts and FTS
+here or in the parse child of `engine.importers.parse_child`), which lets artifacts and FTS
 rows be written without reading ids back; `INSERT OR IGNORE` on (chat, dedup key) makes
 re-imports add nothing, and artifacts and FTS rows are only written for messages that
 really went in. The import transaction holds the write lock, so the ids stay free.

@@ -52,6 +52,7 @@ LAYERS = (
     {"rerank"},
     {"context", "traces", "evaluation"},
     {"service"},
+    {"jobs"},  # runs the service's import and build in a child process
 )
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 from engine.errors import CancelToken
+from engine.jobs.import_build import run_in_child
 from engine.service import FlashbackService
-from ui.shell.pipeline import run_in_child
 from ui.shell.progress_panel import ProgressPanel
 
 

@@ -19,13 +19,13 @@ from keyring.backends.fail import Keyring as FailKeyring
 from app.gui import DEMO_EXPORT
 from app.keys import KeyStore
 from engine.errors import CancelToken
+from engine.jobs.import_build import run_in_child
 from engine.service import FlashbackService
 from tests.cli_run import ROOT, flashback
 from tests.ui.conftest import write_jsonl
 from tests.ui.test_main_window import isolate_qsettings
 from ui.main_window import MainWindow
 from ui.shell.errors import is_cancel
-from ui.shell.pipeline import run_in_child
 from ui.shell.progress_panel import ProgressPanel
 
 

@@ -9,16 +9,16 @@ import sys
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from engine.errors import CancelToken, EngineError, ImportCancelled
+from engine.jobs.import_build import PipelineCrashed, child_possible, run_in_child
 from engine.service import FlashbackService
 from engine.topics.errors import TopicBuildCancelled
 from tests.ui.conftest import write_jsonl
 from ui.shell.errors import is_cancel, plain_message, show_error
 from ui.shell.import_controller import ImportController
-from ui.shell.pipeline import PipelineCrashed, child_possible, run_in_child
 
 
 def test_the_child_side_never_loads_qt():
-    code = "import sys, ui.shell.pipeline; print(sorted(m for m in sys.modules if m.startswith('PySide6')))"
+    code = "import sys, engine.jobs.import_build; print(sorted(m for m in sys.modules if m.startswith('PySide6')))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert result.stdout.strip() == "[]"
 

@@ -12,8 +12,7 @@ import logging
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from engine.errors import EngineError
-from ui.shell.cancel import is_cancel
+from engine.errors import EngineError, is_cancel
 
 __all__ = ["is_cancel", "plain_message", "show_error", "show_message"]
 

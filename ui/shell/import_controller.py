@@ -2,7 +2,7 @@
 
 One pipeline at a time: the store has one writer, and a second import while a build runs
 would only make both slower. The pipeline is a single background task (which relays a
-child process, see `ui.shell.pipeline`) so that a cancel stops whatever step it is in,
+child process, see `engine.jobs.import_build`) so that a cancel stops whatever step it is in,
 and the user sees one progress panel from file to index.
 """
 
@@ -16,10 +16,10 @@ from PySide6.QtCore import QObject, Signal
 
 from engine.embeddings.base import EmbeddingConfig
 from engine.embeddings.local import local_model_available
+from engine.errors import is_cancel
+from engine.jobs.import_build import PipelineSummary, Step, child_possible, run_in_child, run_steps
 from engine.llm.presets import Endpoint
 from engine.service import FlashbackService
-from ui.shell.cancel import is_cancel
-from ui.shell.pipeline import PipelineSummary, Step, child_possible, run_in_child, run_steps
 from ui.tasks import BackgroundTask
 
 __all__ = ["ImportController", "PipelineSummary", "Step"]
@@ -38,7 +38,7 @@ class ImportController(QObject):
 
     def __init__(self, service: FlashbackService, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.use_child_process = True  # see ui.shell.pipeline: the GUI keeps its GIL to itself
+        self.use_child_process = True  # see engine.jobs.import_build: the GUI keeps its GIL to itself
         # Asked when a build starts: the chat model to make topics with, or None (extractive).
         self.topic_llm: Callable[[], Endpoint | None] = lambda: None
         self._service = service

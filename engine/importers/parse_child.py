@@ -59,7 +59,7 @@ _WAIT_S = 5.0
 _HEADER = 8  # little-endian frame length
 _ERRORS = {cls.__name__: cls for cls in (ImportFormatError, UnknownFormatError)}
 _ROOT = str(Path(__file__).resolve().parents[2])  # the folder holding the `engine` package
-_BOOT = f"import sys; sys.path.insert(0, {_ROOT!r}); from engine.importers.worker import child_main; child_main()"
+_BOOT = f"import sys; sys.path.insert(0, {_ROOT!r}); from engine.importers.parse_child import child_main; child_main()"
 
 
 def wanted(size: int) -> bool:

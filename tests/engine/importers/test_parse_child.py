@@ -1,4 +1,4 @@
-"""The parse child (engine.importers.worker): same store as in-process, errors, cancel, cleanup."""
+"""The parse child (engine.importers.parse_child): same store as in-process, errors, cancel, cleanup."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from engine.errors import CancelToken, ImportCancelled, ImportFormatError
-from engine.importers import worker
+from engine.importers import parse_child
 from engine.importers.service import import_path
 from engine.store.database import db_path
 from tests.engine.importers.telegram_fixtures import PLACEHOLDER, account_export, chat, message, write
@@ -19,21 +19,21 @@ from tests.engine.importers.telegram_fixtures import PLACEHOLDER, account_export
 @pytest.fixture
 def children(monkeypatch):
     """Every file goes through a child; yields the ParseWorkers that were started."""
-    started: list[worker.ParseWorker] = []
-    original = worker.start
+    started: list[parse_child.ParseWorker] = []
+    original = parse_child.start
 
     def recording_start(export, format_name):
         child = original(export, format_name)
         started.append(child)
         return child
 
-    monkeypatch.setattr(worker, "WORKER_MIN_BYTES", 0)
-    monkeypatch.setattr(worker, "start", recording_start)
+    monkeypatch.setattr(parse_child, "WORKER_MIN_BYTES", 0)
+    monkeypatch.setattr(parse_child, "start", recording_start)
     return started
 
 
 def in_process(monkeypatch):
-    monkeypatch.setattr(worker, "WORKER_MIN_BYTES", 1 << 60)
+    monkeypatch.setattr(parse_child, "WORKER_MIN_BYTES", 1 << 60)
 
 
 def rich_export(path, count: int = 300, extra_chat: bool = True, text_size: int = 1):
@@ -84,8 +84,8 @@ def test_small_files_stay_in_process(tmp_path, monkeypatch):
     def no_child(*_args):
         raise AssertionError("a small file started a child process")
 
-    monkeypatch.setattr(worker, "ParseWorker", no_child)
-    assert worker.WORKER_MIN_BYTES >= 1024 * 1024
+    monkeypatch.setattr(parse_child, "ParseWorker", no_child)
+    assert parse_child.WORKER_MIN_BYTES >= 1024 * 1024
     report = import_path(tmp_path / "store", rich_export(tmp_path / "r.json"))
     assert report.messages_added == 304
 
@@ -177,14 +177,14 @@ def test_cancel_stops_the_child_and_keeps_nothing(tmp_path, children):
 def test_cancel_while_waiting_for_the_child(tmp_path, monkeypatch, children):
     """The writer waits for a batch: cancel must not wait for the child to finish parsing."""
     token = CancelToken()
-    monkeypatch.setattr(worker, "_BOOT", "import time; time.sleep(60)")
-    original_run = worker.ParseWorker.run
+    monkeypatch.setattr(parse_child, "_BOOT", "import time; time.sleep(60)")
+    original_run = parse_child.ParseWorker.run
 
     def run_then_cancel(self, setup, check):
         token.cancel()
         return original_run(self, setup, check)
 
-    monkeypatch.setattr(worker.ParseWorker, "run", run_then_cancel)
+    monkeypatch.setattr(parse_child.ParseWorker, "run", run_then_cancel)
     with pytest.raises(ImportCancelled):
         import_path(tmp_path / "store", rich_export(tmp_path / "r.json"), cancel=token)
     assert children[-1].process.poll() is not None
@@ -204,19 +204,19 @@ def test_a_child_that_dies_midway_is_an_import_error(tmp_path, children):
 
 
 def test_a_child_that_cannot_run_falls_back_to_in_process(tmp_path, monkeypatch, children):
-    monkeypatch.setattr(worker, "_BOOT", "import sys; sys.exit(3)")
+    monkeypatch.setattr(parse_child, "_BOOT", "import sys; sys.exit(3)")
     assert import_path(tmp_path / "a", rich_export(tmp_path / "r.json")).messages_added == 304
     assert children[-1].frames == 0
 
     def no_python(*_args, **_kwargs):
         raise OSError("no interpreter here")
 
-    monkeypatch.setattr(worker.subprocess, "Popen", no_python)
+    monkeypatch.setattr(parse_child.subprocess, "Popen", no_python)
     assert import_path(tmp_path / "b", rich_export(tmp_path / "r.json")).messages_added == 304
 
 
 def test_the_child_loads_neither_qt_nor_the_orm():
-    code = ("import sys; from engine.importers.registry import importer_classes; import engine.importers.worker; "
+    code = ("import sys; from engine.importers.registry import importer_classes; import engine.importers.parse_child; "
             "importer_classes(); print(sorted(m for m in sys.modules if m.startswith('engine.store') or "
             "m.split('.')[0] in {'PySide6', 'sqlalchemy', 'sqlmodel', 'ui', 'app'}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

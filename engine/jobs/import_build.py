@@ -29,12 +29,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.errors import CancelToken, EngineError, ImportCancelled
+from engine.errors import CancelToken, EngineError, ImportCancelled, is_cancel
 from engine.llm.presets import Endpoint
-from ui.shell.cancel import is_cancel
 
 _ROOT = str(Path(__file__).resolve().parents[2])  # the folder holding `engine` and `ui`
-_BOOT = f"import sys; sys.path.insert(0, {_ROOT!r}); from ui.shell.pipeline import child_main; child_main()"
+_BOOT = f"import sys; sys.path.insert(0, {_ROOT!r}); from engine.jobs.import_build import child_main; child_main()"
 _PROGRESS_INTERVAL_S = 0.05
 _KILL_AFTER_CANCEL_S = 30.0  # a cancel is checked between batches; past this the child is stuck
 
