@@ -18,7 +18,7 @@ from engine.embeddings.base import (
 )
 from engine.embeddings.builtin import DEFAULT_DIM, BuiltinEmbedder
 from engine.embeddings.openai_compat import PRESETS, OpenAICompatibleEmbedder
-from engine.embeddings.retry import RetryPolicy
+from engine.http_retry import RetryPolicy
 
 __all__ = [
     "DEFAULT_DIM", "PRESETS", "BuiltinEmbedder", "CancelToken", "Embedder", "EmbeddingAuthError", "EmbeddingConfig",

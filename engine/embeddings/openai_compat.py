@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import logging
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -41,8 +40,8 @@ from engine.embeddings.base import (
     EmbedKind,
     ProgressCallback,
 )
-from engine.embeddings.retry import RetryPolicy, redact
-from engine.retry_after import parse_retry_after
+from engine.http_retry import RetryPolicy, parse_retry_after, should_retry
+from engine.scrub import scrub_text
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +63,6 @@ PRESETS: dict[str, Preset] = {
     "custom": Preset("embedding server", "", "", False),
 }
 
-_RETRY_STATUSES = {408, 409, 429}
 LOCAL_BATCH = 8  # texts per request to a server on this computer
 LOCAL_CONCURRENCY = 1
 
@@ -219,7 +217,7 @@ class OpenAICompatibleEmbedder(Embedder):
                     raise failure.final from None  # the same batch would time out again: split it instead
                 if failure.wait is not None and failure.wait > self.retry.max_retry_after:
                     raise failure.final from None  # asked to wait longer than is sensible in an app: give up now
-                wait = failure.wait if failure.wait is not None else self.retry.backoff(attempt, random.random())
+                wait = failure.wait if failure.wait is not None else self.retry.backoff(attempt + 1)
                 log.info("embedding request to %s failed (%s); retry %d in %.2f s",
                          self.service, type(failure.final).__name__, attempt + 1, wait)
                 attempt += 1
@@ -236,7 +234,7 @@ class OpenAICompatibleEmbedder(Embedder):
         status = response.status_code
         if status in (401, 403):
             raise EmbeddingAuthError(self.service, status)
-        if status in _RETRY_STATUSES or status >= 500:
+        if should_retry(status):
             wait = parse_retry_after(response.headers)
             if status == 429:
                 raise _Retryable(EmbeddingRateLimited(self.service, wait), wait)
@@ -289,13 +287,13 @@ class OpenAICompatibleEmbedder(Embedder):
     def _redacted_message(self, payload: Any) -> str:
         error = payload.get("error") if isinstance(payload, dict) else None
         message = error.get("message") if isinstance(error, dict) else error
-        return redact(str(message)[:300], self._api_key) if message else ""
+        return scrub_text(str(message)[:300], [self._api_key]) if message else ""
 
     def _error_detail(self, response: httpx.Response) -> str:
         try:
             return self._redacted_message(response.json())
         except ValueError:
-            return redact(response.text[:300], self._api_key)
+            return scrub_text(response.text[:300], [self._api_key])
 
 
 def _first_error(group: BaseExceptionGroup) -> BaseException:

@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 
+from engine.http_retry import RetryPolicy, parse_retry_after, should_retry
 from engine.llm.capabilities import CapabilityMemory, EndpointCapabilities, endpoint_key
 from engine.llm.errors import (
     LLMAuthError,
@@ -32,27 +33,23 @@ from engine.llm.errors import (
 )
 from engine.llm.presets import Endpoint
 from engine.llm.request import RequestPlan
-from engine.llm.retry import backoff_delay, should_retry
 from engine.llm.types import ChatResult, MalformedCompletion, parse_choice, parse_usage
-from engine.retry_after import parse_retry_after
 from engine.scrub import scrub_text
 
 log = logging.getLogger(__name__)
 
+# Two retries: a chat turn has its own deadline, and a third wait would rarely fit in it.
+CHAT_RETRY = RetryPolicy(max_retries=2)
 ErrorFactory = Callable[[str], LLMError]  # builds the final error given a suffix ("after 3 attempts")
 
 
 class ChatClient:
-    def __init__(self, endpoint: Endpoint, *, max_retries: int = 2, backoff_base: float = 0.5,
-                 backoff_cap: float = 8.0, retry_after_cap: float = 60.0, timeout: float = 120.0,
+    def __init__(self, endpoint: Endpoint, *, retry: RetryPolicy = CHAT_RETRY, timeout: float = 120.0,
                  connect_timeout: float = 10.0, capabilities: CapabilityMemory | None = None,
                  transport: httpx.AsyncBaseTransport | None = None) -> None:
         self.endpoint = endpoint
         self.preset = endpoint.spec
-        self.max_retries = max_retries
-        self.backoff_base = backoff_base
-        self.backoff_cap = backoff_cap
-        self.retry_after_cap = retry_after_cap
+        self.retry = retry
         self.default_timeout = timeout  # per call when `complete(timeout=None)`
         self.capabilities = capabilities if capabilities is not None else CapabilityMemory()
         headers = {"Accept": "application/json", "User-Agent": "Flashback", **endpoint.extra_headers}
@@ -178,13 +175,13 @@ class ChatClient:
     async def _pause_or_raise(self, state: _CallState, deadline: float, retry_after: float | None,
                               make_error: ErrorFactory) -> None:
         """Sleep before the next attempt, or raise when out of retries or out of time."""
-        if state.retries >= self.max_retries:
+        if state.retries >= self.retry.max_retries:
             raise make_error(f" after {state.attempts} attempt{'s' if state.attempts != 1 else ''}")
         state.retries += 1
         if retry_after is not None:
-            wait = min(retry_after, self.retry_after_cap)
+            wait = min(retry_after, self.retry.max_retry_after)
         else:
-            wait = backoff_delay(state.retries, base=self.backoff_base, cap=self.backoff_cap)
+            wait = self.retry.backoff(state.retries)
         left = deadline - asyncio.get_running_loop().time()
         if wait >= left:  # waiting would only end in a timeout: report the real cause now
             raise make_error(f" (the wait before retrying, {wait:.1f} s, is longer than the {max(left, 0):.1f} s "

@@ -1,27 +1,9 @@
-"""When to retry and how long to wait, in the manner of openai-python's `_base_client.py`.
-
-Only 408/409/429/5xx and connection failures are retried: anything else is the request's
-fault and would fail again. Waits grow exponentially with jitter (so parallel reranker
-calls do not retry in lockstep) unless the server says how long via Retry-After.
-"""
+"""The reranker's total time budget across turns (the retry policy itself: engine/http_retry.py)."""
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable
-
-RETRYABLE_STATUSES = frozenset({408, 409, 429})
-
-
-def should_retry(status: int) -> bool:
-    return status in RETRYABLE_STATUSES or status >= 500
-
-
-def backoff_delay(retry_number: int, *, base: float, cap: float, rng: Callable[[], float] = random.random) -> float:
-    """Wait before retry number `retry_number` (1-based): base·2^(n-1), capped, minus up to 25 %."""
-    delay = min(base * (2 ** (retry_number - 1)), cap)
-    return delay * (1 - 0.25 * rng())
 
 
 class Deadline:

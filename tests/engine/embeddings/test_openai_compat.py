@@ -237,7 +237,7 @@ def test_rejected_key_is_an_auth_error_at_once_and_the_key_stays_hidden(server, 
 
 def test_a_bad_request_is_not_retried_and_its_message_is_redacted(server):
     server.handle(PATH, lambda request: FakeResponse(status=400, json={"error": {"message": f"no model; key {KEY}"}}))
-    with pytest.raises(EmbeddingServerError, match="no model; key \\[key hidden\\]") as caught:
+    with pytest.raises(EmbeddingServerError, match="no model; key \\[redacted\\]") as caught:
         make(server).embed(["a"])
     assert caught.value.status == 400 and len(server.requests_to(PATH)) == 1
     assert_key_hidden(caught.value)
@@ -296,5 +296,5 @@ def test_the_key_is_not_in_repr_or_any_error(server):
     server.handle(PATH, lambda request: FakeResponse(status=500, body=f"crash {KEY}".encode()))
     with pytest.raises(EmbeddingError) as caught:
         embedder.embed(["a"])
-    assert "crash [key hidden]" in str(caught.value)
+    assert "crash [redacted]" in str(caught.value)
     assert_key_hidden(caught.value)

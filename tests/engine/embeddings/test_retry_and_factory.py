@@ -17,8 +17,8 @@ from engine.embeddings import (
     RetryPolicy,
     make_embedder,
 )
-from engine.embeddings.retry import redact
-from engine.retry_after import parse_retry_after
+from engine.http_retry import parse_retry_after
+from engine.scrub import scrub_text
 from tests.fake_openai import FakeOpenAI
 
 NOW = 1_700_000_000.0
@@ -40,13 +40,13 @@ def test_retry_after_is_read_as_seconds_or_http_date(headers, seconds):
 
 def test_backoff_grows_exponentially_is_capped_and_jittered_downwards():
     policy = RetryPolicy(initial_backoff=0.5, max_backoff=4.0, jitter=0.25)
-    assert [policy.backoff(n, 0.0) for n in range(5)] == [0.5, 1.0, 2.0, 4.0, 4.0]
-    assert policy.backoff(1, 0.999) == pytest.approx(0.75, abs=1e-3)
+    assert [policy.backoff(n, lambda: 0.0) for n in range(1, 6)] == [0.5, 1.0, 2.0, 4.0, 4.0]
+    assert policy.backoff(2, lambda: 0.999) == pytest.approx(0.75, abs=1e-3)
 
 
-def test_redact_hides_every_occurrence_but_ignores_trivial_secrets():
-    assert redact("key sk-abc123 and sk-abc123", "sk-abc123") == "key [key hidden] and [key hidden]"
-    assert redact("a b c", "a") == "a b c" and redact("text", None) == "text"
+def test_the_scrubber_hides_every_occurrence_but_ignores_trivial_secrets():
+    assert scrub_text("key sk-abc123 and sk-abc123", ["sk-abc123"]) == "key [redacted] and [redacted]"
+    assert scrub_text("a b c", ["a"]) == "a b c" and scrub_text("text", [None]) == "text"
 
 
 def test_default_config_is_the_builtin_embedder():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from engine.http_retry import RetryPolicy
 from engine.llm import CapabilityMemory, ChatClient, Endpoint
 from tests.fake_openai import FakeOpenAI
 
@@ -27,6 +28,6 @@ def make_client(server: FakeOpenAI, *, preset: str = "openrouter", api_key: str 
                 memory: CapabilityMemory | None = None, **kwargs) -> ChatClient:
     """A client with tiny backoff so retry tests take milliseconds."""
     endpoint = Endpoint(base_url=server.base_url, api_key=api_key, model="test/model", preset=preset)
-    kwargs.setdefault("backoff_base", 0.01)
-    kwargs.setdefault("backoff_cap", 0.05)
+    kwargs.setdefault("retry", RetryPolicy(max_retries=kwargs.pop("max_retries", 2), initial_backoff=0.01,
+                                           max_backoff=0.05))
     return ChatClient(endpoint, capabilities=memory, **kwargs)

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from engine.http_retry import RetryPolicy
 from engine.llm import (
     ChatClient,
     Endpoint,
@@ -153,7 +154,7 @@ def test_endpoint_repr_hides_the_key():
 def test_unreachable_server_is_connection_error_naming_the_url():
     endpoint = Endpoint(base_url="http://127.0.0.1:9/v1", api_key=KEY, model="m", preset="ollama")
     with pytest.raises(LLMConnectionError) as caught:
-        complete(ChatClient(endpoint, max_retries=1, backoff_base=0.01))
+        complete(ChatClient(endpoint, retry=RetryPolicy(max_retries=1, initial_backoff=0.01)))
     assert "http://127.0.0.1:9/v1" in str(caught.value) and "running" in str(caught.value)
     assert KEY not in str(caught.value)
 

@@ -9,9 +9,8 @@ from email.utils import format_datetime
 
 import pytest
 
+from engine.http_retry import RetryPolicy, parse_retry_after, should_retry
 from engine.llm import ChatClient, Deadline, LLMCancelled, LLMRateLimited, LLMServerError, LLMTimeout
-from engine.llm.retry import backoff_delay, should_retry
-from engine.retry_after import parse_retry_after
 from tests.engine.llm.conftest import CHAT, USER, make_client
 from tests.fake_openai import FakeResponse, chat_reply
 
@@ -142,10 +141,11 @@ def test_parse_retry_after_forms():
 
 
 def test_backoff_grows_is_capped_and_jittered():
-    assert backoff_delay(1, base=0.5, cap=8, rng=lambda: 0) == 0.5
-    assert backoff_delay(3, base=0.5, cap=8, rng=lambda: 0) == 2.0
-    assert backoff_delay(10, base=0.5, cap=8, rng=lambda: 0) == 8
-    assert backoff_delay(3, base=0.5, cap=8, rng=lambda: 1) == 1.5
+    policy = RetryPolicy(initial_backoff=0.5, max_backoff=8)
+    assert policy.backoff(1, rng=lambda: 0) == 0.5
+    assert policy.backoff(3, rng=lambda: 0) == 2.0
+    assert policy.backoff(10, rng=lambda: 0) == 8
+    assert policy.backoff(3, rng=lambda: 1) == 1.5
 
 
 def test_should_retry_set():

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import resources
+from engine.http_retry import RetryPolicy
 from engine.llm import ChatClient, Endpoint
 from engine.rerank.base import Candidate
 from engine.rerank.flash import FlashReranker, FlashSettings, store_topic_source
@@ -112,7 +113,7 @@ def topic_of(data_dir: Path, text: str) -> int:
 def make_reranker(server: FakeOpenAI, data_dir: Path, *, preset: str = "openrouter", recent: str = "",
                   max_retries: int = 2, **settings) -> FlashReranker:
     endpoint = Endpoint(base_url=server.base_url, api_key=KEY, model="test/flash", preset=preset)
-    client = ChatClient(endpoint, max_retries=max_retries, backoff_base=0.01, backoff_cap=0.05)
+    client = ChatClient(endpoint, retry=RetryPolicy(max_retries=max_retries, initial_backoff=0.01, max_backoff=0.05))
     flash = replace(FlashSettings(model="test/flash"), **settings)
     return FlashReranker(client, store_topic_source(lambda: connect(db_path(data_dir))), flash,
                          recent_messages=recent, now=lambda: NOW)

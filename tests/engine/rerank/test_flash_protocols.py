@@ -11,6 +11,7 @@ import json
 
 import pytest
 
+from engine.http_retry import RetryPolicy
 from engine.llm import CapabilityMemory, ChatClient, Endpoint
 from engine.rerank.flash import MODEL_EMPTY, FlashReranker, FlashSettings, store_topic_source
 from engine.store.database import connect, db_path
@@ -20,10 +21,12 @@ from tests.fake_openai import FakeResponse, LocalServerModel, chat_reply
 QUERY = "Zeppelin budget and the hangar lease"
 PROSE = FakeResponse(json=chat_reply("Sure! The most relevant topics are about the budget."))
 
+FAST_RETRY = RetryPolicy(initial_backoff=0.01, max_backoff=0.05, max_retries=2)
+
 
 def reranker_on(server, data_dir, preset: str, memory: CapabilityMemory | None = None, **settings) -> FlashReranker:
     endpoint = Endpoint(base_url=server.base_url, api_key=KEY, model="test/flash", preset=preset)
-    client = ChatClient(endpoint, capabilities=memory, backoff_base=0.01, backoff_cap=0.05)
+    client = ChatClient(endpoint, capabilities=memory, retry=FAST_RETRY)
     flash = FlashSettings(model="test/flash", **settings)
     return FlashReranker(client, store_topic_source(lambda: connect(db_path(data_dir))), flash, now=lambda: NOW)
 

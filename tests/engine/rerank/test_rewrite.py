@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from engine.http_retry import RetryPolicy
 from engine.llm import ChatClient, Endpoint
 from engine.rerank.base import Candidate
 from engine.rerank.flash import FlashSettings, QueryRewrite, fuse_candidates, rewrite_query
@@ -18,7 +19,7 @@ REWRITE = "Zeppelin hangar lease increase and discount"
 
 def client_for(server, preset="openrouter") -> ChatClient:
     return ChatClient(Endpoint(base_url=server.base_url, api_key=KEY, model="test/flash", preset=preset),
-                      max_retries=0)
+                      retry=RetryPolicy(max_retries=0))
 
 
 def rewrite(server, query="what did he say?", recent=RECENT, timeout=5.0, client=True) -> QueryRewrite:

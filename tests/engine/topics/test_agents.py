@@ -7,6 +7,7 @@ import json
 import pytest
 
 from engine.errors import CancelToken
+from engine.http_retry import RetryPolicy
 from engine.llm import ChatClient, Endpoint
 from engine.topics import MergerAgent, SplitterAgent, TopicBuildCancelled, TopicsError, build_topics, consolidate
 from engine.topics.agents import AgentLoop
@@ -35,7 +36,8 @@ def loop():
 
 
 def client_for(server: FakeOpenAI) -> ChatClient:
-    return ChatClient(Endpoint(base_url=server.base_url, model="test/model", preset="custom"), max_retries=0)
+    return ChatClient(Endpoint(base_url=server.base_url, model="test/model", preset="custom"),
+                      retry=RetryPolicy(max_retries=0))
 
 
 def reply(payload) -> FakeResponse:
