@@ -11,18 +11,15 @@ cancellable work with progress (imports, builds), `run_in_background` for quick 
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from engine.errors import CancelToken
+from engine.progress import PROGRESS_INTERVAL_S, ProgressThrottle
 
 Work = Callable[[Callable[[Any], None], CancelToken], Any]
-# Progress faster than this is dropped in the worker: a flood of queued signals would keep
-# the GUI thread busy repainting a bar nobody can read that fast.
-PROGRESS_INTERVAL_S = 0.05
 
 
 class TaskSignals(QObject):
@@ -51,15 +48,10 @@ class _Runnable(QRunnable):
         self._key = key
 
     def run(self) -> None:
-        last, last_key = 0.0, object()
+        worth_sending = ProgressThrottle(self._interval, self._key)  # engine/progress.py: one rule for both
 
         def progress(value: Any) -> None:
-            nonlocal last, last_key
-            now, key = time.monotonic(), self._key(value) if self._key else None
-            # A new stage always gets through (its label matters even if it lasts 1 ms);
-            # more of the same stage only every `interval`.
-            if key != last_key or now - last >= self._interval:
-                last, last_key = now, key
+            if worth_sending(value):
                 self._signals.progress.emit(value)
 
         try:

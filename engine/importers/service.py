@@ -22,6 +22,7 @@ from engine.importers.inputs import ExportInput, resolve_inputs
 from engine.importers.records import ChatRecord, MessageRecord
 from engine.importers.registry import guarded, importer_classes
 from engine.importers.writer import ImportWriter
+from engine.progress import ProgressThrottle
 from engine.store.database import db_path, open_engine
 from engine.store.faults import plain_faults
 from engine.store.lock import StoreWriteLock, WaitCallback
@@ -123,15 +124,12 @@ def _import_one(writer: ImportWriter, export: ExportInput, format_name: str, pat
             return SourceReport(export.display_name, format_name, "unchanged")
         writer.bulk_mode(total)
         writer.begin_source(path, export.display_name, format_name, sha, total)
-        last_report = 0.0
+        worth_reporting = ProgressThrottle(_PROGRESS_INTERVAL_S)
         seen = 0
 
         def report_bytes(done: int) -> None:
-            nonlocal last_report
             cancel.raise_if_cancelled()
-            now = time.monotonic()
-            if on_progress is not None and now - last_report >= _PROGRESS_INTERVAL_S:
-                last_report = now
+            if on_progress is not None and worth_reporting(done):
                 on_progress(ImportProgress(export.display_name, min(done, total), total, seen))
 
         chat_count = None

@@ -31,10 +31,10 @@ from pathlib import Path
 
 from engine.errors import CancelToken, EngineError, ImportCancelled, is_cancel
 from engine.llm.presets import Endpoint
+from engine.progress import ProgressThrottle
 
 _ROOT = str(Path(__file__).resolve().parents[2])  # the folder holding `engine` and `ui`
 _BOOT = f"import sys; sys.path.insert(0, {_ROOT!r}); from engine.jobs.import_build import child_main; child_main()"
-_PROGRESS_INTERVAL_S = 0.05
 _KILL_AFTER_CANCEL_S = 30.0  # a cancel is checked between batches; past this the child is stuck
 
 
@@ -218,7 +218,8 @@ def child_main() -> None:
     cancel = CancelToken()
     threading.Thread(target=_watch_stdin, args=(cancel,), daemon=True).start()
     out_lock = threading.Lock()
-    current = {"phase": "import", "last": 0.0, "key": None}
+    current = {"phase": "import"}
+    worth_sending = ProgressThrottle(key=lambda step: (step.phase, step.name))
 
     def send(message: dict) -> None:
         with out_lock:
@@ -226,9 +227,7 @@ def child_main() -> None:
             sys.stdout.flush()
 
     def progress(step: Step) -> None:
-        now, key = time.monotonic(), (step.phase, step.name)
-        if key != current["key"] or now - current["last"] >= _PROGRESS_INTERVAL_S:
-            current.update(last=now, key=key)
+        if worth_sending(step):
             send({"progress": dataclasses.asdict(step)})
 
     def phase(name: str) -> None:
