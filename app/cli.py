@@ -17,8 +17,7 @@ from app.privacy import private_umask, tighten
 from app.settings import data_dir_given, resolve_data_dir
 from engine.errors import EngineError
 from engine.importers.base import ImportProgress
-from engine.importers.service import FORMATS, import_path
-from engine.store.stats import store_stats
+from engine.importers.service import FORMATS
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -56,10 +55,14 @@ def _run_import(args: argparse.Namespace, data_dir: Path) -> int:
     reports, failures = [], []
     show_progress = not args.json and sys.stderr.isatty()
     on_wait = waiting_note()
+    service = None
     for path in args.paths:
         try:
-            report = import_path(data_dir, path, args.format, _stderr_progress if show_progress else None,
-                                 on_wait=on_wait, origin="command")
+            # Made at the first path, inside the try: a store that cannot be opened is then one
+            # more error in the report (and the --json output is still printed).
+            service = service or _service(data_dir)
+            report = service.import_path(path, args.format, _stderr_progress if show_progress else None,
+                                         on_wait=on_wait)
         except EngineError as exc:
             failures.append({"path": str(path), "error": str(exc)})
             sys.stderr.write(("\n" if show_progress else "") + f"error: {exc}\n")
@@ -85,7 +88,7 @@ def _run_import(args: argparse.Namespace, data_dir: Path) -> int:
                  "sources": [asdict(s) for s in r.sources]} for r in reports
             ],
             "errors": failures,
-            "stats": store_stats(data_dir).as_dict(),
+            "stats": service.stats().as_dict() if service is not None else None,
         }
         sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
     return 1 if failures else 0
@@ -103,8 +106,16 @@ def _caveats(source) -> str:
     return "; " + "; ".join(notes) if notes else ""
 
 
+def _service(data_dir: Path):
+    """The one object every command goes through (imported here: `--version` and `--help`
+    stay light)."""
+    from engine.service import FlashbackService
+
+    return FlashbackService(data_dir, origin="command")
+
+
 def _run_stats(args: argparse.Namespace, data_dir: Path) -> int:
-    stats = store_stats(data_dir)
+    stats = _service(data_dir).stats()
     if args.json:
         sys.stdout.write(json.dumps({"data_dir": str(data_dir), **stats.as_dict()}) + "\n")
     else:
@@ -150,9 +161,7 @@ def _dispatch(args: argparse.Namespace, data_dir: Path) -> int:
     if args.command == "chats":
         return cli_chats.run_chats(args, data_dir)
     if args.command == "runs":
-        from engine.service import FlashbackService
-
-        return cli_runs.run_runs(args, FlashbackService(data_dir))
+        return cli_runs.run_runs(args, _service(data_dir))
     if args.command == "check":
         return cli_check.run_check(args, data_dir)
     if args.command == "tune":
