@@ -18,6 +18,15 @@ class EngineError(Exception):
     """Base of every error the engine raises on purpose."""
 
 
+class RemoteServiceError(EngineError):
+    """Base of what the HTTP clients raise: the chat client (`engine.llm.errors.LLMError`)
+    and the embeddings client (`engine.embeddings.base.EmbeddingError`). `status` is the HTTP
+    status when there was one; `retry_after` what the server asked to wait, if it said."""
+
+    status: int | None = None
+    retry_after: float | None = None
+
+
 class ImportFormatError(EngineError):
     """An export could not be read. Says which file and where, in plain words."""
 

@@ -15,7 +15,7 @@ from typing import Literal
 
 import numpy as np
 
-from engine.errors import CancelToken, EngineError
+from engine.errors import CancelToken, RemoteServiceError
 
 EmbedKind = Literal["document", "query"]
 ProgressCallback = Callable[[int, int], None]  # (texts done, texts total)
@@ -106,7 +106,7 @@ def make_embedder(config: EmbeddingConfig, builtin_state: bytes | None = None) -
 
 # ---- errors: each message says what happened and what the person can do about it ----
 
-class EmbeddingError(EngineError):
+class EmbeddingError(RemoteServiceError):
     """Base of every embedding failure."""
 
 

@@ -6,10 +6,10 @@ The reranker maps these to its fallback reasons (`llm_error`, `timeout`, ...); t
 
 from __future__ import annotations
 
-from engine.errors import Cancelled, EngineError
+from engine.errors import Cancelled, RemoteServiceError
 
 
-class LLMError(EngineError):
+class LLMError(RemoteServiceError):
     """Base of every error the LLM client raises on purpose.
 
     `status` is the HTTP status when there was one; `server_message` is what the server

@@ -81,3 +81,4 @@ def test_engine_packages_import_only_from_layers_below():
     upward = [f"{a} → {b} ({', '.join(sorted(set(files)))})" for (a, b), files in sorted(edges.items())
               if layer_of[b] >= layer_of[a]]
     assert upward == [], "imports that go up or sideways (a cycle in the making):\n" + "\n".join(upward)
+
