@@ -17,7 +17,7 @@ from app.privacy import private_umask, tighten
 from app.settings import data_dir_given, resolve_data_dir
 from engine.errors import EngineError
 from engine.importers.base import ImportProgress
-from engine.importers.service import FORMATS
+from engine.importers.runner import FORMATS
 
 
 def build_parser() -> argparse.ArgumentParser:

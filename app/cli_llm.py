@@ -99,7 +99,7 @@ def add_commands(commands: argparse._SubParsersAction, search_options) -> None:
 
 
 def write_export(args: argparse.Namespace, service, outcome) -> int:
-    from engine.context.export import to_json, to_markdown
+    from engine.export.render import to_json, to_markdown
 
     pack = service.context(outcome, args.budget)
     text = to_markdown(pack) if args.format == "md" else to_json(pack)

@@ -51,7 +51,7 @@ def _baseline(export: Path, work: Path) -> dict:
 
 def _flashback(export: Path, work: Path) -> dict:
     from engine.importers import worker
-    from engine.importers.service import import_path
+    from engine.importers.runner import import_path
 
     peaks = _ChildPeaks()
     original_start = worker.start

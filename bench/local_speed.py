@@ -25,7 +25,7 @@ from pathlib import Path
 from bench.locomo import DEFAULT_LOCOMO
 from bench.locomo_convert import convert
 from engine.memory.documents import PassageShape
-from engine.memory.entities import artifact_documents, people_documents
+from engine.memory.people_and_files import artifact_documents, people_documents
 from engine.memory.topic_documents import topic_documents_for
 from engine.service import FlashbackService
 from engine.store.database import connect, db_path

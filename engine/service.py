@@ -27,7 +27,7 @@ from engine.embeddings.base import Embedder, EmbeddingConfig, make_embedder
 from engine.errors import CancelToken, EngineError, StoreError
 from engine.evaluation.runner import evaluate, load_qrels
 from engine.importers.base import ProgressCallback
-from engine.importers.service import ImportReport, import_path
+from engine.importers.runner import ImportReport, import_path
 from engine.llm import Endpoint
 from engine.memory import calibration as calibration_store
 from engine.memory.build import BuildOptions, BuildReport, StageProgress, build_memory
@@ -380,8 +380,8 @@ class FlashbackService:
         return FlashSession(endpoint, flash or FlashSettings(), self._connect, recent_messages, client_options)
 
     def context(self, outcome: SearchOutcome, budget_tokens: int = 8000):
-        """The selected context packed into a token budget, ready for `engine.context` export."""
-        from engine.context.assemble import assemble_context
+        """The selected context packed into a token budget, ready for `engine.export` export."""
+        from engine.export.pack import assemble_context
 
         return self._read(lambda connection: assemble_context(
             connection, outcome.stage1.query, outcome.result.selected, outcome.stage1.candidates, budget_tokens,

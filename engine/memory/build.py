@@ -29,11 +29,11 @@ from engine.index.vector_index import InvalidVector
 from engine.memory import calibration as calibration_store
 from engine.memory.documents import DEFAULT_CHUNK_CHARS, PassageShape
 from engine.memory.embedder_state import needs_refit, refit
-from engine.memory.entities import artifact_documents, artifacts_without_items, people_documents
 from engine.memory.health import InvalidVectors, describe_repair, find_damaged_vectors, remove_damaged
 from engine.memory.indexes import INDEX_FOLDER, IndexSet
 from engine.memory.lexical_index import sync_topic_fts
 from engine.memory.model_options import build_options_for
+from engine.memory.people_and_files import artifact_documents, artifacts_without_items, people_documents
 from engine.memory.topic_documents import topic_documents_for, topics_without_items
 from engine.memory.vectors import VectorChanges, delete_items, items_of_entities, load_items, replace_items
 from engine.store.transaction import write_transaction

@@ -12,7 +12,7 @@ it, and each piece is counted by its kind:
 - punctuation and symbols: one each (ids like "[Topic:123] (0.45)" are mostly these);
 - spaces ride on the next word; each line break is one.
 
-Measured on the demo's chats and on a Flash turn-1 prompt (tests/engine/context/test_tokens.py):
+Measured on the demo's chats and on a Flash turn-1 prompt (tests/engine/export/test_tokens.py):
 English 1.05×, Russian 1.0×, the prompt 0.98× the o200k count. The earlier rule (4 ASCII
 characters per token, 3 for other alphabets) gave 0.88×, 0.87× and 0.70×: a prompt "within"
 its 4,000-token budget was 5,500 real tokens.

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.errors import EngineError, ImportFormatError
-from engine.importers.service import FORMATS, import_path
+from engine.importers.runner import FORMATS, import_path
 from engine.store.database import db_path
 from tests.engine.importers.telegram_fixtures import account_export, chat, message
 

@@ -10,7 +10,7 @@ import zipfile
 import pytest
 
 from engine.errors import CancelToken, ImportCancelled, ImportFormatError, UnknownFormatError
-from engine.importers.service import import_path
+from engine.importers.runner import import_path
 from engine.store.database import db_path
 from engine.store.stats import store_stats
 from tests.engine.importers.telegram_fixtures import PLACEHOLDER, account_export, chat, message, write

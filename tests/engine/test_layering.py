@@ -33,7 +33,7 @@ def test_engine_sources_import_no_qt_ui_or_app():
 
 def test_importing_the_engine_loads_no_qt():
     code = (
-        "import sys, engine.service, engine.importers.service, engine.importers.writer;"
+        "import sys, engine.service, engine.importers.runner, engine.importers.writer;"
         "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'shiboken6', 'ui', 'app')];"
         "print(bad); sys.exit(1 if bad else 0)"
     )
@@ -50,7 +50,7 @@ LAYERS = (
     {"memory", "browse"},
     {"retrieval"},
     {"rerank"},
-    {"context", "traces", "evaluation"},
+    {"export", "traces", "evaluation"},
     {"service"},
     {"jobs"},  # runs the service's import and build in a child process
 )

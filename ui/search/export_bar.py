@@ -21,7 +21,7 @@ from ui.tasks import BackgroundTask
 def _render(service, outcome, budget: int, fmt: str, path: Path | None) -> tuple[str, Path | None, int] | Exception:
     """Worker side: assemble, render and (for a file) write; what the GUI reports, or the error
     (returned, so the GUI gets one signal per export: see SearchPanel.search on why)."""
-    from engine.context.export import to_json, to_markdown  # written alongside this view: imported late
+    from engine.export.render import to_json, to_markdown  # written alongside this view: imported late
 
     try:
         pack = service.context(outcome, budget)

@@ -20,7 +20,7 @@ from engine.errors import ImportFormatError
 from engine.importers.inputs import ExportInput
 from engine.importers.records import CUT_MARK, MAX_MESSAGE_CHARS
 from engine.importers.registry import importer_classes
-from engine.importers.service import detect_format, import_path
+from engine.importers.runner import detect_format, import_path
 from engine.store.database import db_path
 
 HUGE_MB = 50

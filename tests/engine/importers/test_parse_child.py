@@ -11,7 +11,7 @@ import pytest
 
 from engine.errors import CancelToken, ImportCancelled, ImportFormatError
 from engine.importers import parse_child
-from engine.importers.service import import_path
+from engine.importers.runner import import_path
 from engine.store.database import db_path
 from tests.engine.importers.telegram_fixtures import PLACEHOLDER, account_export, chat, message, write
 

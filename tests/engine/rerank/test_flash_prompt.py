@@ -61,7 +61,7 @@ def test_turn_one_prompt_for_50_candidates_fits_the_budget(server, data_dir, sta
     sent_tools = json.dumps(bodies(server)[0]["tools"], ensure_ascii=False)
     assert estimate_tokens(system) + estimate_tokens(user) + estimate_tokens(sent_tools) <= PROMPT_BUDGET_TOKENS
     # Counted by a real tokenizer, not the estimate the code shortened with: o200k runs
-    # ~13 % above the estimate on chat text (tests/engine/context/test_tokens.py).
+    # ~13 % above the estimate on chat text (tests/engine/export/test_tokens.py).
     real = sum(len(O200K.encode(part)) for part in (system, user, sent_tools))
     assert real <= PROMPT_BUDGET_TOKENS * 1.25, f"{real} o200k tokens for a {PROMPT_BUDGET_TOKENS}-token budget"
     assert "5–25" in system  # max(50/2, 5×2) = 25 to load, at least 5

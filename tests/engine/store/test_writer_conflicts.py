@@ -8,7 +8,7 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
-from engine.importers.service import import_path
+from engine.importers.runner import import_path
 from engine.store.database import db_path
 
 

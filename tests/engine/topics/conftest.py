@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.importers.service import import_path
+from engine.importers.runner import import_path
 from engine.store.database import connect, db_path
 
 BASE = datetime(2024, 5, 1, 9, 0, tzinfo=UTC).timestamp()

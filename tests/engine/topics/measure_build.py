@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.synth_telegram import _CYRILLIC, _LATIN, _PEOPLE
-from engine.importers.service import import_path
+from engine.importers.runner import import_path
 from engine.store.database import connect, db_path
 from engine.topics import build_topics, consolidate
 

@@ -24,8 +24,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from engine.context.errors import ContextError
-from engine.context.material import Material, material
+from engine.export.errors import ContextError
+from engine.export.material import Material, material
 from engine.rerank.base import Candidate, Selection
 from engine.text.tokens import estimate_tokens
 

@@ -17,8 +17,8 @@ import json
 import re
 from typing import Any
 
-from engine.context.assemble import ContextItem, ContextPack
-from engine.context.material import MESSAGE_START
+from engine.export.material import MESSAGE_START
+from engine.export.pack import ContextItem, ContextPack
 from engine.scrub import scrub, scrub_text
 
 _LOG_LINE = re.compile(r"^\[(?P<who>.+?) \((?P<date>\d{4}-\d\d-\d\d) (?P<time>\d\d:\d\d)(?::\d\d)?\)\]: ?")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from engine.context import assemble_context, to_json, to_markdown
+from engine.export import assemble_context, to_json, to_markdown
 from engine.rerank.base import Selection
-from tests.engine.context.conftest import FAKE_KEY, FIRST_LONG, LAST_LONG
+from tests.engine.export.conftest import FAKE_KEY, FIRST_LONG, LAST_LONG
 
 ITEM_KEYS = ["kind", "id", "reason", "date", "chat", "summary", "truncated", "excerpt", "chars", "tokens",
              "sources", "text"]

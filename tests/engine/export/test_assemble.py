@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.context import ContextError, assemble_context, estimate_tokens
+from engine.export import ContextError, assemble_context, estimate_tokens
 from engine.rerank.base import Selection
 from engine.topics.content import format_log, topic_messages
-from tests.engine.context.conftest import FIRST_LONG, LAST_LONG
+from tests.engine.export.conftest import FIRST_LONG, LAST_LONG
 
 
 def _pack(memory, selected, budget=8000):
