@@ -6,11 +6,14 @@ are delivered as Qt signals (queued connections, so slots run on the GUI thread)
 
 Every piece of background work in `ui/` goes through this module: `BackgroundTask` for
 cancellable work with progress (imports, builds), `run_in_background` for quick reads
-(browse lists, run history) whose results only need a callback.
+(browse lists, run history) whose results only need a callback, and `CoroutineTask` for
+work that waits on the network (LLM calls): a coroutine on the GUI thread's qasync loop,
+no thread needed. docs/architecture.md, "Where long work runs".
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -114,3 +117,49 @@ def run_in_background(parent: QObject, call: Callable[[], Any], on_success: Call
 def wait_for_background_work(timeout_ms: int = 30_000) -> bool:
     """Block until every worker is done (only for shutdown, after cancelling)."""
     return QThreadPool.globalInstance().waitForDone(timeout_ms)
+
+
+class CoroutineTask(QObject):
+    """One coroutine at a time on the running qasync loop: start, cancel, result by signal.
+
+    Latest wins: starting again cancels the previous one quietly, and a task that is no
+    longer the current one is ignored when it ends. Cancelling is `task.cancel()`.
+    """
+
+    succeeded = Signal(object)  # the coroutine's result
+    failed = Signal(object)  # the exception
+    cancelled = Signal()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._task: asyncio.Future | None = None
+
+    def running(self) -> bool:
+        return self._task is not None
+
+    def start(self, coroutine) -> None:
+        self.cancel(quiet=True)
+        task = asyncio.ensure_future(coroutine)
+        self._task = task
+        task.add_done_callback(self._on_done)
+
+    def cancel(self, quiet: bool = False) -> None:
+        """Stop the current coroutine; `cancelled` says so at once unless `quiet` (a newer one follows)."""
+        task, self._task = self._task, None
+        if task is not None and not task.done():
+            task.cancel()
+            if not quiet:
+                self.cancelled.emit()
+
+    def _on_done(self, task: asyncio.Future) -> None:
+        if task is not self._task:  # cancelled or replaced: nobody waits for it any more
+            if not task.cancelled():
+                task.exception()  # retrieved, so asyncio does not log it as never retrieved
+            return
+        self._task = None
+        if task.cancelled():
+            self.cancelled.emit()
+        elif task.exception() is not None:
+            self.failed.emit(task.exception())
+        else:
+            self.succeeded.emit(task.result())

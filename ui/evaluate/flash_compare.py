@@ -4,13 +4,11 @@ view's FlashRunner), with progress per query and cancel at any moment."""
 
 from __future__ import annotations
 
-import asyncio
-
 from PySide6.QtCore import QObject, Signal
 
 from engine.evaluation.flash_compare import compare, estimate, model_price
 from ui.search.flash_runner import plain_words
-from ui.tasks import run_in_background
+from ui.tasks import CoroutineTask, run_in_background
 
 
 class FlashComparer(QObject):
@@ -23,11 +21,14 @@ class FlashComparer(QObject):
     def __init__(self, service, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._service = service
-        self._task: asyncio.Future | None = None
+        self._task = CoroutineTask(self)
+        self._task.succeeded.connect(lambda result: self.finished.emit(result))
+        self._task.failed.connect(lambda error: self.failed.emit(plain_words(error, "Flash")))
+        self._task.cancelled.connect(lambda: self.cancelled.emit(self._done))
         self._done = 0
 
     def running(self) -> bool:
-        return self._task is not None
+        return self._task.running()
 
     def estimate(self, frozen, flash_settings, endpoint) -> None:
         """Price (a GET to the provider, never a chat call) and token estimate, off the GUI thread."""
@@ -47,26 +48,7 @@ class FlashComparer(QObject):
             self._done = done
             self.progressed.emit(done, total, outcome)
 
-        task = asyncio.ensure_future(compare(self._service, frozen, reranker, threshold, on_outcome))
-        self._task = task
-        task.add_done_callback(self._on_done)
+        self._task.start(compare(self._service, frozen, reranker, threshold, on_outcome))
 
     def cancel(self, quiet: bool = False) -> None:
-        task, self._task = self._task, None
-        if task is not None and not task.done():
-            task.cancel()
-            if not quiet:
-                self.cancelled.emit(self._done)
-
-    def _on_done(self, task: asyncio.Future) -> None:
-        if task is not self._task:
-            if not task.cancelled():
-                task.exception()  # retrieved: asyncio would log it as never retrieved
-            return
-        self._task = None
-        if task.cancelled():
-            self.cancelled.emit(self._done)
-        elif task.exception() is not None:
-            self.failed.emit(plain_words(task.exception(), "Flash"))
-        else:
-            self.finished.emit(task.result())
+        self._task.cancel(quiet)

@@ -1,4 +1,5 @@
-"""One Flash run at a time as a coroutine on the qasync loop: start, cancel, result by signal.
+"""One Flash run at a time as a coroutine on the qasync loop (`ui.tasks.CoroutineTask`): start,
+cancel, result by signal, errors in plain words.
 
 The reranker waits on the network, so it runs as an asyncio task on the GUI thread's
 event loop (qasync) instead of a worker thread; the GUI never blocks, and cancelling is
@@ -7,12 +8,12 @@ event loop (qasync) instead of a worker thread; the GUI never blocks, and cancel
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from engine.errors import EngineError
+from ui.tasks import CoroutineTask
 
 
 def plain_words(error: BaseException, what: str) -> str:
@@ -31,39 +32,20 @@ class FlashRunner(QObject):
     def __init__(self, service, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._service = service
-        self._task: asyncio.Future | None = None
+        self._task = CoroutineTask(self)
+        self._task.succeeded.connect(lambda result: self.finished.emit(result))
+        self._task.failed.connect(lambda error: self.failed.emit(plain_words(error, "Flash")))
+        self._task.cancelled.connect(lambda: self.cancelled.emit())
         self.started_at = 0.0
 
     def running(self) -> bool:
-        return self._task is not None
+        return self._task.running()
 
     def start(self, stage1, reranker) -> None:
         """Await `service.arerank(stage1, reranker)` (recorded) on the running qasync loop."""
-        self.cancel(quiet=True)
         self.started_at = time.perf_counter()
-        task = asyncio.ensure_future(self._service.arerank(stage1, reranker))
-        self._task = task
-        task.add_done_callback(self._on_done)
+        self._task.start(self._service.arerank(stage1, reranker))
 
     def cancel(self, quiet: bool = False) -> None:
         """Stop the current run; `cancelled` tells the panel at once unless `quiet` (a newer run follows)."""
-        task, self._task = self._task, None
-        if task is not None and not task.done():
-            task.cancel()
-            if not quiet:
-                self.cancelled.emit()
-
-    def _on_done(self, task: asyncio.Future) -> None:
-        if task is not self._task:  # cancelled or replaced: nobody waits for it any more
-            if not task.cancelled():
-                task.exception()  # retrieved, so asyncio does not log it as unhandled
-            return
-        self._task = None
-        if task.cancelled():
-            self.cancelled.emit()
-            return
-        error = task.exception()
-        if error is not None:
-            self.failed.emit(plain_words(error, "Flash"))
-        else:
-            self.finished.emit(task.result())
+        self._task.cancel(quiet)
