@@ -95,15 +95,23 @@ class IndexSet:
         with self._lock:
             return {kind: loaded.note for kind, loaded in self._loaded.items() if loaded.note}
 
-    def _load_for_search(self, connection: sqlite3.Connection, kind: str) -> LoadedIndex:
+    def _load_saved(self, connection: sqlite3.Connection, kind: str) -> tuple[dict[int, int], IndexMeta,
+                                                                                 LoadedIndex | str]:
+        """(labels, the meta the store expects, the saved index loaded — or why it cannot be used)."""
         labels = self._label_map(connection, kind)
         expected = self._meta(connection, kind, len(labels))
         try:
             index = VectorIndex.load(self.path(kind), expected)
-            index.set_ef(EF_SEARCH)
-            return LoadedIndex(index, labels, None, expected.store_checksum)
         except IndexUnusable as unusable:
-            reason = unusable.reason
+            return labels, expected, unusable.reason
+        index.set_ef(EF_SEARCH)
+        return labels, expected, LoadedIndex(index, labels, None, expected.store_checksum)
+
+    def _load_for_search(self, connection: sqlite3.Connection, kind: str) -> LoadedIndex:
+        labels, expected, loaded = self._load_saved(connection, kind)
+        if isinstance(loaded, LoadedIndex):
+            return loaded
+        reason = loaded
         if not labels:  # nothing of this kind to search: no index needed, nothing to say
             return LoadedIndex(None, labels, None, expected.store_checksum)
         holder = current_holder(self.data_dir)
@@ -150,14 +158,10 @@ class IndexSet:
 
     def _load_or_rebuild(self, connection: sqlite3.Connection, kind: str,
                          on_progress: Callable[[int, int], None] | None = None) -> LoadedIndex:
-        labels = self._label_map(connection, kind)
-        expected = self._meta(connection, kind, len(labels))
-        try:
-            index = VectorIndex.load(self.path(kind), expected)
-            index.set_ef(EF_SEARCH)
-            return LoadedIndex(index, labels, None, expected.store_checksum)
-        except IndexUnusable as problem:
-            reason = problem.reason
+        labels, expected, loaded = self._load_saved(connection, kind)
+        if isinstance(loaded, LoadedIndex):
+            return loaded
+        reason = loaded
         log.info("rebuilding the %s index: %s", kind, reason)
         index = VectorIndex.create(self.dim, capacity=max(1024, len(labels)), ef_search=EF_SEARCH)
         done = 0
