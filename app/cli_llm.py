@@ -7,6 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from app.cli_output import at_least, positive_number, share
 from app.keys import KeyStore, MissingKeyError
 from engine.errors import EngineError
 from engine.llm.presets import PRESETS, Endpoint, get_preset
@@ -25,29 +26,30 @@ def add_build_llm_options(parser: argparse.ArgumentParser) -> None:
                        help="split sessions into topics and judge merges with the chat model (seed 004's agents); "
                             "chunks it fails on get extractive summaries")
     add_endpoint_options(group)
-    group.add_argument("--llm-timeout", type=float, default=60.0, help="seconds per agent call (default 60)")
-    group.add_argument("--llm-concurrency", type=int, default=None, metavar="N",
+    group.add_argument("--llm-timeout", type=positive_number, default=60.0, help="seconds per agent call (default 60)")
+    group.add_argument("--llm-concurrency", type=at_least(1), default=None, metavar="N",
                        help="requests in flight at once (default: 1 for a local server, else 4)")
 
 
 def add_flash_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("Flash reranker (--reranker flash)")
     add_endpoint_options(group)
-    group.add_argument("--timeout", type=float, default=None,
+    group.add_argument("--timeout", type=positive_number, default=None,
                        help="total seconds for the whole rerank (default 60; 180 for a local server)")
-    group.add_argument("--turn1-share", type=float, default=0.5, metavar="SHARE",
+    group.add_argument("--turn1-share", type=share, default=0.5, metavar="SHARE",
                        help="share of --timeout turn 1 (reading every candidate) may take (default 0.5)")
-    group.add_argument("--max-tool-calls", type=int, default=3, help="get_topics_content calls allowed (default 3)")
+    group.add_argument("--max-tool-calls", type=at_least(0), default=3,
+                       help="get_topics_content calls allowed (default 3)")
     group.add_argument("--protocol", default="auto", choices=("auto", "tools", "constrained"),
                        help="auto (default): what the server is known to enforce; tools: a forced tool call; "
                             "constrained: both turns through a JSON schema (llama.cpp, Ollama, LM Studio)")
-    group.add_argument("--max-tokens-read", type=int, default=None, metavar="N",
+    group.add_argument("--max-tokens-read", type=at_least(1), default=None, metavar="N",
                        help="reply bound of turn 1 (default 2048; 384 for a local server)")
-    group.add_argument("--max-tokens-answer", type=int, default=None, metavar="N",
+    group.add_argument("--max-tokens-answer", type=at_least(1), default=None, metavar="N",
                        help="reply bound of the selection (default 4096; 1536 for a local server)")
-    group.add_argument("--people-shown", type=int, default=None, metavar="N",
+    group.add_argument("--people-shown", type=at_least(0), default=None, metavar="N",
                        help="person candidates shown (default 20; 8 for a local server)")
-    group.add_argument("--artifacts-shown", type=int, default=None, metavar="N",
+    group.add_argument("--artifacts-shown", type=at_least(0), default=None, metavar="N",
                        help="file candidates shown (default 20; 8 for a local server)")
     group.add_argument("--reasoning", default="low", choices=("none", "minimal", "low", "medium", "high"),
                        help="reasoning effort (default low)")
@@ -58,7 +60,7 @@ def add_flash_options(parser: argparse.ArgumentParser) -> None:
                             "disambiguate)")
     group.add_argument("--no-contextualize", dest="contextualize", action="store_false",
                        help="search and rerank the query exactly as typed, even with --recent")
-    group.add_argument("--rewrite-timeout", type=float, default=None, metavar="SECONDS",
+    group.add_argument("--rewrite-timeout", type=positive_number, default=None, metavar="SECONDS",
                        help="seconds for the rewrite (default 10; 30 for a local server)")
 
 
@@ -94,7 +96,7 @@ def add_commands(commands: argparse._SubParsersAction, search_options) -> None:
     export.add_argument("query")
     export.add_argument("--format", default="md", choices=("md", "json"))
     export.add_argument("-o", "--output", type=Path, help="write to this file (default: stdout)")
-    export.add_argument("--budget", type=int, default=8000, help="context budget in tokens (default 8000)")
+    export.add_argument("--budget", type=at_least(1), default=8000, help="context budget in tokens (default 8000)")
     search_options(export, "threshold")
 
 

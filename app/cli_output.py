@@ -106,6 +106,25 @@ def fraction(text: str) -> float:
     return value
 
 
+def positive_number(text: str) -> float:
+    """An argparse type: a finite number above 0 (seconds; `--timeout nan` or `-1` was accepted)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text} must be a number above 0")
+    return value
+
+
+def share(text: str) -> float:
+    """An argparse type: a share above 0 and at most 1 (`--turn1-share`)."""
+    value = fraction(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("0 leaves no time: give a share above 0, at most 1")
+    return value
+
+
 def waiting_note(stream: TextIO | None = None) -> Callable[[object], None]:
     """An `on_wait(holder)` for a writer: one line on stderr when the wait starts, and again
     only if the holder changes (the next writer in line)."""

@@ -11,13 +11,13 @@ import json
 import sys
 from dataclasses import asdict
 
-from app.cli_output import duration, money, plural
+from app.cli_output import at_least, duration, money, plural
 from engine.service import FlashbackService
 
 
 def add_command(commands: argparse._SubParsersAction) -> None:
     runs = commands.add_parser("runs", help="list recorded searches (rerank runs) and their metrics")
-    runs.add_argument("--limit", type=int, default=20, help="how many of the newest runs to list (default 20)")
+    runs.add_argument("--limit", type=at_least(1), default=20, help="how many of the newest runs to list (default 20)")
     runs.add_argument("--show", type=int, metavar="RUN_ID", help="print one run in full (JSON)")
     runs.add_argument("--json", action="store_true", help="print one JSON object")
 

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from app import cli_memory
-from app.cli_output import plural
+from app.cli_output import at_least, fraction, plural
 from engine.errors import EngineError
 from engine.evaluation.sweep import DEFAULT_BUDGET
 from engine.evaluation.tune import OBJECTIVES
@@ -29,16 +29,17 @@ def add_command(commands: argparse._SubParsersAction) -> None:
     tune.add_argument("--objective", default="f1", choices=OBJECTIVES,
                       help="f1: mean kept F1 (default); recall@budget: mean recall of the kept topics that fit "
                            "--budget characters whole")
-    tune.add_argument("--budget", type=int, default=DEFAULT_BUDGET, help=f"characters (default {DEFAULT_BUDGET})")
+    tune.add_argument("--budget", type=at_least(1), default=DEFAULT_BUDGET,
+                      help=f"characters (default {DEFAULT_BUDGET})")
     tune.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
     tune.add_argument("--seed", type=int, default=0, help="how the queries are dealt into folds (default 0)")
     tune.add_argument("--no-lexical", action="store_true", help="keep the lexical weight as it is")
-    tune.add_argument("--candidates", type=int, default=50, help="stage-1 candidates (default 50)")
-    tune.add_argument("--safety", type=float, default=0.30, help="stage-1 minimum calibrated score (default 0.30)")
+    tune.add_argument("--candidates", type=at_least(1), default=50, help="stage-1 candidates (default 50)")
+    tune.add_argument("--safety", type=fraction, default=0.30, help="stage-1 minimum calibrated score (default 0.30)")
     tune.add_argument("--hybrid", action=argparse.BooleanOptionalAction, default=True)
-    tune.add_argument("--threshold", type=float, default=0.50, help="the current threshold (default 0.50)")
-    tune.add_argument("--gap", type=float, default=0.15, help="the current score-gap cut (default 0.15)")
-    tune.add_argument("--top-k", type=int, default=3, help="the current top-K (default 3)")
+    tune.add_argument("--threshold", type=fraction, default=0.50, help="the current threshold (default 0.50)")
+    tune.add_argument("--gap", type=fraction, default=0.15, help="the current score-gap cut (default 0.15)")
+    tune.add_argument("--top-k", type=at_least(1), default=3, help="the current top-K (default 3)")
     tune.add_argument("--json", action="store_true", help="print one JSON object")
     cli_memory._embedding_options(tune)
 

@@ -119,6 +119,31 @@ def test_numeric_options_out_of_range_are_refused_in_one_sentence(tmp_path, opti
     assert not (tmp_path / "data").exists()  # refused before anything was opened
 
 
+@pytest.mark.parametrize(("command", "option", "value", "words"), [
+    ("search", "--timeout", "nan", "nan must be a number above 0"),
+    ("search", "--rewrite-timeout", "-1", "-1 must be a number above 0"),
+    ("search", "--turn1-share", "0", "0 leaves no time: give a share above 0, at most 1"),
+    ("search", "--turn1-share", "1.5", "1.5 is not a number from 0 to 1"),
+    ("search", "--max-tool-calls", "-1", "-1 is too small: give 0 or more"),
+    ("search", "--max-tokens-answer", "0", "0 is too small: give 1 or more"),
+    ("search", "--people-shown", "-3", "-3 is too small: give 0 or more"),
+    ("build", "--llm-timeout", "0", "0 must be a number above 0"),
+    ("build", "--llm-concurrency", "0", "0 is too small: give 1 or more"),
+    ("export", "--budget", "-100", "-100 is too small: give 1 or more"),
+    ("runs", "--limit", "0", "0 is too small: give 1 or more"),
+    ("tune", "--threshold", "2", "2 is not a number from 0 to 1"),
+    ("tune", "--budget", "0", "0 is too small: give 1 or more"),
+])
+def test_every_numeric_option_is_checked_before_anything_runs(tmp_path, command, option, value, words):
+    """Finding 7 for every command: seconds, shares, counts and budgets are refused in one
+    sentence when out of range, instead of failing later inside the engine (or not at all)."""
+    query = [] if command in ("build", "runs", "tune") else [QUERY]
+    result = flashback(command, *query, f"{option}={value}", data_dir=tmp_path / "data")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines()[-1].endswith(f"argument {option}: {words}"), result.stderr
+    assert not (tmp_path / "data").exists()
+
+
 def test_import_reports_ids_seen_again_with_another_text(tmp_path):
     """Finding 7: the same message id with different text was dropped silently (seen 2, added 1)."""
     export = tmp_path / "chat.jsonl"
