@@ -192,8 +192,8 @@ class MainWindow(QMainWindow):
         if self.imports.busy:
             return  # that writer is this window's own child process
         if writer:
-            self.statusBar().showMessage(self.tr("{writer} is writing the store; searches show what is built so far.")
-                                         .format(writer=writer[0].upper() + writer[1:]))
+            words = self.tr("{writer} is writing the store; searches show what is built so far.").format(writer=writer)
+            self.statusBar().showMessage(words[0].upper() + words[1:])
         else:
             self.statusBar().clearMessage()
 

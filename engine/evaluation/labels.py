@@ -31,6 +31,7 @@ from engine.evaluation.qrels import (
     resolve_messages,
 )
 from engine.store.database import connect, db_path
+from engine.store.lock import StoreWriteLock
 from engine.store.transaction import write_transaction
 
 
@@ -175,7 +176,13 @@ def import_judged(connection: sqlite3.Connection, judged: list[JudgedQuery], sou
 
 
 class LabelStore:
-    """The label functions over a data folder, one short connection per call (safe from workers)."""
+    """The label functions over a data folder, one short connection per call (safe from workers).
+
+    Writes take the store's write lock without waiting: while an import or build (here or in
+    another process) holds it, a label is refused at once with `WriterBusy` naming that
+    writer, instead of waiting out SQLite's busy timeout and failing "database is locked",
+    and instead of parking a worker thread for the minutes an import can take.
+    """
 
     def __init__(self, data_dir: Path) -> None:
         self.data_dir = Path(data_dir)
@@ -187,8 +194,12 @@ class LabelStore:
         finally:
             connection.close()
 
+    def _write(self, work):
+        with StoreWriteLock(self.data_dir, "labels", wait=False):
+            return self._run(work)
+
     def label_topic(self, query: str, filters: QueryFilters, topic_id: int, verdict: bool | None) -> dict[int, bool]:
-        return self._run(lambda c: label_topic(c, query, filters, topic_id, verdict))
+        return self._write(lambda c: label_topic(c, query, filters, topic_id, verdict))
 
     def topic_labels(self, query: str, filters: QueryFilters) -> dict[int, bool]:
         return self._run(lambda c: topic_labels(c, query, filters))
@@ -197,11 +208,11 @@ class LabelStore:
         return self._run(labelled_queries)
 
     def delete(self, query_id: int) -> None:
-        self._run(lambda c: delete_query(c, query_id))
+        self._write(lambda c: delete_query(c, query_id))
 
     def export_qrels(self) -> dict:
         return self._run(export_qrels)
 
     def import_qrels(self, path: Path) -> ImportSummary:
         judged = load_qrels(path)  # a malformed file is refused before anything is written
-        return self._run(lambda c: import_judged(c, judged, f"in {Path(path).name}"))
+        return self._write(lambda c: import_judged(c, judged, f"in {Path(path).name}"))

@@ -47,6 +47,7 @@ class Step:
     done: int
     total: int
     messages: int = 0
+    holder: dict | None = None  # phase "wait": the LockHolder's fields, for words in the window's language
 
 
 @dataclass
@@ -84,7 +85,7 @@ def run_steps(service, paths: Sequence[Path], build: bool, progress: Progress, c
     summary = PipelineSummary(imported=bool(paths))
 
     def waiting(holder) -> None:  # another window or a command writes the store: say for whom
-        progress(Step("wait", holder.describe(), 0, 0))
+        progress(Step("wait", holder.describe(), 0, 0, holder=dataclasses.asdict(holder)))
 
     for path in paths:
         phase("import")

@@ -962,7 +962,7 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
     <message>
         <location filename="../../ui/main_window.py" line="195"/>
         <source>{writer} is writing the store; searches show what is built so far.</source>
-        <translation>{writer} записывает в хранилище; поиск показывает то, что уже построено.</translation>
+        <translation>Хранилище занято: {writer}; поиск показывает то, что уже построено.</translation>
     </message>
     <message>
         <location filename="../../ui/main_window.py" line="202"/>
@@ -1014,123 +1014,123 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>ProgressPanel</name>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="32"/>
-        <location filename="../../ui/shell/progress_panel.py" line="59"/>
+        <location filename="../../ui/shell/progress_panel.py" line="33"/>
+        <location filename="../../ui/shell/progress_panel.py" line="60"/>
         <source>Cancel</source>
         <translation>Отмена</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="36"/>
+        <location filename="../../ui/shell/progress_panel.py" line="37"/>
         <source>Close</source>
         <translation>Закрыть</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="55"/>
+        <location filename="../../ui/shell/progress_panel.py" line="56"/>
         <source>Starting…</source>
         <translation>Запуск…</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="73"/>
+        <location filename="../../ui/shell/progress_panel.py" line="74"/>
         <source>Done</source>
         <translation>Готово</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="77"/>
+        <location filename="../../ui/shell/progress_panel.py" line="78"/>
         <source>Build stopped. Finished stages are kept; Build memory continues where it stopped.</source>
         <translation>Построение остановлено. Завершённые этапы сохранены; «Построить память» продолжит с того же места.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="79"/>
+        <location filename="../../ui/shell/progress_panel.py" line="80"/>
         <source>Import cancelled; nothing was changed.</source>
         <translation>Импорт отменён; ничего не изменилось.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="80"/>
+        <location filename="../../ui/shell/progress_panel.py" line="81"/>
         <source>Cancelled</source>
         <translation>Отменено</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="92"/>
+        <location filename="../../ui/shell/progress_panel.py" line="93"/>
         <source>Cancelling…</source>
         <translation>Отмена…</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="98"/>
+        <location filename="../../ui/shell/progress_panel.py" line="101"/>
         <source>Waiting for {holder} to finish…</source>
-        <translation>Ожидание, пока {holder} закончит…</translation>
+        <translation>Ожидание, пока не закончится {holder}…</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="100"/>
+        <location filename="../../ui/shell/progress_panel.py" line="103"/>
         <source>Reading {name}: {messages} messages so far</source>
         <translation>Чтение {name}: прочитано сообщений: {messages}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="103"/>
+        <location filename="../../ui/shell/progress_panel.py" line="106"/>
         <source>Finding topics in the conversations</source>
         <translation>Поиск тем в переписке</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="104"/>
+        <location filename="../../ui/shell/progress_panel.py" line="107"/>
         <source>Fitting the embedder to your vocabulary</source>
         <translation>Настройка эмбеддера под ваш словарь</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="105"/>
+        <location filename="../../ui/shell/progress_panel.py" line="108"/>
         <source>Embedding topics</source>
         <translation>Векторизация тем</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="106"/>
+        <location filename="../../ui/shell/progress_panel.py" line="109"/>
         <source>Merging similar neighbouring topics</source>
         <translation>Объединение похожих соседних тем</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="107"/>
+        <location filename="../../ui/shell/progress_panel.py" line="110"/>
         <source>Embedding people</source>
         <translation>Встраиваются люди</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="108"/>
+        <location filename="../../ui/shell/progress_panel.py" line="111"/>
         <source>Embedding files</source>
         <translation>Встраиваются файлы</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="109"/>
+        <location filename="../../ui/shell/progress_panel.py" line="112"/>
         <source>Updating the search index</source>
         <translation>Обновление поискового индекса</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="113"/>
+        <location filename="../../ui/shell/progress_panel.py" line="116"/>
         <source>{stage}: {done} of {total}</source>
         <translation>{stage}: {done} из {total}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="120"/>
+        <location filename="../../ui/shell/progress_panel.py" line="123"/>
         <source>Chats: {chats} · Messages: {messages} · Attachments: {attachments}</source>
         <translation>Чатов: {chats} · Сообщений: {messages} · Вложений: {attachments}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="124"/>
+        <location filename="../../ui/shell/progress_panel.py" line="127"/>
         <source>Ids that came again with another text (the first text kept): {count}</source>
         <translation>Идентификаторы, пришедшие снова с другим текстом (оставлен первый): {count}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="127"/>
+        <location filename="../../ui/shell/progress_panel.py" line="130"/>
         <source>Already imported, nothing new: {names}</source>
         <translation>Уже импортировано, нового нет: {names}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="129"/>
+        <location filename="../../ui/shell/progress_panel.py" line="132"/>
         <source>New topics: {topics}</source>
         <translation>Новых тем: {topics}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="131"/>
+        <location filename="../../ui/shell/progress_panel.py" line="134"/>
         <source>Split by the model: {chunks} chunks, {fallbacks} without it</source>
         <translation>Разбито моделью: {chunks} фрагм., без неё: {fallbacks}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="133"/>
+        <location filename="../../ui/shell/progress_panel.py" line="136"/>
         <source>Time: {seconds} s</source>
         <translation>Время: {seconds} с</translation>
     </message>
@@ -1352,7 +1352,12 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>SearchPanel</name>
     <message>
-        <location filename="../../ui/search/flash_runner.py" line="22"/>
+        <location filename="../../ui/search/flash_runner.py" line="24"/>
+        <source>{0} has to wait: {1} is writing the store. Try again when it has finished.</source>
+        <translation>{0}: придётся подождать — хранилище занято ({1}). Повторите, когда запись закончится.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/flash_runner.py" line="29"/>
         <source>{0} hit an internal error ({1}: {2}). Please report it.</source>
         <translation>{0}: внутренняя ошибка ({1}: {2}). Пожалуйста, сообщите о ней.</translation>
     </message>
@@ -1368,7 +1373,7 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
     </message>
     <message>
         <location filename="../../ui/search/panel.py" line="119"/>
-        <location filename="../../ui/search/panel.py" line="373"/>
+        <location filename="../../ui/search/panel.py" line="380"/>
         <source>Flash</source>
         <translation>Flash</translation>
     </message>
@@ -1383,7 +1388,7 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Flash выбирает среди тем: {0}…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="157"/>
+        <location filename="../../ui/search/panel.py" line="332"/>
         <source>Labelling</source>
         <translation>Отметка</translation>
     </message>
@@ -1424,7 +1429,7 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
     </message>
     <message>
         <location filename="../../ui/search/panel.py" line="188"/>
-        <location filename="../../ui/search/panel.py" line="355"/>
+        <location filename="../../ui/search/panel.py" line="362"/>
         <source>Run Flash</source>
         <translation>Запустить Flash</translation>
     </message>
@@ -1454,22 +1459,22 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Искали как введено: переписанный по недавним сообщениям запрос не использован ({0}).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="346"/>
+        <location filename="../../ui/search/panel.py" line="353"/>
         <source>Flash cancelled; nothing was charged after the cancel.</source>
         <translation>Flash отменён; после отмены ничего не списано.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="354"/>
+        <location filename="../../ui/search/panel.py" line="361"/>
         <source>Run Flash (1 API call)</source>
         <translation>Запустить Flash (1 вызов API)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="373"/>
+        <location filename="../../ui/search/panel.py" line="380"/>
         <source>threshold</source>
         <translation>порог</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="374"/>
+        <location filename="../../ui/search/panel.py" line="381"/>
         <source>rerank</source>
         <translation>реранкинг</translation>
     </message>
@@ -2141,34 +2146,92 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
     </message>
 </context>
 <context>
+    <name>WriterWords</name>
+    <message>
+        <location filename="../../ui/shell/writer_words.py" line="21"/>
+        <source>the import</source>
+        <translation>импорт</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/writer_words.py" line="22"/>
+        <source>the build</source>
+        <translation>построение</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/writer_words.py" line="23"/>
+        <source>the store check</source>
+        <translation>проверка хранилища</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/writer_words.py" line="24"/>
+        <source>the store set-up</source>
+        <translation>создание хранилища</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/writer_words.py" line="25"/>
+        <source>saving labels</source>
+        <translation>сохранение отметок</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/writer_words.py" line="26"/>
+        <source>a write</source>
+        <translation>запись</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/writer_words.py" line="33"/>
+        <source>{operation} in this window</source>
+        <translation>{operation} в этом окне</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/writer_words.py" line="35"/>
+        <source>{operation} in another Flashback window</source>
+        <translation>{operation} в другом окне Flashback</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/writer_words.py" line="37"/>
+        <source>`flashback {command}` in another terminal</source>
+        <translation>`flashback {command}` в другом терминале</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/writer_words.py" line="39"/>
+        <source>{operation} in another Flashback process</source>
+        <translation>{operation} в другом процессе Flashback</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/writer_words.py" line="43"/>
+        <source>{who} (pid {pid}, since {since})</source>
+        <translation>{who} (pid {pid}, с {since})</translation>
+    </message>
+</context>
+<context>
     <name>errors</name>
     <message>
-        <location filename="../../ui/shell/errors.py" line="29"/>
+        <location filename="../../ui/shell/errors.py" line="28"/>
         <source>Flashback is not allowed to open {name}. Check the file&apos;s permissions.</source>
         <translation>Flashback не может открыть {name}: нет доступа. Проверьте права на файл.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/errors.py" line="30"/>
+        <location filename="../../ui/shell/errors.py" line="29"/>
         <source>a file</source>
         <translation>файл</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/errors.py" line="32"/>
+        <location filename="../../ui/shell/errors.py" line="31"/>
         <source>{name} does not exist (any more).</source>
         <translation>{name} не существует (больше).</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/errors.py" line="33"/>
+        <location filename="../../ui/shell/errors.py" line="32"/>
         <source>The file</source>
         <translation>Файл</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/errors.py" line="35"/>
+        <location filename="../../ui/shell/errors.py" line="34"/>
         <source>The system refused a file operation: {reason}</source>
         <translation>Система отказала в операции с файлом: {reason}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/errors.py" line="37"/>
+        <location filename="../../ui/shell/errors.py" line="36"/>
         <source>Flashback hit an internal error ({kind}). Nothing you did caused it; the details are in the log.</source>
         <translation>Во Flashback произошла внутренняя ошибка ({kind}). Вы ни при чём; подробности — в журнале.</translation>
     </message>

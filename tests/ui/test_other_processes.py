@@ -10,6 +10,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from dataclasses import asdict
 from pathlib import Path
 
 import keyring
@@ -19,7 +20,7 @@ from keyring.backends.fail import Keyring as FailKeyring
 from app.gui import DEMO_EXPORT
 from app.keys import KeyStore
 from engine.errors import CancelToken
-from engine.jobs.import_build import run_in_child
+from engine.jobs.import_build import Step, run_in_child
 from engine.service import FlashbackService
 from tests.cli_run import ROOT, flashback
 from tests.ui.conftest import write_jsonl
@@ -136,3 +137,39 @@ def test_an_import_in_the_window_goes_on_once_the_other_writer_is_done(qapp, tmp
                            lambda phase: None)
     assert summary.messages == 20
     assert steps[0].phase == "wait" and any(step.phase == "import" for step in steps)
+
+
+def test_a_label_clicked_while_another_process_writes_is_refused_and_shown_as_stored(qtbot, window, tmp_path,
+                                                                                    other_writer):
+    panel = window.search_panel
+    panel.query.setText("hotel in Lisbon")
+    panel.search()
+    qtbot.waitUntil(lambda: panel.outcome() is not None and not panel.is_busy(), timeout=15_000)
+    topic = next(c.id for c in panel.outcome().stage1.candidates if c.kind == "topic")
+    other_writer(tmp_path / "data")
+    panel.label_topic(topic, True)
+    assert panel.labels() == {topic: True}  # shown at once, while the write is tried
+    qtbot.waitUntil(lambda: "has to wait" in panel.status.text(), timeout=15_000)
+    assert "`flashback build` in another terminal" in panel.status.text()
+    qtbot.waitUntil(lambda: panel.labels() == {}, timeout=15_000)  # back to what the store holds
+
+
+def test_who_writes_is_said_in_the_window_language(qapp):
+    import os
+    import time
+
+    from engine.store.lock import LockHolder
+    from ui import i18n
+    from ui.shell.writer_words import writer_words
+
+    holder = LockHolder(os.getpid() + 1, "import", "window", time.time())
+    assert writer_words(holder).startswith("the import in another Flashback window (pid ")
+    translators = i18n.install(qapp, "ru")
+    try:
+        assert translators
+        words = writer_words(holder)
+        assert words.startswith("импорт в другом окне Flashback (pid "), words
+        step_words = ProgressPanel().describe(Step("wait", holder.describe(), 0, 0, holder=asdict(holder)))
+        assert step_words.startswith("Ожидание, пока не закончится импорт в другом окне Flashback"), step_words
+    finally:
+        i18n.uninstall(qapp, translators)

@@ -13,11 +13,17 @@ import time
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from engine.errors import EngineError
+from engine.store.lock import WriterBusy
+from ui.shell.writer_words import writer_words
 from ui.tasks import CoroutineTask
 
 
 def plain_words(error: BaseException, what: str) -> str:
     """What the person reads: an engine error's own message, else a short note that it is our bug."""
+    if isinstance(error, WriterBusy):  # who writes, in the window's language
+        text = QCoreApplication.translate("SearchPanel", "{0} has to wait: {1} is writing the store. "
+                                                         "Try again when it has finished.")
+        return text.format(what, writer_words(error.holder))
     if isinstance(error, EngineError):
         return str(error)
     text = QCoreApplication.translate("SearchPanel", "{0} hit an internal error ({1}: {2}). Please report it.")

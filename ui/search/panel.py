@@ -154,7 +154,7 @@ class SearchPanel(QWidget):
         write, store = self._label_writes, self._label_store
         run_in_background(self, lambda: store.label_topic(query, filters, topic_id, verdict),
                           lambda labels: self._on_labels_stored(write, stage1, labels),
-                          lambda error: self._say(plain_words(error, self.tr("Labelling")), error=True))
+                          lambda error: self._on_label_refused(stage1, error))
 
     def cancel_flash(self) -> None:
         self._flash.cancel()
@@ -325,6 +325,13 @@ class SearchPanel(QWidget):
             self._labels = labels
             self._show_labels()
         self.labels_changed.emit()
+
+    def _on_label_refused(self, stage1, error: Exception) -> None:
+        """The label was not stored (another process writes the store, a read-only folder):
+        say why, and show the labels the store holds again instead of the one just clicked."""
+        self._say(plain_words(error, self.tr("Labelling")), error=True)
+        if stage1 is self._state.stage1:
+            self._load_labels(stage1)
 
     def _show_labels(self) -> None:
         self.candidates.candidates_model.set_labels(self._labels)

@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton, QToolButton, QVBoxLayout
 
 from ui.shell.import_controller import PipelineSummary, Step
+from ui.shell.writer_words import holder_from_dict, writer_words
 
 
 class ProgressPanel(QFrame):
@@ -95,7 +96,9 @@ class ProgressPanel(QFrame):
     # -- words ----------------------------------------------------------------------------
     def describe(self, step: Step) -> str:
         if step.phase == "wait":
-            return self.tr("Waiting for {holder} to finish…").format(holder=step.name)
+            holder = holder_from_dict(step.holder)
+            who = writer_words(holder) if holder is not None else step.name
+            return self.tr("Waiting for {holder} to finish…").format(holder=who)
         if step.phase == "import":
             return self.tr("Reading {name}: {messages} messages so far").format(
                 name=step.name, messages=f"{step.messages:,}")

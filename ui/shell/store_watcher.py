@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from ui.shell.writer_words import writer_words
 from ui.tasks import run_in_background
 
 POLL_MS = 2500
@@ -55,7 +56,7 @@ class StoreWatcher(QObject):
         if self._token is not None and token != self._token:
             self.changed.emit()
         self._token = token
-        writer = holder.describe() if holder is not None else ""
+        writer = writer_words(holder) if holder is not None else ""
         if writer != self._writer:
             self._writer = writer
             self.writer_changed.emit(writer)

@@ -163,3 +163,36 @@ def test_a_v4_store_gains_the_label_tables_and_keeps_its_messages(store):
     label_topic(store.connection, QUERY, FILTERS, before[0][1], True)
     store.connection.execute("DELETE FROM label_query")  # labels go with their query
     assert store.scalar("SELECT count(*) FROM label_message") == 0
+
+
+def test_a_label_while_another_process_writes_is_refused_at_once_and_names_the_writer(store, tmp_path):
+    """Issue 12: labels are writes too. While an import or build elsewhere holds the store's
+    write lock, a label is refused at once (no busy-timeout wait, no "database is locked")."""
+    import subprocess
+    import sys
+    import time
+
+    from engine.store.lock import WriterBusy
+    from tests.cli_run import ROOT
+
+    three_sessions(store)
+    rebuild(store)
+    topic = topic_of(store, store.message_ids("Family")[0])
+    code = ("import sys\nfrom engine.store.lock import StoreWriteLock\n"
+            f"with StoreWriteLock({str(store.data)!r}, 'import', origin='window'):\n"
+            "    print('held', flush=True)\n    sys.stdin.readline()\n")
+    other = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             text=True)
+    try:
+        assert other.stdout.readline().strip() == "held"
+        labels = LabelStore(store.data)
+        started = time.monotonic()
+        with pytest.raises(WriterBusy) as refused:
+            labels.label_topic(QUERY, FILTERS, topic, True)
+        assert time.monotonic() - started < 4  # not SQLite's 5 s busy timeout
+        assert refused.value.holder.operation == "import" and refused.value.holder.pid == other.pid
+        assert "the import in another Flashback window" in str(refused.value)
+        assert labels.topic_labels(QUERY, FILTERS) == {}  # nothing was written
+    finally:
+        other.communicate("done\n", timeout=30)
+    assert LabelStore(store.data).label_topic(QUERY, FILTERS, topic, True) == {topic: True}  # and after, it is
