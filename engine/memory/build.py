@@ -204,12 +204,12 @@ def _build(data_dir: Path, connection: sqlite3.Connection, embedder: Embedder, *
             report.agents["merge_failures"] = dict(merged.failures)
         gone = items_of_entities(connection, model, "topic", merged.deleted_ids)
         changed = changed_topics = [t for t in merged.changed_ids if t not in set(merged.deleted_ids)]
-        absorb("topic", VectorChanges(removed=gone))
-        delete_items(connection, gone)
         if changed:
             absorb("topic", _in_transaction(connection, lambda: replace_items(
                 connection, embedder, "topic", topic_documents_for(connection, changed, options.chunk_chars),
                 cancel=cancel)))
+        absorb("topic", VectorChanges(removed=gone))
+        delete_items(connection, gone)  # after the inserts: their ids stay unused (see replace_items)
         timed("consolidation", started)
 
     started = time.perf_counter()

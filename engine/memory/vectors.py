@@ -94,13 +94,16 @@ def replace_items(connection: sqlite3.Connection, embedder: Embedder, kind: str,
         stale.append(entity_id)
     all_texts = {text_hash(t): t for e in stale for t in documents[e]}
     changes.embedded, changes.cached = ensure_embedded(connection, embedder, all_texts, on_progress, cancel)
-    delete_items(connection, changes.removed)
+    # New items first, old ones after: SQLite gives a new row max(id) + 1, so an id is never
+    # handed out while the item that last had it may still be a label in an index a search
+    # in another process reads during this build (it would map a hit to another entity).
     for entity_id in stale:
         for chunk, digest in enumerate(wanted[entity_id]):
             cursor = connection.execute(
                 "INSERT INTO vector_item (kind, entity_id, chunk, model_id, text_hash) VALUES (?, ?, ?, ?, ?)",
                 (kind, entity_id, chunk, model, digest))
             changes.added.append(int(cursor.lastrowid))
+    delete_items(connection, changes.removed)
     return changes
 
 

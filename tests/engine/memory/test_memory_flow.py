@@ -118,3 +118,25 @@ def test_empty_store_searches_to_nothing(tmp_path):
     report = service.build()
     assert report.topics_created == 0
     assert service.search("anything at all").stage1.candidates == []
+
+
+def test_a_changed_entity_never_gets_an_id_a_saved_index_may_still_hold(built_store, tmp_path):
+    """An index label is a vector_item id. A search in another process reads the index saved
+    before the build that is running: if the build re-issued an id it just deleted to another
+    item, that search would map a hit to the wrong topic. New items come before deletes."""
+    from engine.memory.vectors import replace_items
+    from engine.store.database import connect, db_path
+
+    service = _copy(built_store, tmp_path)
+    embedder = service.embedder()
+    connection = connect(db_path(service.data_dir))
+    try:
+        top_id, kind, entity = connection.execute(
+            "SELECT id, kind, entity_id FROM vector_item WHERE model_id = ? ORDER BY id DESC LIMIT 1",
+            (embedder.model_id,)).fetchone()
+        changes = replace_items(connection, embedder, kind, {entity: ["a new text for the newest item's entity"]})
+        assert changes.removed == [top_id] and len(changes.added) == 1
+        assert changes.added[0] > top_id  # not top_id again
+        assert connection.execute("SELECT count(*) FROM vector_item WHERE id = ?", (top_id,)).fetchone()[0] == 0
+    finally:
+        connection.close()
