@@ -29,3 +29,10 @@ def flashback(*args: str | bytes, data_dir: Path, env: dict[str, str] | None = N
 def one_sentence(stderr: str) -> bool:
     """What a user's mistake may print: one line, no traceback."""
     return "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1
+
+
+def copy_data(folder: Path, tmp_path: Path) -> Path:
+    """A private copy of a built data folder (the `built_demo` fixture's), for a test to damage."""
+    import shutil
+
+    return Path(shutil.copytree(folder, tmp_path / "data"))

@@ -27,3 +27,15 @@ def exports_dir() -> Path:
     if not EXPORTS.exists():
         pytest.skip("shared/data/exports is not beside the checkout")
     return EXPORTS
+
+
+@pytest.fixture(scope="module")
+def built_demo(tmp_path_factory) -> Path:
+    """The demo imported and built by the real CLI, once per test module; copy it with
+    `tests.cli_run.copy_data` before changing it."""
+    from tests.cli_run import DEMO, flashback
+
+    folder = tmp_path_factory.mktemp("built") / "data"
+    assert flashback("import", str(DEMO), data_dir=folder).returncode == 0
+    assert flashback("build", data_dir=folder).returncode == 0
+    return folder

@@ -14,26 +14,14 @@ from pathlib import Path
 import pytest
 
 from engine.store.database import db_path
-from tests.cli_run import DEMO, flashback
+from tests.cli_run import copy_data, flashback
 from tests.test_faults import _damage_vectors, _nan_calibration
 
 QUERY = "день рождения"
 
 
-@pytest.fixture(scope="module")
-def built_demo(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("built") / "data"
-    assert flashback("import", str(DEMO), data_dir=folder).returncode == 0
-    assert flashback("build", data_dir=folder).returncode == 0
-    return folder
-
-
-def _copy(folder: Path, tmp_path: Path) -> Path:
-    return Path(shutil.copytree(folder, tmp_path / "data"))
-
-
 def test_check_on_a_sound_store_says_so(built_demo, tmp_path):
-    data_dir = _copy(built_demo, tmp_path)
+    data_dir = copy_data(built_demo, tmp_path)
     result = flashback("check", "--json", data_dir=data_dir)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
@@ -43,7 +31,7 @@ def test_check_on_a_sound_store_says_so(built_demo, tmp_path):
 
 
 def test_check_re_embeds_damaged_vectors_and_remeasures_a_nan_calibration(built_demo, tmp_path):
-    data_dir = _copy(built_demo, tmp_path)
+    data_dir = copy_data(built_demo, tmp_path)
     assert _damage_vectors(data_dir) > 0
     _nan_calibration(data_dir)
     result = flashback("check", data_dir=data_dir)
@@ -57,7 +45,7 @@ def test_check_re_embeds_damaged_vectors_and_remeasures_a_nan_calibration(built_
 
 
 def test_check_rebuilds_a_deleted_index_file(built_demo, tmp_path):
-    data_dir = _copy(built_demo, tmp_path)
+    data_dir = copy_data(built_demo, tmp_path)
     (data_dir / "index" / "topics.hnsw").unlink()
     result = flashback("check", data_dir=data_dir)
     assert result.returncode == 0 and "repaired: rebuilt the topic index (missing" in result.stdout, result.stdout
@@ -66,7 +54,7 @@ def test_check_rebuilds_a_deleted_index_file(built_demo, tmp_path):
 def test_check_remakes_a_deleted_index_folder_without_embedding_anything(built_demo, tmp_path):
     """Finding 6: with `index/` gone the built-in embedder lost its fitted table; a check that
     looked only at this unfitted model's (absent) vectors would call the store sound."""
-    data_dir = _copy(built_demo, tmp_path)
+    data_dir = copy_data(built_demo, tmp_path)
     shutil.rmtree(data_dir / "index")
     result = flashback("check", data_dir=data_dir)
     assert result.returncode == 0, result.stderr
@@ -89,7 +77,7 @@ def _damage_a_page(data_dir: Path) -> None:
 
 def test_damage_in_the_store_file_is_found_and_told_in_one_sentence(built_demo, tmp_path):
     """Finding 5: the build exited 0 over a damaged page; only `PRAGMA integrity_check` saw it."""
-    data_dir = _copy(built_demo, tmp_path)
+    data_dir = copy_data(built_demo, tmp_path)
     _damage_a_page(data_dir)
     checked = flashback("check", "--json", data_dir=data_dir)
     assert checked.returncode == 1, checked.stderr

@@ -18,21 +18,9 @@ from pathlib import Path
 import pytest
 
 from engine.store.database import db_path
-from tests.cli_run import DEMO, flashback, one_sentence
+from tests.cli_run import DEMO, copy_data, flashback, one_sentence
 
 QUERY = "день рождения"
-
-
-@pytest.fixture(scope="module")
-def built_demo(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("built") / "data"
-    assert flashback("import", str(DEMO), data_dir=folder).returncode == 0
-    assert flashback("build", data_dir=folder).returncode == 0
-    return folder
-
-
-def _copy(folder: Path, tmp_path: Path) -> Path:
-    return Path(shutil.copytree(folder, tmp_path / "data"))
 
 
 @pytest.fixture
@@ -133,7 +121,7 @@ def _nan_calibration(data_dir: Path) -> None:
 def test_damaged_vectors_and_a_nan_calibration_are_found_and_recomputed_by_a_build(built_demo, tmp_path):
     """Finding 5: the build wrote NaN into calibration.json and every search then came back
     empty, exit 0, without a word; building again did not cure it."""
-    data_dir = _copy(built_demo, tmp_path)
+    data_dir = copy_data(built_demo, tmp_path)
     assert _damage_vectors(data_dir) > 0
     _nan_calibration(data_dir)
     searched = flashback("search", QUERY, "--json", data_dir=data_dir)
@@ -151,7 +139,7 @@ def test_damaged_vectors_and_a_nan_calibration_are_found_and_recomputed_by_a_bui
 
 
 def test_a_build_that_meets_a_damaged_vector_re_embeds_it(built_demo, tmp_path):
-    data_dir = _copy(built_demo, tmp_path)
+    data_dir = copy_data(built_demo, tmp_path)
     damaged = _damage_vectors(data_dir)
     for index in (data_dir / "index").glob("*.hnsw*"):
         index.unlink()  # the rebuild reads every stored vector, the damaged ones too
@@ -164,7 +152,7 @@ def test_a_build_that_meets_a_damaged_vector_re_embeds_it(built_demo, tmp_path):
 
 def test_a_deleted_index_folder_is_rebuilt_by_the_next_search_without_re_embedding(built_demo, tmp_path):
     """Finding 6: the first search after `rm -rf index/` returned 0 candidates with no hint."""
-    data_dir = _copy(built_demo, tmp_path)
+    data_dir = copy_data(built_demo, tmp_path)
     shutil.rmtree(data_dir / "index")
     result = flashback("search", QUERY, "--json", data_dir=data_dir)
     assert result.returncode == 0, result.stderr
@@ -175,7 +163,7 @@ def test_a_deleted_index_folder_is_rebuilt_by_the_next_search_without_re_embeddi
 def test_a_deleted_index_folder_is_named_to_the_window(built_demo, tmp_path):
     from engine.service import FlashbackService, IndexLost
 
-    data_dir = _copy(built_demo, tmp_path)
+    data_dir = copy_data(built_demo, tmp_path)
     shutil.rmtree(data_dir / "index")
     service = FlashbackService(data_dir)
     assert service.memory_status().needs_build

@@ -16,11 +16,9 @@ import time
 from contextlib import closing
 from pathlib import Path
 
-import pytest
-
 from engine.store.database import db_path, open_engine
 from engine.store.lock import StoreWriteLock, current_holder
-from tests.cli_run import DEMO, ROOT, flashback
+from tests.cli_run import DEMO, ROOT, copy_data, flashback
 
 QUERY = "день рождения"
 
@@ -40,22 +38,6 @@ def _env() -> dict[str, str]:
 def _messages(data_dir: Path) -> int:
     with closing(sqlite3.connect(db_path(data_dir))) as connection, connection:
         return connection.execute("SELECT count(*) FROM message").fetchone()[0]
-
-
-@pytest.fixture(scope="module")
-def built_demo(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("built") / "data"
-    assert flashback("import", str(DEMO), data_dir=folder).returncode == 0
-    assert flashback("build", data_dir=folder).returncode == 0
-    return folder
-
-
-def _copy(folder: Path, tmp_path: Path) -> Path:
-    import shutil
-
-    target = tmp_path / "data"
-    shutil.copytree(folder, target)
-    return target
 
 
 def test_an_import_waits_for_another_writer_and_says_who(tmp_path):
@@ -144,7 +126,7 @@ def test_build_during_a_real_import_waits_and_both_finish(tmp_path):
 
 
 def test_a_search_during_an_import_shows_results_and_says_the_run_was_not_recorded(built_demo, tmp_path):
-    data_dir = _copy(built_demo, tmp_path)
+    data_dir = copy_data(built_demo, tmp_path)
     connection = sqlite3.connect(db_path(data_dir), isolation_level=None)
     with StoreWriteLock(data_dir, "import", origin="command"):
         connection.execute("BEGIN IMMEDIATE")  # what an import holds for its whole length
@@ -166,7 +148,7 @@ def test_a_search_never_writes_an_index_another_process_is_building(built_demo, 
     """Finding 2: a search during a build rebuilt the topic index itself and saved it over
     the build's newer one. Now it searches what is there and says the index is being rebuilt;
     rebuilding is left to builds even when no build runs."""
-    data_dir = _copy(built_demo, tmp_path)
+    data_dir = copy_data(built_demo, tmp_path)
     # What a build's first commits do: the index is stale.
     with closing(sqlite3.connect(db_path(data_dir))) as connection, connection:
         topic = connection.execute("SELECT entity_id FROM vector_item WHERE kind = 'topic' LIMIT 1").fetchone()[0]
@@ -191,7 +173,7 @@ def test_a_search_never_writes_an_index_another_process_is_building(built_demo, 
 def test_a_search_over_a_missing_index_file_scores_the_store_exactly_and_writes_nothing(built_demo, tmp_path):
     from engine.service import FlashbackService
 
-    data_dir = _copy(built_demo, tmp_path)
+    data_dir = copy_data(built_demo, tmp_path)
     expected = [(c.kind, c.id) for c in FlashbackService(data_dir).stage1(QUERY).candidates]
     (data_dir / "index" / "topics.hnsw").unlink()
     stage1 = FlashbackService(data_dir).stage1(QUERY)
