@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import BinaryIO, ClassVar
 
 from engine.importers.inputs import ExportInput
 from engine.importers.records import ChatRecord, MessageRecord
@@ -41,3 +41,14 @@ class Importer(ABC):
     @abstractmethod
     def parse(self, source: ExportInput, report: Callable[[int], None]) -> Iterator[ChatRecord | MessageRecord]:
         """Yield records; call `report(bytes_done)` now and then so progress can move."""
+
+
+def skip_rest_of_line(handle: BinaryIO, chunk_bytes: int) -> int:
+    """Read past the rest of an over-long line, `chunk_bytes` at a time, so a line of any
+    length costs bounded memory (issue 12); returns the bytes skipped."""
+    skipped = 0
+    while chunk := handle.readline(chunk_bytes):
+        skipped += len(chunk)
+        if chunk.endswith(b"\n"):
+            break
+    return skipped

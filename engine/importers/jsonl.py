@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import BinaryIO
 
 from engine.errors import ImportFormatError
-from engine.importers.base import Importer
+from engine.importers.base import Importer, skip_rest_of_line
 from engine.importers.inputs import SNIFF_BYTES, ExportInput
 from engine.importers.json_stream import JsonCutOff, JsonDamaged, decode_one
 from engine.importers.records import ARTIFACT_KINDS, ROLES, AttachmentRecord, ChatRecord, MessageRecord
@@ -57,7 +57,7 @@ class JsonlImporter(Importer):
                 where = f"line {number}"
                 if len(raw) == _LINE_LIMIT and not raw.endswith(b"\n"):
                     start = done
-                    done += len(raw) + _skip_line(handle)
+                    done += len(raw) + skip_rest_of_line(handle, _LINE_LIMIT)
                     row = _long_row(long_lines, start, done, name, where)
                 else:
                     done += len(raw)
@@ -76,16 +76,6 @@ class JsonlImporter(Importer):
                     yield ChatRecord(key=f"jsonl:{chat}", title=chat, kind="other")
                 yield _message(row, chat, name, where)
         report(done)
-
-
-def _skip_line(handle: BinaryIO) -> int:
-    """Read past the rest of an over-long line (a chunk at a time); returns the bytes skipped."""
-    skipped = 0
-    while chunk := handle.readline(_LINE_LIMIT):
-        skipped += len(chunk)
-        if chunk.endswith(b"\n"):
-            break
-    return skipped
 
 
 def _long_row(handle: BinaryIO, start: int, end: int, name: str, where: str) -> dict:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from datetime import datetime
 
 from engine.errors import ImportFormatError
-from engine.importers.base import Importer
+from engine.importers.base import Importer, skip_rest_of_line
 from engine.importers.inputs import ExportInput
 from engine.importers.records import KEEP_CHARS, AttachmentRecord, ChatRecord, MessageRecord
 
@@ -182,7 +182,7 @@ def _lines(source: ExportInput) -> Iterator[tuple[int, int, str]]:
                 done += len(raw)
                 over_long = len(raw) == _LINE_LIMIT and not raw.endswith(b"\n")
                 if over_long:
-                    done += _skip_rest_of_line(handle)
+                    done += skip_rest_of_line(handle, _LINE_LIMIT)
                     raw = raw[:_whole_characters(raw)]
                 if n == 1:
                     raw = raw.removeprefix(b"\xef\xbb\xbf")
@@ -196,15 +196,6 @@ def _lines(source: ExportInput) -> Iterator[tuple[int, int, str]]:
     except OSError as exc:
         problem = f"the file could not be read ({exc.strerror or exc})"
         raise ImportFormatError(source.display_name, problem, where=f"line {n + 1}") from exc
-
-
-def _skip_rest_of_line(handle) -> int:
-    skipped = 0
-    while chunk := handle.readline(_LINE_LIMIT):
-        skipped += len(chunk)
-        if chunk.endswith(b"\n"):
-            break
-    return skipped
 
 
 def _whole_characters(raw: bytes) -> int:
