@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import traceback
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
@@ -37,6 +38,17 @@ def log_path(data_dir: Path) -> Path:
     return Path(data_dir) / LOG_FILE
 
 
+class _ReportingFileHandler(RotatingFileHandler):
+    """Keeps a failed write instead of printing logging's own "--- Logging error ---" and a
+    traceback to the terminal (a full disk did): `report` then says the log could not be written."""
+
+    failure: OSError | None = None
+
+    def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 (logging's naming)
+        error = sys.exc_info()[1]
+        self.failure = error if isinstance(error, OSError) else OSError(str(error))
+
+
 def _logger(data_dir: Path) -> logging.Logger:
     path = log_path(data_dir)
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -47,8 +59,8 @@ def _logger(data_dir: Path) -> logging.Logger:
     for old in list(logger.handlers):
         logger.removeHandler(old)
         old.close()
-    handler = RotatingFileHandler(path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8",
-                                  errors="backslashreplace")
+    handler = _ReportingFileHandler(path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8",
+                                    errors="backslashreplace")
     handler.setFormatter(_Scrubbed("%(asctime)s %(levelname)s %(message)s"))
     logger.addHandler(handler)
     return logger
@@ -66,8 +78,11 @@ def report(exc: BaseException, data_dir: Path | None, command: str | None) -> st
         logger.error("`flashback %s` failed\n%s", command or "", details)
         for handler in logger.handlers:
             handler.close()
+            if getattr(handler, "failure", None) is not None:
+                raise handler.failure
     except OSError as problem:
+        reason = problem.strerror or str(problem) or type(problem).__name__
         return (f"flashback stopped on an unexpected error ({what}); the details could not be written to "
-                f"{log_path(data_dir)} ({problem.strerror}).")
+                f"{log_path(data_dir)} ({reason}).")
     return (f"flashback stopped on an unexpected error ({what}); the details are in {log_path(data_dir)} "
             "(please attach it when you report this).")

@@ -96,3 +96,20 @@ def test_the_crash_log_never_holds_an_api_key(tmp_path, monkeypatch):
     text = (tmp_path / "logs" / "flashback.log").read_text()
     assert "RuntimeError" in text and KEY not in text and "plain-key-without" not in text
     assert KEY not in sentence and "plain-key-without" not in sentence
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (a device whose writes fail ENOSPC)")
+def test_a_crash_log_that_cannot_be_written_is_one_sentence_too(tmp_path, capfd):
+    """A full disk: logging printed its own "--- Logging error ---" and a traceback to the
+    terminal; the person now reads one sentence saying the details could not be written."""
+    from app import crash
+
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "flashback.log").symlink_to("/dev/full")  # every write fails: No space left
+    try:
+        raise RuntimeError("something nobody planned for")
+    except RuntimeError as exc:
+        sentence = crash.report(exc, tmp_path, "build")
+    captured = capfd.readouterr()
+    assert "Logging error" not in captured.err and "Traceback" not in captured.err, captured.err
+    assert "the details could not be written to" in sentence and "No space left on device" in sentence, sentence
