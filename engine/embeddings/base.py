@@ -71,6 +71,23 @@ class EmbeddingConfig:
     timeout: float = 60.0          # seconds per request
 
 
+def config_for_model(model_id: str) -> EmbeddingConfig | None:
+    """The config that makes an embedder with this `model_id` (as stored beside every vector),
+    without its key; None when the id does not say enough (a custom server's address)."""
+    import re
+
+    provider, _, rest = model_id.partition(":")
+    if provider == "builtin":
+        dim = re.search(r"-d(\d+)", rest)
+        return EmbeddingConfig("builtin", dimensions=int(dim.group(1)) if dim else None)
+    if provider == "local":
+        return EmbeddingConfig("local")
+    if provider in ("openrouter", "openai", "ollama") and rest:
+        model, _, dim = rest.rpartition("@") if "@" in rest else (rest, "", "")
+        return EmbeddingConfig(provider, model=model, dimensions=int(dim) if dim.isdigit() else None)
+    return None
+
+
 def make_embedder(config: EmbeddingConfig, builtin_state: bytes | None = None) -> Embedder:
     """The embedder `config` describes. `builtin_state` is a fitted `BuiltinEmbedder.state` (IDF), if any.
 

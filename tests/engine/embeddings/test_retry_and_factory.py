@@ -101,3 +101,20 @@ def test_keyless_custom_server_through_the_factory():
 
 def test_config_repr_hides_the_key():
     assert "sk-secret" not in repr(EmbeddingConfig(provider="openai", api_key="sk-secret"))
+
+
+@pytest.mark.parametrize(("model_id", "expected"), [
+    ("builtin:hashgram-v3-d512-idf1a2b3c", ("builtin", "", 512)),
+    ("builtin:hashgram-v3-d256", ("builtin", "", 256)),
+    ("local:multilingual-e5-small-q4", ("local", "", None)),
+    ("openai:text-embedding-3-small@256", ("openai", "text-embedding-3-small", 256)),
+    ("openrouter:google/gemini-embedding-001", ("openrouter", "google/gemini-embedding-001", None)),
+    ("ollama:nomic-embed-text", ("ollama", "nomic-embed-text", None)),
+    ("custom:e5@384", None),  # the server's address is not in the id: the user must say it
+    ("nonsense", None),
+])
+def test_the_config_an_embedder_was_made_with_is_read_back_from_its_model_id(model_id, expected):
+    from engine.embeddings.base import config_for_model
+
+    config = config_for_model(model_id)
+    assert (config if config is None else (config.provider, config.model, config.dimensions)) == expected
