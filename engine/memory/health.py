@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.errors import EngineError
+from engine.store.transaction import write_transaction
 
 _SCAN_BATCH = 5000
 _NORM_TOLERANCE = 1e-3  # float32 rows normalised by the embedders are within ~1e-6 of 1
@@ -74,8 +75,7 @@ def remove_damaged(connection: sqlite3.Connection, model_id: str, damage: Vector
     next build embeds those entities again. Returns kind → entities affected."""
     if not damage:
         return {}
-    connection.execute("BEGIN IMMEDIATE")
-    try:
+    with write_transaction(connection):
         for kind, entities in damage.entities.items():
             ids = sorted(entities)
             for start in range(0, len(ids), 500):
@@ -84,11 +84,6 @@ def remove_damaged(connection: sqlite3.Connection, model_id: str, damage: Vector
                                    f"AND entity_id IN ({','.join('?' * len(chunk))})", [model_id, kind, *chunk])
         connection.executemany("DELETE FROM embedding_cache WHERE model_id = ? AND text_hash = ?",
                                [(model_id, digest) for digest in sorted(damage.hashes)])
-    except BaseException:
-        if connection.in_transaction:
-            connection.execute("ROLLBACK")
-        raise
-    connection.execute("COMMIT")
     return damage.counts()
 
 

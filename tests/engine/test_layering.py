@@ -82,3 +82,18 @@ def test_engine_packages_import_only_from_layers_below():
               if layer_of[b] >= layer_of[a]]
     assert upward == [], "imports that go up or sideways (a cycle in the making):\n" + "\n".join(upward)
 
+
+
+def test_transactions_are_begun_only_by_the_one_helper():
+    """Issue 13: hand-written BEGIN/ROLLBACK had spread to six files; one crept back in
+    (memory/health.py) before this check existed. Only engine/store/transaction.py begins one."""
+    helper = ROOT / "engine" / "store" / "transaction.py"
+    offenders = []
+    for path in sorted(p for root in ("engine", "app", "ui") for p in (ROOT / root).rglob("*.py")):
+        if path == helper:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                    and node.value.lstrip().upper().startswith(("BEGIN", "ROLLBACK", "COMMIT")):
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value.strip()[:40]}")
+    assert offenders == []
