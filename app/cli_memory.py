@@ -151,6 +151,9 @@ def run_build(args: argparse.Namespace, data_dir: Path) -> int:
             sys.stdout.write(f"repaired the {kind} index ({reason})\n")
     for repair in report.repaired:
         sys.stdout.write(f"repaired: {repair}\n")
+    if report.merge_threshold is not None:
+        sys.stdout.write(f"neighbouring topics of this model sit close together: merged only at cosine ≥ "
+                         f"{report.merge_threshold:.3f} (not 0.8)\n")
     if report.agents:
         sys.stdout.write(_agents_line(report.agents) + "\n")
     return 0

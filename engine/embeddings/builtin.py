@@ -90,6 +90,10 @@ def idf_buckets(keys: np.ndarray) -> np.ndarray:
 class BuiltinEmbedder(Embedder):
     """Hashed character n-gram vectors; see the module docstring for the measured choices."""
 
+    # Consolidation's bar was set for this embedder (neighbouring topics: median cosine 0.14
+    # on the demo, 0.31 on LoCoMo); naming it keeps engine.topics.merge_scale from re-measuring.
+    consolidation_threshold = 0.8
+
     def __init__(self, dim: int = DEFAULT_DIM, idf: IdfTable | None = None) -> None:
         if dim < 16:
             raise ValueError("dim must be at least 16")

@@ -18,7 +18,7 @@ import logging
 import sqlite3
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +39,7 @@ from engine.memory.vectors import VectorChanges, delete_items, items_of_entities
 from engine.store.transaction import write_transaction
 from engine.topics.builder import build_topics
 from engine.topics.consolidation import consolidate
+from engine.topics.merge_scale import merge_bar, neighbour_cosines
 from engine.topics.settings import TopicSettings
 
 log = logging.getLogger(__name__)
@@ -61,6 +62,7 @@ class BuildReport:
     # instead (by reason), messages they left out, merge calls that failed (by reason).
     agents: dict[str, object] = field(default_factory=dict)
     repaired: list[str] = field(default_factory=list)  # what damage this build found and made anew
+    merge_threshold: float | None = None  # consolidation's bar, raised for this model's scale (topics.merge_scale)
 
     def add(self, changes: VectorChanges) -> None:
         self.embedded += changes.embedded
@@ -197,7 +199,14 @@ def _build(data_dir: Path, connection: sqlite3.Connection, embedder: Embedder, *
     changed_topics: list[int] = []
     if options.consolidate:
         started = time.perf_counter()
-        merged = consolidate(connection, topic_vectors(connection, model), merger=merger, settings=options.topics,
+        vectors_for = topic_vectors(connection, model)
+        merging = options.topics
+        if getattr(embedder, "consolidation_threshold", None) is None:  # a model the engine has not measured
+            bar = merge_bar(neighbour_cosines(connection, vectors_for), merging.consolidation_threshold)
+            if bar != merging.consolidation_threshold:
+                report.merge_threshold = round(bar, 4)
+                merging = replace(merging, consolidation_threshold=bar)
+        merged = consolidate(connection, vectors_for, merger=merger, settings=merging,
                              on_progress=lambda d, t: progress("consolidation", d, t), cancel=cancel)
         report.topics_merged = merged.merged
         if merger is not None:
