@@ -51,6 +51,7 @@ PROBES = 200
 PROBE_WORDS = (4, 10)  # a query's length in words: a short search to a long question
 FILE_NAME = "calibration.json"
 BACKGROUND_ITEMS = 512  # topic vectors a relative calibration compares each query with
+RELATIVE_FALLBACK = (1.0, 3.0)  # z anchors when probes cannot separate raw cosines: the local E5 model's
 COMPARISON_TOPICS = 2000
 _PROBE_TEXT = "is_service = 0 AND length(text) >= 60"
 
@@ -161,8 +162,17 @@ def measure(connection: sqlite3.Connection, embedder: Embedder, seed: int = 7) -
     unrelated = per_topic[mask]
     if not related or not unrelated.size:
         return None
-    return Calibration(embedder.model_id, unrelated=float(np.percentile(unrelated, 90)),
-                       related=float(np.median(related)), probes=len(probes))
+    measured = Calibration(embedder.model_id, unrelated=float(np.percentile(unrelated, 90)),
+                           related=float(np.median(related)), probes=len(probes))
+    if measured.related <= measured.unrelated:
+        # The probes cannot tell their own topic from the rest on a raw-cosine scale: a
+        # sentence model's narrow band (multilingual-e5-small served as a custom endpoint:
+        # unrelated 0.848 above related 0.833 on LoCoMo conv-30). Such anchors made every
+        # topic under 0.848 score 0, so the safety threshold dropped real answers. Score how far
+        # a topic stands out for the query instead, as the local E5 model does.
+        return Calibration(embedder.model_id, unrelated=RELATIVE_FALLBACK[0], related=RELATIVE_FALLBACK[1],
+                           probes=len(probes), relative=True)
+    return measured
 
 
 def save(folder: Path, calibration: Calibration) -> None:
