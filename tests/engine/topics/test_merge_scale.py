@@ -76,3 +76,34 @@ def test_a_build_with_an_unmeasured_high_scale_model_does_not_merge_a_chat_into_
     assert report.topics_created == 30
     assert report.merge_threshold is not None and report.merge_threshold > 0.9
     assert report.topics_merged <= 5, report.topics_merged  # not 29 (one topic for the whole chat)
+
+
+def test_a_calibration_whose_probes_cannot_separate_raw_cosines_becomes_relative(tmp_path):
+    """Probes of 4-10 words scored their own topic no higher than the others (an E5-like
+    scale: unrelated 0.848 above related 0.833 on LoCoMo conv-30), and the absolute anchors
+    then gave every topic under the upper one a score of 0."""
+    from engine.embeddings.base import EmbeddingConfig
+    from engine.memory.calibration import RELATIVE_FALLBACK, load
+    from engine.memory.indexes import INDEX_FOLDER
+    from engine.service import FlashbackService
+    from tests.engine.topics.conftest import write_jsonl
+    from tests.fake_openai import FakeOpenAI, FakeResponse, default_embedding
+
+    def same_for_all(request):  # one direction plus noise unrelated to the words: nothing to tell apart
+        rows = [(np.ones(16) * 4 + np.asarray(default_embedding(f"noise {text[::-1]}"))).tolist()
+                for text in request.body["input"]]
+        return FakeResponse(json={"data": [{"index": i, "embedding": row} for i, row in enumerate(rows)]})
+
+    rows = []
+    for session in range(30):  # 29 neighbouring pairs: enough to measure the model's scale
+        text = f"session {session}: a long enough message about the garden, the roof and the plans for spring"
+        rows += conversation("Notes", BASE + session * 3 * 3600, [("Ann", text)], first_id=1 + session)
+    with FakeOpenAI() as server:
+        server.handle("/v1/embeddings", same_for_all)
+        service = FlashbackService(tmp_path / "data", EmbeddingConfig("custom", model="flat",
+                                                                      base_url=server.base_url))
+        service.import_path(write_jsonl(tmp_path / "notes.jsonl", rows))
+        report = service.build()
+        assert report.calibration["probes"] > 0
+        saved = load(tmp_path / "data" / INDEX_FOLDER, service.embedder())
+    assert saved.relative and (saved.unrelated, saved.related) == RELATIVE_FALLBACK
