@@ -23,6 +23,7 @@ from engine.llm import ChatClient, LLMError
 from engine.rerank.base import KINDS, Candidate
 from engine.rerank.flash.prompt import choose_language, contextualize_messages
 
+_PROMPT_TAG = re.compile(r"</?[A-Za-z_]+>")
 MAX_GROWTH_CHARS = 300  # a rewrite longer than the query plus this is an answer, not a query
 # A query is one sentence: a second one means the model talked about the task (SmolLM2-135M
 # on llama-server: "You're right, I am adding … to the query. You're right, the sentence …").
@@ -65,6 +66,12 @@ def clean_rewrite(text: str | None, query: str) -> tuple[str, str | None]:
     lines = [line for line in lines if line.lower() not in ("text", "plaintext")]  # a fence's language tag
     if not lines:
         return query, "empty answer"
+    # The prompt's own tags echoed back: SmolLM2-135M answered "<user_query>" alone (llama-server,
+    # 2026-11-26), which stage 1 then searched. What stands between tags may still be the query.
+    lines = [" ".join(_PROMPT_TAG.sub(" ", line).split()) for line in lines]
+    lines = [line for line in lines if line]
+    if not lines:
+        return query, "answer is only markup, not a query"
     # A lead-in ("You could rephrase the query to:", SmolLM2-135M on llama-server) is not the
     # query: the line after it is, and an answer that is only a lead-in has none.
     lines = [line for line in lines if not line.rstrip().endswith(":")]

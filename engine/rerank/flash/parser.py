@@ -102,6 +102,48 @@ def _balanced_end(text: str, start: int) -> int | None:
     return None
 
 
+def close_cut_json(text: str) -> str | None:
+    """A reply cut off at its token bound, ended after its last complete list entry and
+    closed: `{"topics": [{"id": 3, …}, {"id": 9, "rea` → `{"topics": [{"id": 3, …}]}`.
+
+    None when nothing complete stands inside a list (or the JSON is whole). Without this the
+    first balanced object, one entry, was read as the whole answer (SmolLM2-135M, schema-bound
+    turn 2 on llama-server, 768 tokens: "none of the expected keys (got ['id', 'reason'])")."""
+    found = [i for i in (text.find("{"), text.find("[")) if i >= 0]
+    if not found:
+        return None
+    start = min(found)
+    stack: list[str] = []
+    in_string = escaped = False
+    cut: tuple[int, list[str]] | None = None
+    for index in range(start, len(text)):
+        ch = text[index]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+        elif ch in "}]":
+            if not stack or stack.pop() != ch:
+                return None
+            if not stack:
+                return None  # whole: nothing was cut
+            if stack[-1] == "]":  # an entry of a list just ended: a place to cut
+                cut = (index + 1, list(stack))
+        elif ch == "," and stack and stack[-1] == "]":  # a bare entry (an id) ended before it
+            cut = (index, list(stack))
+    if cut is None:
+        return None
+    end, still_open = cut
+    return text[start:end] + "".join(reversed(still_open))
+
+
 def parse_id(value: Any) -> tuple[str | None, int] | None:
     """(kind named by a prefix or None, number) from 42, "42", "Topic:42", "[ID:42]"; else None."""
     if isinstance(value, bool):

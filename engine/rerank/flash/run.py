@@ -16,7 +16,7 @@ from engine.llm import ChatResult, Deadline, LLMError, LLMTimeout, ToolCall
 from engine.rerank.base import KINDS, MODEL_EMPTY, Candidate, RerankResult, Selection
 from engine.rerank.flash.contextualize import QueryRewrite, rewrite_query
 from engine.rerank.flash.errors import AnswerError
-from engine.rerank.flash.parser import parse_answer
+from engine.rerank.flash.parser import close_cut_json, parse_answer
 from engine.rerank.flash.prompt import (
     SUMMARY_CAPS,
     choose_language,
@@ -187,8 +187,14 @@ class RunBase:
     # -- outcomes ---------------------------------------------------------------------------
     def _accept(self, result: ChatResult) -> RerankResult:
         allowed = {kind: list(ids) for kind, ids in self.by_id.items()}
+        content, cut_note = result.content, None
+        closed = close_cut_json(content or "") if result.finish_reason == "length" else None
+        if closed is not None:  # cut off at the bound: the entries it finished still stand
+            content = closed
+            cut_note = (f"the reply was cut off at max_tokens {self.settings.max_tokens_answer}; "
+                        "its complete entries were kept")
         try:
-            parsed = parse_answer(result.content, allowed, self.limits)
+            parsed = parse_answer(content, allowed, self.limits)
         except AnswerError as exc:
             cut = f" (the reply was cut off at max_tokens {self.settings.max_tokens_answer})" \
                 if result.finish_reason == "length" else ""
@@ -203,7 +209,7 @@ class RunBase:
         for choice in sorted(parsed.chosen, key=lambda c: KINDS.index(c.kind)):  # stable: model order per kind
             excerpt = choice.excerpt if self._excerpt_allowed(choice.kind, choice.id) else None
             selected.append(Selection(choice.kind, choice.id, choice.reason or "selected by the model", excerpt))
-        return self._result(selected, None)
+        return self._result(selected, None, note=cut_note)
 
     def _excerpt_allowed(self, kind: str, topic_id: int) -> bool:
         """Seed 000: excerpts only for big topics, and only of a topic the model actually read."""

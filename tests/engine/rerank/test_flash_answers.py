@@ -187,3 +187,34 @@ def test_parser_keeps_the_model_order_and_drops_what_was_not_offered():
     assert [(c.kind, c.id) for c in parsed.chosen] == [("topic", 5), ("topic", 42), ("person", 3), ("artifact", 7)]
     assert parsed.dropped["hallucinated"] == ["Topic:77", "Person:4"]
     assert parsed.dropped["duplicate"] == ["Topic:5"] and parsed.shape == "current"
+
+
+def test_an_answer_cut_off_at_its_bound_keeps_its_complete_entries(server, data_dir, stage1):
+    """SmolLM2-135M ran a schema-bound selection into max_tokens on llama-server: the first
+    complete entry alone was read as the answer ("none of the expected keys") and Flash fell
+    back. The entries the reply finished stand; the one it was writing is dropped."""
+    from tests.fake_openai import FakeResponse, chat_reply
+
+    candidates = stage1(QUERY)
+    ids = topic_ids(candidates)
+    whole = json.dumps({"topics": [{"id": ids[2], "reason": "first"}, {"id": ids[0], "reason": "second"}]})
+    cut = whole[:whole.index("second") + 3]  # …{"id": N, "reason": "sec
+    server.script(CHAT, load(ids[:4]), FakeResponse(json=chat_reply(cut, finish_reason="length")))
+    result = run(make_reranker(server, data_dir), QUERY, candidates)
+    assert result.fallback is None, result.report["error"]
+    assert [(s.kind, s.id, s.reason) for s in result.selected] == [("topic", ids[2], "first")]
+    assert "cut off at max_tokens" in result.report["note"]
+
+
+@pytest.mark.parametrize(("text", "closed"), [
+    ('{"topics": [{"id": 3, "reason": "a, \\" }"}, {"id": 9, "rea', '{"topics": [{"id": 3, "reason": "a, \\" }"}]}'),
+    ('{"topic_ids": [3, 9', '{"topic_ids": [3]}'),
+    ('{"topics": [{"id": 3}], "people": [{"id": 2}, {"id', '{"topics": [{"id": 3}], "people": [{"id": 2}]}'),
+    ('{"topics": [{"id": 3}]}', None),  # whole: nothing to close
+    ('{"topics": [{"id": 3, "rea', None),  # no entry finished
+    ("no json at all", None),
+])
+def test_close_cut_json(text, closed):
+    from engine.rerank.flash.parser import close_cut_json
+
+    assert close_cut_json(text) == closed

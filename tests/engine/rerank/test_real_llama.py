@@ -18,6 +18,7 @@ import pytest
 from bench import llama_server as cache
 from engine.llm import CapabilityMemory, ChatClient, Endpoint
 from engine.rerank.flash import FlashReranker, FlashSettings, fuse_candidates, rewrite_query, store_topic_source
+from engine.rerank.flash.prompt import neutralize
 from engine.rerank.flash.session import FlashSession
 from engine.store.database import connect, db_path
 from tests.engine.rerank.conftest import NOW
@@ -118,7 +119,7 @@ def test_llama_server_rewrite_feeds_stage_1_and_the_prompt(llama_server, service
     assert result.report["rewrite"]["original"] == "what did he say?"
     assert result.report["rewrite"]["stage1"] == done.used
     if done.used:
-        assert f"<contextualized_query>\n{done.rewritten}" in result.trace["user_prompt"]
+        assert f"<contextualized_query>\n{neutralize(done.rewritten)}" in result.trace["user_prompt"]
 
 
 def test_llama_server_killed_mid_turn_falls_back_fast(data_dir, stage1):

@@ -68,6 +68,17 @@ def test_prose_is_not_a_query():
         "hotel in Lisbon near Alfama", None)
 
 
+def test_the_prompts_own_tags_are_not_a_query():
+    """SmolLM2-135M on llama-server answered "<user_query>" alone, and stage 1 searched it."""
+    assert clean_rewrite("<user_query>", "what did he say?") == ("what did he say?",
+                                                                 "answer is only markup, not a query")
+    assert clean_rewrite("<user_query>\nDan's hotel in Lisbon\n</user_query>", "what did he say?") == (
+        "Dan's hotel in Lisbon", None)
+    assert clean_rewrite("<contextualized_query>Dan's hotel</contextualized_query>", "which one?") == (
+        "Dan's hotel", None)
+    assert clean_rewrite("a < b > c", "a?") == ("a < b > c", None)  # comparison signs are not tags
+
+
 def cand(kind, id_, score, rank):
     return Candidate(kind, id_, rank, score, score)
 
