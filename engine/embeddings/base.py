@@ -8,6 +8,7 @@ a store whose vectors carry another id is re-embedded rather than silently mixed
 from __future__ import annotations
 
 import asyncio
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -74,8 +75,6 @@ class EmbeddingConfig:
 def config_for_model(model_id: str) -> EmbeddingConfig | None:
     """The config that makes an embedder with this `model_id` (as stored beside every vector),
     without its key; None when the id does not say enough (a custom server's address)."""
-    import re
-
     provider, _, rest = model_id.partition(":")
     if provider == "builtin":
         dim = re.search(r"-d(\d+)", rest)
