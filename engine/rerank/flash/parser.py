@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,10 +76,8 @@ def extract_json(text: str) -> Any:
     raise AnswerError("parse_error", "no JSON object or array in the answer")
 
 
-def _balanced_end(text: str, start: int) -> int | None:
-    """Index after the bracket closing the one at `start`, strings and escapes respected."""
-    closing = {"{": "}", "[": "]"}
-    stack: list[str] = []
+def _outside_strings(text: str, start: int) -> Iterator[tuple[int, str]]:
+    """(index, character) of `text` from `start`, skipping what stands inside JSON strings."""
     in_string = escaped = False
     for index in range(start, len(text)):
         ch = text[index]
@@ -92,8 +90,16 @@ def _balanced_end(text: str, start: int) -> int | None:
                 in_string = False
         elif ch == '"':
             in_string = True
-        elif ch in closing:
-            stack.append(closing[ch])
+        else:
+            yield index, ch
+
+
+def _balanced_end(text: str, start: int) -> int | None:
+    """Index after the bracket closing the one at `start`, strings and escapes respected."""
+    stack: list[str] = []
+    for index, ch in _outside_strings(text, start):
+        if ch in "{[":
+            stack.append("}" if ch == "{" else "]")
         elif ch in "}]":
             if not stack or stack.pop() != ch:
                 return None
@@ -114,20 +120,9 @@ def close_cut_json(text: str) -> str | None:
         return None
     start = min(found)
     stack: list[str] = []
-    in_string = escaped = False
     cut: tuple[int, list[str]] | None = None
-    for index in range(start, len(text)):
-        ch = text[index]
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "{[":
+    for index, ch in _outside_strings(text, start):
+        if ch in "{[":
             stack.append("}" if ch == "{" else "]")
         elif ch in "}]":
             if not stack or stack.pop() != ch:
