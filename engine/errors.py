@@ -12,10 +12,33 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
+from typing import Any, ClassVar
+
+from engine.messages import Message, render
 
 
 class EngineError(Exception):
-    """Base of every error the engine raises on purpose."""
+    """Base of every error the engine raises on purpose.
+
+    It carries a `Message` (a code and its parameters, `engine.messages`) that each face renders
+    in the person's language; `str(error)` is its English text (logs, tests). A subclass names
+    its code (`code = "store.read_only"`) and is raised with the code's parameters as keywords:
+    `StoreReadOnly(folder=path)`. A plain string is accepted for text that has no code yet
+    (`tests/engine/test_messages.py` lists such raises and keeps them out of what faces show)."""
+
+    code: ClassVar[str] = "error.text"
+
+    def __init__(self, message: Message | str | None = None, /, **params: Any) -> None:
+        if isinstance(message, Message):
+            self.message = message
+        elif message is None:
+            self.message = Message(self.code, params)
+        else:
+            self.message = Message("error.text", {"text": message, **params})
+        super().__init__(render(self.message))
+
+    def render(self, language: str = "en") -> str:
+        return render(self.message, language)
 
 
 class RemoteServiceError(EngineError):
@@ -30,12 +53,16 @@ class RemoteServiceError(EngineError):
 class ImportFormatError(EngineError):
     """An export could not be read. Says which file and where, in plain words."""
 
-    def __init__(self, source: str, problem: str, where: str | None = None) -> None:
+    code = "import.cannot_read"
+
+    def __init__(self, source: str, problem: str | Message, where: str | None = None) -> None:
         self.source = source
         self.problem = problem
         self.where = where
-        location = f" ({where})" if where else ""
-        super().__init__(f"Could not import {source}{location}: {problem}")
+        if where:
+            super().__init__(Message("import.cannot_read_at", {"source": source, "problem": problem, "where": where}))
+        else:
+            super().__init__(Message(self.code, {"source": source, "problem": problem}))
 
 
 class UnknownFormatError(ImportFormatError):
@@ -49,8 +76,10 @@ class Cancelled(EngineError):
 class ImportCancelled(Cancelled):
     """The user cancelled an import; the store was left as it was."""
 
+    code = "import.cancelled"
+
     def __init__(self) -> None:
-        super().__init__("Import cancelled; nothing was changed.")
+        super().__init__()
 
 
 class StoreError(EngineError):

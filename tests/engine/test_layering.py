@@ -44,6 +44,7 @@ def test_importing_the_engine_loads_no_qt():
 # Engine packages from the bottom up: a package may import only from layers below its own
 # (docs/architecture.md, "Layers"). Top-level modules (errors.py, scrub.py, …) count as packages.
 LAYERS = (
+    {"messages"},  # message codes and their catalogues: everything below the faces says things through them
     {"errors", "scrub", "http_retry", "text", "progress"},
     {"store", "llm", "index", "embeddings"},
     {"importers", "topics"},

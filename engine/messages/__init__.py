@@ -1,0 +1,111 @@
+"""What the engine says to a person, as codes with parameters, rendered by each face.
+
+The engine never writes a sentence for the window or the terminal: an error or a note
+carries a `Message` (a code such as ``"store.read_only"`` and its parameters), and a face
+renders it in the person's language from one catalogue per language (`en.py`, `ru.py`),
+as Anki's core hands the Qt shell Fluent ids instead of English text. A code that lacks a
+rendering in either language fails `tests/engine/test_messages.py`.
+
+Templates are `str.format` strings. Two extras: a parameter that is itself a `Message` is
+rendered in the same language, and ``{n:plural:topic|topics}`` (English: one|other;
+Russian: one|few|many) writes the number followed by the right form of the word.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+LANGUAGES = ("en", "ru")
+DEFAULT_LANGUAGE = "en"
+
+
+@dataclass(frozen=True)
+class Message:
+    """A code and its parameters: what the engine means, in no language yet."""
+
+    code: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    def render(self, language: str = DEFAULT_LANGUAGE) -> str:
+        return render(self, language)
+
+    def __str__(self) -> str:
+        return render(self, DEFAULT_LANGUAGE)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-safe: the code, its parameters (nested messages as their English text) and the text."""
+        params = {key: (str(value) if isinstance(value, Message) else value) for key, value in self.params.items()}
+        return {"code": self.code, "params": params, "text": str(self)}
+
+
+def msg(code: str, **params: Any) -> Message:
+    return Message(code, params)
+
+
+def catalogue(language: str) -> Mapping[str, str]:
+    if language == "ru":
+        from engine.messages.ru import CATALOGUE as RUSSIAN
+
+        return RUSSIAN
+    from engine.messages.en import CATALOGUE as ENGLISH
+
+    return ENGLISH
+
+
+def normalise_language(language: str | None) -> str:
+    """"ru_RU.UTF-8", "ru-RU", "RU" → "ru"; anything unknown → English."""
+    short = (language or "").replace("-", "_").split("_")[0].split(".")[0].lower()
+    return short if short in LANGUAGES else DEFAULT_LANGUAGE
+
+
+def render(message: Message | str, language: str = DEFAULT_LANGUAGE) -> str:
+    """`message` in `language`; a code missing there falls back to English, then to the code
+    itself with its parameters (never an exception: a face must always have something to show)."""
+    if isinstance(message, str):
+        return message
+    language = normalise_language(language)
+    template = catalogue(language).get(message.code) or catalogue(DEFAULT_LANGUAGE).get(message.code)
+    if template is None:
+        return f"{message.code} {dict(message.params)}"
+    params = {key: (render(value, language) if isinstance(value, Message) else value)
+              for key, value in message.params.items()}
+    try:
+        return _Formatter(language).format(template, **params)
+    except (KeyError, IndexError, ValueError):
+        return f"{template} {params}"
+
+
+def plural_form(count: float, forms: list[str], language: str) -> str:
+    """The form of a word for `count`: English one|other, Russian one|few|many."""
+    number = abs(int(count)) if float(count).is_integer() else None
+    if language == "ru" and len(forms) >= 3:
+        if number is None:
+            return forms[1]
+        if number % 10 == 1 and number % 100 != 11:
+            return forms[0]
+        if 2 <= number % 10 <= 4 and not 12 <= number % 100 <= 14:
+            return forms[1]
+        return forms[2]
+    return forms[0] if number == 1 else forms[-1]
+
+
+class _Formatter(string.Formatter):
+    def __init__(self, language: str) -> None:
+        super().__init__()
+        self.language = language
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        if format_spec.startswith("plural:"):
+            forms = format_spec[len("plural:"):].split("|")
+            number = f"{value:,}" if isinstance(value, int) else str(value)
+            if self.language == "ru":
+                number = number.replace(",", "\u00a0")
+            return f"{number} {plural_form(value, forms, self.language)}"
+        return super().format_field(value, format_spec)
+
+
+__all__ = ["DEFAULT_LANGUAGE", "LANGUAGES", "Message", "catalogue", "msg", "normalise_language", "plural_form",
+           "render"]
