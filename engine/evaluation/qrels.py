@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.errors import EngineError
+from engine.store.sql import select_in
 
 SHAPE = '{"queries": [{"id", "query", "relevant": [{"chat", "message"}]}]}'
 
@@ -128,11 +129,8 @@ def resolve_messages(connection: sqlite3.Connection,
 def message_topics(connection: sqlite3.Connection, message_ids: Iterable[int]) -> dict[int, int | None]:
     """message id → the topic holding it in the current build (None: in no topic yet)."""
     ids = list(dict.fromkeys(message_ids))
-    topics: dict[int, int | None] = {}
-    for start in range(0, len(ids), 500):
-        chunk = ids[start:start + 500]
-        topics.update(connection.execute(
-            f"SELECT id, topic_id FROM message WHERE id IN ({','.join('?' * len(chunk))})", chunk).fetchall())
+    topics: dict[int, int | None] = dict(
+        select_in(connection, "SELECT id, topic_id FROM message WHERE id IN ({ids})", ids))
     return {m: topics.get(m) for m in ids}
 
 
@@ -140,10 +138,8 @@ def message_names(connection: sqlite3.Connection, message_ids: Iterable[int]) ->
     """message id → (chat key, export id) as a QRELS file names it (the inverse of resolve_messages)."""
     ids = list(dict.fromkeys(message_ids))
     names: dict[int, tuple[str, str]] = {}
-    for start in range(0, len(ids), 500):
-        chunk = ids[start:start + 500]
-        for message_id, key, dedup in connection.execute(
-                "SELECT m.id, c.key, m.dedup_key FROM message m JOIN chat c ON c.id = m.chat_id "
-                f"WHERE m.id IN ({','.join('?' * len(chunk))})", chunk):
-            names[message_id] = (key, dedup)
+    for message_id, key, dedup in select_in(
+            connection, "SELECT m.id, c.key, m.dedup_key FROM message m JOIN chat c ON c.id = m.chat_id "
+            "WHERE m.id IN ({ids})", ids):
+        names[message_id] = (key, dedup)
     return names

@@ -43,6 +43,7 @@ import numpy as np
 
 from engine.embeddings.base import Embedder
 from engine.memory.vectors import items_of_entities, load_items
+from engine.store.sql import IDS, select_in
 
 UNRELATED_SCORE = 0.30
 RELATED_SCORE = 0.70
@@ -130,12 +131,10 @@ def measure(connection: sqlite3.Connection, embedder: Embedder, seed: int = 7) -
     rng = random.Random(seed)
     topics = rng.sample(eligible, min(PROBES, len(eligible)))
     texts: dict[int, list[str]] = {}
-    for start in range(0, len(topics), 500):
-        chunk = topics[start:start + 500]
-        rows = connection.execute(f"SELECT topic_id, text FROM message WHERE topic_id IN ({','.join('?' * len(chunk))})"
-                                  f" AND {_PROBE_TEXT} ORDER BY id", chunk)
-        for topic_id, text in rows:
-            texts.setdefault(topic_id, []).append(text)
+    for topic_id, text in select_in(
+            connection, f"SELECT topic_id, text FROM message WHERE topic_id IN ({IDS}) AND {_PROBE_TEXT} ORDER BY id",
+            topics):
+        texts.setdefault(topic_id, []).append(text)
     probes = []
     for topic in topics:
         words = rng.choice(texts[topic]).split()

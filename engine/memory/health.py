@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.errors import EngineError
+from engine.store.sql import execute_in
 from engine.store.transaction import write_transaction
 
 _SCAN_BATCH = 5000
@@ -77,11 +78,8 @@ def remove_damaged(connection: sqlite3.Connection, model_id: str, damage: Vector
         return {}
     with write_transaction(connection):
         for kind, entities in damage.entities.items():
-            ids = sorted(entities)
-            for start in range(0, len(ids), 500):
-                chunk = ids[start:start + 500]
-                connection.execute(f"DELETE FROM vector_item WHERE model_id = ? AND kind = ? "
-                                   f"AND entity_id IN ({','.join('?' * len(chunk))})", [model_id, kind, *chunk])
+            execute_in(connection, "DELETE FROM vector_item WHERE model_id = ? AND kind = ? AND entity_id IN ({ids})",
+                       sorted(entities), (model_id, kind))
         connection.executemany("DELETE FROM embedding_cache WHERE model_id = ? AND text_hash = ?",
                                [(model_id, digest) for digest in sorted(damage.hashes)])
     return damage.counts()

@@ -19,6 +19,7 @@ from __future__ import annotations
 import sqlite3
 
 from engine.memory.topic_documents import topic_search_texts
+from engine.store.sql import execute_in
 from engine.store.transaction import write_transaction
 from engine.text.stemming import stem_text
 
@@ -47,9 +48,7 @@ def sync_topic_fts(connection: sqlite3.Connection, changed: list[int] = ()) -> i
     with write_transaction(connection):
         _ensure_table(connection)
         connection.execute("DELETE FROM topic_fts WHERE rowid NOT IN (SELECT id FROM topic)")
-        for start in range(0, len(changed), 500):
-            chunk = list(changed[start:start + 500])
-            connection.execute(f"DELETE FROM topic_fts WHERE rowid IN ({','.join('?' * len(chunk))})", chunk)
+        execute_in(connection, "DELETE FROM topic_fts WHERE rowid IN ({ids})", list(changed))
         missing = [r[0] for r in connection.execute(
             "SELECT id FROM topic WHERE id NOT IN (SELECT rowid FROM topic_fts) ORDER BY id")]
         for start in range(0, len(missing), BATCH_TOPICS):

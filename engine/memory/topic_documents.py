@@ -6,6 +6,7 @@ import sqlite3
 from collections import defaultdict
 
 from engine.memory.documents import PassageShape, date_words, topic_documents
+from engine.store.sql import in_chunks
 from engine.topics.content import format_log
 from engine.topics.sessions import COLUMNS, MessageRow
 from engine.topics.summary import author_label
@@ -26,9 +27,7 @@ def topic_documents_for(connection: sqlite3.Connection, topic_ids: list[int],
     summaries: dict[int, str] = {}
     lines: dict[int, list[str]] = defaultdict(list)
     passages = isinstance(chunk_chars, PassageShape)
-    for start in range(0, len(topic_ids), 500):
-        chunk = topic_ids[start:start + 500]
-        marks = ",".join("?" * len(chunk))
+    for chunk, marks in in_chunks(topic_ids):
         summaries.update(connection.execute(f"SELECT id, summary FROM topic WHERE id IN ({marks})", chunk).fetchall())
         rows = connection.execute(f"SELECT topic_id, {COLUMNS} FROM message WHERE topic_id IN ({marks}) "
                                   "ORDER BY topic_id, sent_at, id", chunk)
@@ -48,9 +47,7 @@ def topic_search_texts(connection: sqlite3.Connection, topic_ids: list[int]) -> 
     The heading is the chat's title and the topic's summary: a ChatGPT conversation's title
     ("Weeknight pasta") names its subject, and a group's title often does too."""
     out: dict[int, tuple[str, str]] = {}
-    for start in range(0, len(topic_ids), 500):
-        chunk = topic_ids[start:start + 500]
-        marks = ",".join("?" * len(chunk))
+    for chunk, marks in in_chunks(topic_ids):
         summaries = {topic_id: f"{title}\n{summary}" for topic_id, title, summary in connection.execute(
             f"SELECT t.id, COALESCE(c.title, ''), t.summary FROM topic t LEFT JOIN chat c ON c.id = t.chat_id "
             f"WHERE t.id IN ({marks})", chunk)}

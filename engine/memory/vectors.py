@@ -16,6 +16,7 @@ import numpy as np
 
 from engine.embeddings.base import Embedder
 from engine.errors import CancelToken
+from engine.store.sql import execute_in, select_in
 
 EMBED_BATCH = 256  # texts per embedder call: progress and cancel granularity
 
@@ -36,15 +37,9 @@ class VectorChanges:
 
 def cached_vectors(connection: sqlite3.Connection, model_id: str, hashes: Iterable[str]) -> dict[str, np.ndarray]:
     found: dict[str, np.ndarray] = {}
-    unique = list(dict.fromkeys(hashes))
-    for start in range(0, len(unique), 500):
-        chunk = unique[start:start + 500]
-        rows = connection.execute(
-            "SELECT text_hash, vector FROM embedding_cache WHERE model_id = ? "
-            f"AND text_hash IN ({','.join('?' * len(chunk))})",
-            [model_id, *chunk])
-        for digest, blob in rows:
-            found[digest] = np.frombuffer(blob, dtype=np.float32)
+    for digest, blob in select_in(connection, "SELECT text_hash, vector FROM embedding_cache WHERE model_id = ? "
+                                  "AND text_hash IN ({ids})", list(dict.fromkeys(hashes)), (model_id,)):
+        found[digest] = np.frombuffer(blob, dtype=np.float32)
     return found
 
 
@@ -108,21 +103,12 @@ def replace_items(connection: sqlite3.Connection, embedder: Embedder, kind: str,
 
 
 def delete_items(connection: sqlite3.Connection, item_ids: list[int]) -> None:
-    for start in range(0, len(item_ids), 500):
-        chunk = item_ids[start:start + 500]
-        connection.execute(f"DELETE FROM vector_item WHERE id IN ({','.join('?' * len(chunk))})", chunk)
+    execute_in(connection, "DELETE FROM vector_item WHERE id IN ({ids})", item_ids)
 
 
 def items_of_entities(connection: sqlite3.Connection, model_id: str, kind: str, entity_ids: list[int]) -> list[int]:
-    found: list[int] = []
-    for start in range(0, len(entity_ids), 500):
-        chunk = entity_ids[start:start + 500]
-        rows = connection.execute(
-            "SELECT id FROM vector_item WHERE model_id = ? AND kind = ? "
-            f"AND entity_id IN ({','.join('?' * len(chunk))})",
-            [model_id, kind, *chunk])
-        found.extend(r[0] for r in rows)
-    return found
+    return [r[0] for r in select_in(connection, "SELECT id FROM vector_item WHERE model_id = ? AND kind = ? "
+                                    "AND entity_id IN ({ids})", entity_ids, (model_id, kind))]
 
 
 def load_items(connection: sqlite3.Connection, model_id: str, kind: str,
@@ -134,10 +120,7 @@ def load_items(connection: sqlite3.Connection, model_id: str, kind: str,
     if item_ids is None:
         rows = connection.execute(sql + " ORDER BY v.id", (model_id, kind)).fetchall()
     else:
-        for start in range(0, len(item_ids), 500):
-            chunk = item_ids[start:start + 500]
-            rows += connection.execute(sql + f" AND v.id IN ({','.join('?' * len(chunk))})",
-                                       [model_id, kind, *chunk]).fetchall()
+        rows = list(select_in(connection, sql + " AND v.id IN ({ids})", item_ids, (model_id, kind)))
     if not rows:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, 0), np.float32)
     labels = np.fromiter((r[0] for r in rows), np.int64, len(rows))

@@ -34,6 +34,7 @@ from engine.retrieval.fusion import (
     script_shares,
 )
 from engine.retrieval.lexical import TermStatistics, topic_lexical_scores
+from engine.store.sql import select_in
 
 EXACT_FILTER_LIMIT = 20000  # filtered sets up to this many topics are scored exactly
 __all__ = ["LEXICAL_WEIGHT_BUILTIN", "LEXICAL_WEIGHT_OTHER", "RetrievalSettings", "Retriever", "Stage1Result",
@@ -211,12 +212,9 @@ class Retriever:
                             topics: list[int]) -> dict[int, float]:
         if not topics:
             return {}
-        item_ids: list[int] = []
-        for start in range(0, len(topics), 500):
-            chunk = topics[start:start + 500]
-            item_ids += [r[0] for r in connection.execute(
-                f"SELECT id FROM vector_item WHERE model_id = ? AND kind = 'topic' AND entity_id IN ({_in(chunk)})",
-                [self.embedder.model_id, *chunk])]
+        item_ids = [r[0] for r in select_in(
+            connection, "SELECT id FROM vector_item WHERE model_id = ? AND kind = 'topic' AND entity_id IN ({ids})",
+            topics, (self.embedder.model_id,))]
         _labels, entities, vectors = load_items(connection, self.embedder.model_id, "topic", item_ids)
         best: dict[int, float] = {}
         if len(entities):

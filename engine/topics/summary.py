@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 
+from engine.store.sql import select_in
 from engine.topics.sessions import MessageRow
 
 _TOKEN = re.compile(r"[^\W_]+")
@@ -31,7 +32,6 @@ _LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
 _MAX_TERMS = 6
 _MAX_LENGTH = 300
 _VOCAB_DDL = "CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_vocab USING fts5vocab(main, message_fts, 'row')"
-_LOOKUP_BATCH = 500  # SQLite's default limit on bound parameters is far above this
 
 # Function words idf cannot be trusted to sink in a small store (tf-idf handles them in a big one).
 _STOPWORDS = frozenset("""
@@ -118,13 +118,10 @@ class Summarizer:
     def _document_frequencies(self, terms: list[str]) -> None:
         """Look up terms not seen before in this build (one query per 500 of them)."""
         missing = [term for term in terms if term not in self._df]
-        for start in range(0, len(missing), _LOOKUP_BATCH):
-            part = missing[start:start + _LOOKUP_BATCH]
-            for term in part:
-                self._df[term] = 1  # not indexed (only in service messages?): as rare as can be
-            marks = ",".join("?" * len(part))
-            query = f"SELECT term, doc FROM temp.fts_vocab WHERE term IN ({marks})"
-            self._df.update(self._connection.execute(query, part).fetchall())
+        for term in missing:
+            self._df[term] = 1  # not indexed (only in service messages?): as rare as can be
+        self._df.update(select_in(
+            self._connection, "SELECT term, doc FROM temp.fts_vocab WHERE term IN ({ids})", missing))
 
     def summarize(self, rows: Sequence[MessageRow], language: str | None = None, prefix: str = "") -> str:
         """One line: [prefix ·] who · when · key terms · “the opening request”, ≤ ~300 characters,

@@ -11,9 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from engine.store.sql import select_in
 from engine.topics.content import format_log, topic_messages
-
-_CHUNK = 500  # SQLite's default limit on host parameters is 999 on old builds
 
 
 @dataclass(frozen=True)
@@ -42,13 +41,9 @@ def store_topic_source(connection_factory: Callable[[], sqlite3.Connection]) -> 
             return []
         connection = connection_factory()
         try:
-            meta: dict[int, tuple] = {}
-            for start in range(0, len(wanted), _CHUNK):
-                part = wanted[start:start + _CHUNK]
-                rows = connection.execute(
-                    "SELECT id, first_at, message_count, size_chars, summary FROM topic "
-                    f"WHERE id IN ({','.join('?' * len(part))})", part).fetchall()
-                meta.update((row[0], row) for row in rows)
+            meta: dict[int, tuple] = {row[0]: row for row in select_in(
+                connection, "SELECT id, first_at, message_count, size_chars, summary FROM topic WHERE id IN ({ids})",
+                wanted)}
             found = []
             for topic_id in wanted:  # request order: the model lists the most promising first
                 row = meta.get(topic_id)
