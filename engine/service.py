@@ -459,5 +459,5 @@ def _idf_lost(embedder: Embedder, counts: dict[str, int]) -> bool:
     """The built-in embedder has no fitted table, yet the store holds vectors of a fitted
     built-in model: `index/` was deleted (issue 12, finding 6). Searching with the unfitted
     model would find nothing and say nothing."""
-    return (getattr(embedder, "idf", False) is None and embedder.model_id.startswith("builtin:")
+    return (embedder.needs_fit and not embedder.fitted and embedder.model_id.startswith("builtin:")
             and any(model.startswith("builtin:") and model != embedder.model_id for model in counts))

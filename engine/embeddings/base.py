@@ -37,6 +37,19 @@ class Embedder(ABC):
 
     model_id: str
     dim: int
+    # Traits the retrieval reads (declared here rather than probed with getattr): a model that
+    # places a question and its answer close across languages (BM25 then abstains on topics in
+    # another script), and one that must be fitted on the store before its vectors mean anything.
+    multilingual: bool = False
+    needs_fit: bool = False
+    # The cosine above which neighbouring topics merge, where the engine measured it for this model;
+    # None: engine.topics.merge_scale measures the model's own scale on the store.
+    consolidation_threshold: float | None = None
+
+    @property
+    def fitted(self) -> bool:
+        """False only for an embedder that needs a fit and has none (the built-in one without its IDF table)."""
+        return True
 
     @abstractmethod
     def embed(self, texts: Sequence[str], kind: EmbedKind = "document",

@@ -93,6 +93,11 @@ class BuiltinEmbedder(Embedder):
     # Consolidation's bar was set for this embedder (neighbouring topics: median cosine 0.14
     # on the demo, 0.31 on LoCoMo); naming it keeps engine.topics.merge_scale from re-measuring.
     consolidation_threshold = 0.8
+    needs_fit = True  # the IDF table is fitted on the store's topics (engine.memory.build)
+
+    @property
+    def fitted(self) -> bool:
+        return self.idf is not None
 
     def __init__(self, dim: int = DEFAULT_DIM, idf: IdfTable | None = None) -> None:
         if dim < 16:

@@ -33,7 +33,7 @@ def build_options_for(embedder: Embedder, options: BuildOptions | None = None) -
         options = BuildOptions()
     if options.chunk_chars == DEFAULT_CHUNK_CHARS:
         options = replace(options, chunk_chars=chunking_for(embedder, options.chunk_chars))
-    threshold = getattr(embedder, "consolidation_threshold", None)
+    threshold = embedder.consolidation_threshold
     if threshold is not None and options.topics.consolidation_threshold == _DEFAULT_MERGE:
         options = replace(options, topics=replace(options.topics, consolidation_threshold=threshold))
     return options

@@ -34,7 +34,7 @@ def lexical_weight_for(embedder: object) -> float:
 
     if isinstance(embedder, BuiltinEmbedder):
         return LEXICAL_WEIGHT_BUILTIN
-    if getattr(embedder, "multilingual", False):
+    if embedder.multilingual:
         return LEXICAL_WEIGHT_LOCAL
     return LEXICAL_WEIGHT_OTHER
 

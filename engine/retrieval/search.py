@@ -171,7 +171,7 @@ class Retriever:
         """Topic → how much of it BM25 can match for this query (its summary's script against
         the query's), for a multilingual embedder only: with the built-in one both sides read
         letters, and a topic in another script has nothing the vectors could add."""
-        if not getattr(self.embedder, "multilingual", False) or not topics:
+        if not self.embedder.multilingual or not topics:
             return None
         shares = script_shares(query)
         rows = connection.execute(f"SELECT id, summary FROM topic WHERE id IN ({_in(topics)})", topics)

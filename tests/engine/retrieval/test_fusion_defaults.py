@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from engine.embeddings.base import Embedder
 from engine.embeddings.builtin import BuiltinEmbedder
 from engine.retrieval.search import (
     LEXICAL_WEIGHT_BUILTIN,
@@ -11,8 +12,14 @@ from engine.retrieval.search import (
 )
 
 
-class _ApiLike:
+class _ApiLike(Embedder):
+    """An API model as the fusion sees it: no declared traits."""
+
     model_id = "api:some-model"
+    dim = 8
+
+    def embed(self, texts, kind="document", on_progress=None, cancel=None):
+        raise NotImplementedError
 
 
 def test_lexical_weight_defaults_by_embedder():

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from engine.embeddings.base import Embedder
 from engine.embeddings.builtin import BuiltinEmbedder
 from engine.memory.calibration import Calibration, default_calibration, query_background
 from engine.retrieval.fusion import (
@@ -18,6 +19,19 @@ from engine.retrieval.fusion import (
     script_overlap,
     script_shares,
 )
+
+
+class _Declared(Embedder):
+    """An embedder that is not the built-in one, declaring only whether it is multilingual."""
+
+    model_id = "api:declared"
+    dim = 8
+
+    def __init__(self, multilingual: bool) -> None:
+        self.multilingual = multilingual
+
+    def embed(self, texts, kind="document", on_progress=None, cancel=None):
+        raise NotImplementedError
 
 
 class _Multilingual(BuiltinEmbedder):
@@ -49,8 +63,8 @@ def test_a_topic_bm25_cannot_read_is_scored_by_its_similarity_alone():
 def test_lexical_weight_by_embedder():
     assert lexical_weight_for(BuiltinEmbedder(64)) == LEXICAL_WEIGHT_BUILTIN == 0.9
     assert lexical_weight_for(_Multilingual(64)) == LEXICAL_WEIGHT_BUILTIN  # a built-in subclass stays lexical
-    assert lexical_weight_for(type("Local", (), {"multilingual": True})()) == LEXICAL_WEIGHT_LOCAL == 0.7
-    assert lexical_weight_for(object()) == LEXICAL_WEIGHT_OTHER
+    assert lexical_weight_for(_Declared(multilingual=True)) == LEXICAL_WEIGHT_LOCAL == 0.7
+    assert lexical_weight_for(_Declared(multilingual=False)) == LEXICAL_WEIGHT_OTHER
 
 
 def test_relative_calibration_scores_how_far_a_topic_stands_out_for_this_query():
