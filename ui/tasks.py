@@ -6,9 +6,10 @@ are delivered as Qt signals (queued connections, so slots run on the GUI thread)
 
 Every piece of background work in `ui/` goes through this module: `BackgroundTask` for
 cancellable work with progress (imports, builds), `run_in_background` for quick reads
-(browse lists, run history) whose results only need a callback, and `CoroutineTask` for
-work that waits on the network (LLM calls): a coroutine on the GUI thread's qasync loop,
-no thread needed. docs/architecture.md, "Where long work runs".
+(browse lists, run history) whose results only need a callback, `LatestWins` for reads where
+only the newest request's answer counts (a search, a filter, the selected run), and
+`CoroutineTask` for work that waits on the network (LLM calls): a coroutine on the GUI
+thread's qasync loop, no thread needed. docs/architecture.md, "Where long work runs".
 """
 
 from __future__ import annotations
@@ -112,6 +113,68 @@ def run_in_background(parent: QObject, call: Callable[[], Any], on_success: Call
     if on_failure is not None:
         task.signals.failed.connect(on_failure)
     return task.start()
+
+
+class LatestWins:
+    """Background work where only the newest job's answer counts: a search, a filter being
+    typed, the run picked in a list. Starting a job supersedes the one before it: that one is
+    cancelled (its `CancelToken`; work that never looks at it simply runs out) and nothing it
+    ends with (result, error, progress) is ever delivered, so an older answer arriving late
+    can never overwrite a newer one. `supersede()` drops the current job without a new one.
+
+    The callbacks run on the GUI thread. The returned `BackgroundTask`'s own signals are not
+    gated: connect to them for what every job must do, superseded or not (a label write has
+    changed the store either way).
+    """
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        self._parent = parent  # the tasks' signals are parented to it (gone with its widget)
+        self._current: BackgroundTask | None = None
+        self._running: set[BackgroundTask] = set()
+
+    def start(self, work: Work, on_success: Callable[[Any], None],
+              on_failure: Callable[[Exception], None] | None = None,
+              on_progress: Callable[[Any], None] | None = None) -> BackgroundTask:
+        """Run `work(progress, cancel)` in a worker as the newest job."""
+        self.supersede()
+        task = BackgroundTask(work, self._parent)
+        self._current = task
+        self._running.add(task)
+        if on_progress is not None:
+            task.signals.progress.connect(lambda value: self._deliver(task, on_progress, value))
+        task.signals.succeeded.connect(lambda result: self._deliver(task, on_success, result))
+        if on_failure is not None:
+            task.signals.failed.connect(lambda error: self._deliver(task, on_failure, error))
+        task.signals.finished.connect(lambda: self._ended(task))
+        return task.start()
+
+    def call(self, call: Callable[[], Any], on_success: Callable[[Any], None],
+             on_failure: Callable[[Exception], None] | None = None) -> BackgroundTask:
+        """`start` for a quick blocking `call()` (a service read) that takes no progress or cancel."""
+        return self.start(lambda _progress, _cancel: call(), on_success, on_failure)
+
+    def supersede(self) -> None:
+        """Cancel the current job, if any, and never deliver its outcome."""
+        task, self._current = self._current, None
+        if task is not None:
+            task.cancel()
+
+    def pending(self) -> bool:
+        """The newest job has not answered yet."""
+        return self._current is not None
+
+    def running(self) -> int:
+        """Jobs still running in a worker, superseded ones included (they hold a thread until they end)."""
+        return len(self._running)
+
+    def _deliver(self, task: BackgroundTask, callback: Callable[[Any], None], value: Any) -> None:
+        if task is self._current:
+            callback(value)
+
+    def _ended(self, task: BackgroundTask) -> None:
+        self._running.discard(task)
+        if task is self._current:  # not a job its own callback started since
+            self._current = None
 
 
 def wait_for_background_work(timeout_ms: int = 30_000) -> bool:

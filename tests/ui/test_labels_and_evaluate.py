@@ -51,7 +51,7 @@ def stored(service, query: str) -> dict[int, bool]:
 
 def refreshed(qtbot, evaluate: EvaluatePanel, count: int) -> None:
     evaluate.refresh()
-    qtbot.waitUntil(lambda: len(evaluate.frozen()) == count and evaluate._task is None, timeout=15_000)
+    qtbot.waitUntil(lambda: len(evaluate.frozen()) == count and not evaluate._freezing.pending(), timeout=15_000)
 
 
 def test_rows_and_cards_are_labelled_with_mouse_and_keyboard(qtbot, panels, demo_service):
@@ -138,7 +138,7 @@ def test_the_evaluate_view_scores_sweeps_tunes_and_opens_rows(qtbot, panels, dem
     assert (now.threshold, now.gap, now.top_k, now.mode) == (tuned.threshold, tuned.gap, tuned.top_k, "threshold")
     assert settings.slider("threshold").value() == pytest.approx(tuned.threshold)
 
-    calls_before = len(search._tasks)
+    calls_before = search._stage1.running()
     evaluate.open_row(1)  # that query in the search view, kept rows against labels
     assert calls_before <= 1
     qtbot.waitUntil(lambda: search.outcome() is not None and search.outcome().stage1.query == QUERIES[1]

@@ -34,7 +34,7 @@ from ui.evaluate.help import help_html
 from ui.evaluate.queries_model import COLUMNS, QueriesModel
 from ui.evaluate.sweep_chart import SweepChart, SweepView
 from ui.search.flash_runner import plain_words
-from ui.tasks import BackgroundTask, run_in_background
+from ui.tasks import LatestWins, run_in_background
 
 REFRESH_DELAY_MS = 500  # labels arrive click by click: one refresh once the hand rests
 SWEPT = ("threshold", "gap", "top_k", "mode")
@@ -51,8 +51,7 @@ class EvaluatePanel(QWidget):
         self._reports: list = []
         self._flash: dict = {}
         self._tuned = None
-        self._generation = 0
-        self._task: BackgroundTask | None = None
+        self._freezing = LatestWins(self)  # a newer refresh cancels the one under way
         self._cache: dict = {}
         self._cache_settings = None
         self._note = ""  # said once the refresh under way has finished (e.g. what an import added)
@@ -127,19 +126,12 @@ class EvaluatePanel(QWidget):
         settings = self._search.settings_panel.settings().retrieval()
         if settings != self._cache_settings:  # other candidates: every query must be searched again
             self._cache, self._cache_settings = {}, settings
-        self._generation += 1
-        generation, service, cache = self._generation, self._service, self._cache
-        if self._task is not None:
-            self._task.cancel()
-        task = BackgroundTask(lambda progress, cancel: freeze_with_service(  # parented: gone with the view
-            service, labelled_targets(service), settings, lambda done, total: progress((done, total)), cancel, cache),
-            self)
+        service, cache = self._service, self._cache
         searching = self.tr("Searching the labelled queries… {0} of {1}")
-        task.signals.progress.connect(
-            lambda p: self.activity.setText(searching.format(*p)) if generation == self._generation else None)
-        task.signals.succeeded.connect(lambda frozen: self._on_frozen(generation, frozen))
-        task.signals.failed.connect(lambda error: self._on_frozen(generation, error))
-        self._task = task.start()
+        self._freezing.start(
+            lambda progress, cancel: freeze_with_service(service, labelled_targets(service), settings,
+                                                         lambda done, total: progress((done, total)), cancel, cache),
+            self._on_frozen, self._on_frozen, lambda p: self.activity.setText(searching.format(*p)))
         self.activity.setText(self.tr("Searching the labelled queries…"))  # beside the status: errors stay
 
     def frozen(self) -> list:
@@ -237,10 +229,7 @@ class EvaluatePanel(QWidget):
         return box
 
     # -- results ------------------------------------------------------------------------
-    def _on_frozen(self, generation: int, frozen) -> None:
-        if generation != self._generation:
-            return
-        self._task = None
+    def _on_frozen(self, frozen) -> None:
         if isinstance(frozen, Exception):
             self.activity.setText("")
             self._say(plain_words(frozen, self.tr("The evaluation")), error=True)

@@ -45,7 +45,7 @@ from ui.search.presenter import (
 from ui.search.report import StageReport, status_text
 from ui.search.score_chart import ScoreChart
 from ui.search.settings_panel import SettingsPanel
-from ui.tasks import BackgroundTask, run_in_background
+from ui.tasks import LatestWins
 
 RESTAGE_DELAY_MS = 300  # candidates/hybrid sliders re-run stage 1 once the hand rests
 
@@ -61,11 +61,10 @@ class SearchPanel(QWidget):
         self._keys = keys
         self._store = store if store is not None else QSettings()
         self._state = SearchState()
-        self._generation = 0  # latest wins: results of older searches are dropped
-        self._tasks: dict[int, BackgroundTask] = {}
+        self._stage1 = LatestWins()  # results of older searches are dropped
         self._label_store = LabelStore(service.data_dir)
         self._labels: dict[int, bool] = {}  # topic id → relevant?, for the shown query
-        self._label_writes = 0  # latest wins: an older write's read-back never overwrites a newer one
+        self._label_reads = LatestWins(self)  # an older write's read-back never overwrites a newer one
         self.settings_panel = SettingsPanel(store, self)
         self.settings_panel.changed.connect(self._on_setting_changed)
         self._flash = FlashRunner(service, self)
@@ -84,16 +83,10 @@ class SearchPanel(QWidget):
         if not query:
             self._say(self.tr("Type a question first."))
             return
-        self._generation += 1
-        generation, service, settings = self._generation, self._service, self.settings_panel.settings()
+        service, settings = self._service, self.settings_panel.settings()
         self._flash.cancel(quiet=True)  # its candidates are about to be replaced
-        task = BackgroundTask(lambda _progress, _cancel: stage1_work(service, query, settings))
-        # One signal per search, errors included: with PySide6 6.11 a second signal emitted
-        # by the same worker while the GUI thread ran the first one's slot was sometimes
-        # never delivered (seen with `finished` here), which left a search "busy" forever.
-        task.signals.succeeded.connect(lambda result: self._on_stage1(generation, result))
-        task.signals.failed.connect(lambda error: self._on_stage1(generation, (None, error)))
-        self._tasks[generation] = task.start()
+        self._stage1.call(lambda: stage1_work(service, query, settings), self._on_stage1,
+                          lambda error: self._on_stage1((None, error)))
         self._say(self.tr("Searching…"))
         self._update_actions()
 
@@ -150,11 +143,13 @@ class SearchPanel(QWidget):
         self._labels = {**self._labels, topic_id: verdict} if verdict is not None else \
             {t: v for t, v in self._labels.items() if t != topic_id}
         self._show_labels()  # at once; the store's answer follows
-        self._label_writes += 1
-        write, store = self._label_writes, self._label_store
-        run_in_background(self, lambda: store.label_topic(query, filters, topic_id, verdict),
-                          lambda labels: self._on_labels_stored(write, stage1, labels),
-                          lambda error: self._on_label_refused(stage1, error))
+        store = self._label_store
+        write = self._label_reads.call(lambda: store.label_topic(query, filters, topic_id, verdict),
+                                       lambda labels: self._on_labels_stored(stage1, labels))
+        # Whether or not a newer label superseded its read-back, every write changed the
+        # store or was refused: both are said.
+        write.signals.succeeded.connect(lambda _labels: self.labels_changed.emit())
+        write.signals.failed.connect(lambda error: self._on_label_refused(stage1, error))
 
     def cancel_flash(self) -> None:
         self._flash.cancel()
@@ -168,7 +163,7 @@ class SearchPanel(QWidget):
         return self._state.outcome
 
     def is_busy(self) -> bool:
-        return bool(self._tasks) or self._flash.running() or self.export_bar.busy()
+        return bool(self._stage1.running()) or self._flash.running() or self.export_bar.busy()
 
     # -- building -----------------------------------------------------------------------
     def _build(self) -> None:
@@ -236,10 +231,7 @@ class SearchPanel(QWidget):
         layout.addWidget(self.status)
 
     # -- stage 1 ------------------------------------------------------------------------
-    def _on_stage1(self, generation: int, result) -> None:
-        self._tasks.pop(generation, None)
-        if generation != self._generation:
-            return  # a newer search is on its way: this one is stale
+    def _on_stage1(self, result) -> None:
         stage1, outcome = result
         if isinstance(outcome, Exception):
             self._say(plain_words(outcome, self.tr("The search")), error=True)
@@ -311,20 +303,13 @@ class SearchPanel(QWidget):
     # -- labels ---------------------------------------------------------------------------
     def _load_labels(self, stage1) -> None:
         query, filters, store = stage1.query, filters_of(stage1.settings), self._label_store
-        write = self._label_writes
-        run_in_background(self, lambda: store.topic_labels(query, filters),
-                          lambda labels: self._on_labels_read(write, stage1, labels))
+        self._label_reads.call(lambda: store.topic_labels(query, filters),
+                               lambda labels: self._on_labels_stored(stage1, labels))
 
-    def _on_labels_read(self, write: int, stage1, labels: dict[int, bool]) -> None:
-        if stage1 is self._state.stage1 and write == self._label_writes:  # no newer search or label since
+    def _on_labels_stored(self, stage1, labels: dict[int, bool]) -> None:
+        if stage1 is self._state.stage1:  # no newer search since (a newer label would have superseded this)
             self._labels = labels
             self._show_labels()
-
-    def _on_labels_stored(self, write: int, stage1, labels: dict[int, bool]) -> None:
-        if stage1 is self._state.stage1 and write == self._label_writes:
-            self._labels = labels
-            self._show_labels()
-        self.labels_changed.emit()
 
     def _on_label_refused(self, stage1, error: Exception) -> None:
         """The label was not stored (another process writes the store, a read-only folder):

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 
 from engine.service import FlashbackService
 from ui.shell.formatting import day, fill, row, span
-from ui.tasks import run_in_background
+from ui.tasks import LatestWins, run_in_background
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 TOPIC_LIMIT = 500
@@ -51,7 +51,7 @@ class BrowsePanel(QWidget):
     def __init__(self, service: FlashbackService, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._service = service
-        self._topic_request = 0  # latest-wins counter for the topic filter
+        self._topics_read = LatestWins(self)  # the filter typed last is the one shown
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
 
@@ -102,11 +102,9 @@ class BrowsePanel(QWidget):
         self.refresh_topics()
 
     def refresh_topics(self) -> None:
-        self._topic_request += 1
-        request, chat_id, text = self._topic_request, self.chat_filter.currentData(), self.text_filter.text()
-        service = self._service
-        run_in_background(self, lambda: service.topics(chat_id=chat_id, text=text, limit=TOPIC_LIMIT),
-                          lambda topics: self._show_topics(request, topics), self.failed.emit)
+        chat_id, text, service = self.chat_filter.currentData(), self.text_filter.text(), self._service
+        self._topics_read.call(lambda: service.topics(chat_id=chat_id, text=text, limit=TOPIC_LIMIT),
+                               self._show_topics, self.failed.emit)
 
     def _schedule_topics(self, *_args) -> None:
         self._topics_timer.start()
@@ -136,9 +134,7 @@ class BrowsePanel(QWidget):
         self.chat_filter.setCurrentIndex(max(index, 0))
         self.chat_filter.blockSignals(False)
 
-    def _show_topics(self, request: int, topics: list) -> None:
-        if request != self._topic_request:
-            return  # an older filter's answer: the newer one is on its way
+    def _show_topics(self, topics: list) -> None:
         items = []
         for topic in topics:
             item = row([day(topic.first_at), topic.summary.replace("\n", " "), topic.chat, topic.messages])

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from engine.service import FlashbackService
 from ui.search.reasons import threshold_reasons
 from ui.shell.formatting import minute, row
-from ui.tasks import run_in_background
+from ui.tasks import LatestWins, run_in_background
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 RUN_LIMIT = 200
@@ -37,7 +37,7 @@ class RunHistoryPanel(QWidget):
     def __init__(self, service: FlashbackService, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._service = service
-        self._detail_request = 0
+        self._detail = LatestWins(self)  # the run picked last is the one shown
         self._run: dict | None = None
         self.metrics = QLabel()
         self.metrics.setWordWrap(True)
@@ -84,15 +84,14 @@ class RunHistoryPanel(QWidget):
         run_in_background(self, service.run_metrics, self._show_metrics, self.failed.emit)
 
     def _on_current_changed(self, current, _previous) -> None:
-        self._detail_request += 1
+        self._detail.supersede()
         self.rerun_button.setEnabled(False)
         if current is None:
             self._run = None
             self.detail.clear()
             return
-        request, run_id, service = self._detail_request, current.data(0, ID_ROLE), self._service
-        run_in_background(self, lambda: service.run(run_id), lambda run: self._show_run(request, run),
-                          self.failed.emit)
+        run_id, service = current.data(0, ID_ROLE), self._service
+        self._detail.call(lambda: service.run(run_id), self._show_run, self.failed.emit)
 
     # -- showing --------------------------------------------------------------------------
     def _show_runs(self, runs: list) -> None:
@@ -121,9 +120,7 @@ class RunHistoryPanel(QWidget):
                                    cost=f"{metrics.get('cost_total') or 0:.4f}",
                                    p50=f"{metrics.get('latency_ms_p50') or 0:,.0f}"))
 
-    def _show_run(self, request: int, run: dict | None) -> None:
-        if request != self._detail_request:
-            return  # the user has moved on to another run
+    def _show_run(self, run: dict | None) -> None:
         self._run = run
         self.rerun_button.setEnabled(run is not None)
         self.detail.setHtml(self.run_html(run) if run else self.tr("This run is no longer stored."))
