@@ -40,6 +40,22 @@ class Message:
         params = {key: (str(value) if isinstance(value, Message) else value) for key, value in self.params.items()}
         return {"code": self.code, "params": params, "text": str(self)}
 
+    def to_json(self) -> dict[str, Any]:
+        """JSON-safe and lossless: nested messages stay {"code", "params"} (what `from_json` reads
+        back), for a message stored with a run or sent beside a report's English text."""
+        params = {key: (value.to_json() if isinstance(value, Message) else value) for key, value in self.params.items()}
+        return {"code": self.code, "params": params}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Message | None:
+        """The message `to_json` (or `as_dict`) wrote; None for anything else (an old record without one)."""
+        if not isinstance(data, Mapping) or not isinstance(data.get("code"), str):
+            return None
+        raw = data.get("params")
+        params = {str(key): (cls.from_json(value) or value) if isinstance(value, Mapping) else value
+                  for key, value in (raw.items() if isinstance(raw, Mapping) else ())}
+        return cls(data["code"], params)
+
 
 def msg(code: str, **params: Any) -> Message:
     return Message(code, params)

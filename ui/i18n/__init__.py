@@ -15,6 +15,7 @@ import resources
 SETTING = "ui/language"
 CHOICES = ("system", "en", "ru")
 LANGUAGES = {"en": "English", "ru": "Русский"}  # each in its own language, never translated
+_current = "en"  # what `install` put in place: the language engine messages are rendered in
 
 
 def saved_choice() -> str:
@@ -36,11 +37,19 @@ def resolve(choice: str, locale: QLocale | None = None) -> str:
     return name.split("_")[0] if name.split("_")[0] in LANGUAGES else "en"
 
 
+def current_language() -> str:
+    """The window's language ("en" or "ru"): engine messages (`engine.messages`) are rendered in it,
+    as Qt's translators render the window's own words."""
+    return _current
+
+
 def install(app: QCoreApplication, choice: str | None = None) -> list[QTranslator]:
     """Install Flashback's translation (and Qt's own, for standard buttons) for `choice`
     (default: the saved one). The translators are children of `app` (they live as long as
     it); pass the returned list to `uninstall` to go back to English. English needs none."""
+    global _current
     language = resolve(choice or saved_choice())
+    _current = language
     if language == "en":
         return []
     installed = []
@@ -57,5 +66,7 @@ def install(app: QCoreApplication, choice: str | None = None) -> list[QTranslato
 
 
 def uninstall(app: QCoreApplication, translators: list[QTranslator]) -> None:
+    global _current
+    _current = "en"
     for translator in translators:
         app.removeTranslator(translator)
