@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import EngineError
+from engine.messages import Message, msg
 
 FORMAT_VERSION = 1
 _CRC_CHUNK = 1 << 20
@@ -37,13 +38,25 @@ class IndexUnusable(EngineError):
     """A saved index cannot be used as it is; the caller rebuilds it from the store.
 
     `reason` is "missing", "corrupt: …" or "stale: …" (model, store, dimension, count or
-    format changed since it was saved).
+    format changed since it was saved), in English for logs and notes; `reason_message` is the
+    same as a code (`index.*`), for a face to say in the person's language.
     """
 
-    def __init__(self, path: Path, reason: str) -> None:
+    code = "index.unusable"
+
+    def __init__(self, path: Path, reason: Message) -> None:
         self.path = Path(path)
+        self.reason_message = reason
+        self.reason = str(reason)
+        super().__init__(name=self.path.name, reason=reason)
+
+
+class _BadSidecar(ValueError):
+    """A sidecar field of the wrong type; `reason` says which (read_sidecar turns it into IndexUnusable)."""
+
+    def __init__(self, reason: Message) -> None:
+        super().__init__(str(reason))
         self.reason = reason
-        super().__init__(f"The search index {self.path.name} needs rebuilding ({reason}).")
 
 
 @dataclass(frozen=True)
@@ -91,19 +104,19 @@ def read_sidecar(index_path: Path) -> Sidecar:
     """Parse and type-check the sidecar of `index_path`; raises IndexUnusable ("missing"/"corrupt")."""
     path = sidecar_path(index_path)
     if not path.is_file() or not Path(index_path).is_file():
-        raise IndexUnusable(index_path, "missing")
+        raise IndexUnusable(index_path, msg("index.missing"))
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise IndexUnusable(index_path, f"corrupt: sidecar is not readable JSON ({exc})") from exc
+        raise IndexUnusable(index_path, msg("index.corrupt.sidecar_unreadable", error=str(exc))) from exc
     if not isinstance(raw, dict):
-        raise IndexUnusable(index_path, "corrupt: sidecar is not a JSON object")
+        raise IndexUnusable(index_path, msg("index.corrupt.sidecar_not_object"))
     version = raw.get("format")
     if not isinstance(version, int) or isinstance(version, bool):
-        raise IndexUnusable(index_path, "corrupt: sidecar has no format version")
+        raise IndexUnusable(index_path, msg("index.corrupt.no_format"))
     if version != FORMAT_VERSION:
         # Checked first: another version's fields may legitimately differ from ours.
-        raise IndexUnusable(index_path, f"stale: format version {version!r}, this Flashback reads {FORMAT_VERSION}")
+        raise IndexUnusable(index_path, msg("index.stale.format", found=repr(version), expected=FORMAT_VERSION))
     try:
         binary = _field(raw, "binary", dict)
         meta = IndexMeta(
@@ -115,7 +128,7 @@ def read_sidecar(index_path: Path) -> Sidecar:
         )
         deleted = _field(raw, "deleted", list)
         if not all(isinstance(label, int) and not isinstance(label, bool) for label in deleted):
-            raise ValueError("deleted holds something other than integer labels")
+            raise _BadSidecar(msg("index.corrupt.sidecar_deleted"))
         return Sidecar(
             meta=meta,
             elements=_field(raw, "elements", int),
@@ -124,8 +137,8 @@ def read_sidecar(index_path: Path) -> Sidecar:
             binary_crc32=_field(binary, "crc32", int),
             saved_at=float(_field(raw, "saved_at", (int, float))),
         )
-    except ValueError as exc:
-        raise IndexUnusable(index_path, f"corrupt: sidecar {exc}") from exc
+    except _BadSidecar as exc:
+        raise IndexUnusable(index_path, exc.reason) from exc
 
 
 def check_against(index_path: Path, saved: IndexMeta, expected: IndexMeta, *, store: bool = True) -> None:
@@ -133,34 +146,37 @@ def check_against(index_path: Path, saved: IndexMeta, expected: IndexMeta, *, st
     With `store=False` only the model and dimension must match: an older index of the same
     model, searched while a build elsewhere makes the new one."""
     if saved.model_id != expected.model_id:
-        raise IndexUnusable(index_path, f"stale: model changed from {saved.model_id} to {expected.model_id}")
+        raise IndexUnusable(index_path, msg("index.stale.model", saved=saved.model_id, expected=expected.model_id))
     if saved.dim != expected.dim:
-        raise IndexUnusable(index_path, f"stale: dimension {saved.dim} in the index, {expected.dim} expected")
+        raise IndexUnusable(index_path, msg("index.stale.dimension", saved=saved.dim, expected=expected.dim))
     if not store:
         return
     if saved.store_checksum != expected.store_checksum:
-        raise IndexUnusable(index_path, "stale: store changed")
+        raise IndexUnusable(index_path, msg("index.stale.store"))
     if saved.count != expected.count:
-        raise IndexUnusable(index_path, f"stale: count {saved.count} in the index, {expected.count} expected")
+        raise IndexUnusable(index_path, msg("index.stale.count", saved=saved.count, expected=expected.count))
 
 
 def check_binary(index_path: Path, sidecar: Sidecar) -> None:
     """Raise IndexUnusable("corrupt: …") unless the binary is exactly the one the sidecar describes."""
     size = Path(index_path).stat().st_size
     if size != sidecar.binary_bytes:
-        raise IndexUnusable(index_path, f"corrupt: index file is {size} bytes, the sidecar says {sidecar.binary_bytes}")
+        raise IndexUnusable(index_path, msg("index.corrupt.size", size=size, expected=sidecar.binary_bytes))
     if file_crc32(index_path) != sidecar.binary_crc32:
-        raise IndexUnusable(index_path, "corrupt: index file does not match its sidecar (checksum differs)")
+        raise IndexUnusable(index_path, msg("index.corrupt.checksum"))
 
 
 def _field(raw: dict, name: str, kind: type | tuple[type, ...]) -> Any:
     value = raw.get(name)
     # bool is an int subclass: a `true` count is as wrong as a missing one.
     if not isinstance(value, kind) or isinstance(value, bool):
-        raise ValueError(f"field {name!r} is missing or not {_kind_name(kind)}")
+        raise _BadSidecar(msg("index.corrupt.sidecar_field", field=repr(name), kind=_kind_name(kind)))
     return value
 
 
-def _kind_name(kind: type | tuple[type, ...]) -> str:
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    return " or ".join(k.__name__ for k in kinds)
+def _kind_name(kind: type | tuple[type, ...]) -> str | Message:
+    if not isinstance(kind, tuple):
+        return kind.__name__
+    if len(kind) == 1:
+        return kind[0].__name__
+    return msg("index.either_kind", first=kind[0].__name__, second=_kind_name(kind[1:]))

@@ -31,6 +31,7 @@ from engine.index.sidecar import (
     sidecar_json,
     sidecar_path,
 )
+from engine.messages import msg
 
 __all__ = ["IndexMeta", "IndexUnusable", "InvalidVector", "VectorIndex"]
 
@@ -78,20 +79,20 @@ class VectorIndex:
         check_against(path, sidecar.meta, expected, store=current)
         params = sidecar.meta.params
         if params.get("space") != SPACE:
-            raise IndexUnusable(path, f"corrupt: sidecar space is {params.get('space')!r}, not {SPACE!r}")
+            raise IndexUnusable(path, msg("index.corrupt.space", found=repr(params.get("space")), expected=repr(SPACE)))
         ef_search = params.get("ef_search")
         if not isinstance(ef_search, int) or ef_search < 1:
-            raise IndexUnusable(path, "corrupt: sidecar has no valid ef_search")
+            raise IndexUnusable(path, msg("index.corrupt.ef_search"))
         check_binary(path, sidecar)
         hnsw = hnswlib.Index(space=SPACE, dim=sidecar.meta.dim)
         try:
             hnsw.load_index(str(path), max_elements=sidecar.elements + _LOAD_HEADROOM)
         except (RuntimeError, MemoryError, ValueError) as exc:
-            raise IndexUnusable(path, f"corrupt: hnswlib could not read it ({exc})") from exc
+            raise IndexUnusable(path, msg("index.corrupt.unreadable", error=str(exc))) from exc
         live = hnsw.element_count - len(sidecar.deleted)
         if hnsw.element_count != sidecar.elements or live != sidecar.meta.count:
-            raise IndexUnusable(path, f"corrupt: the file holds {hnsw.element_count} items ({live} live), "
-                                      f"the sidecar says {sidecar.elements} ({sidecar.meta.count} live)")
+            raise IndexUnusable(path, msg("index.corrupt.count", items=hnsw.element_count, live=live,
+                                          expected_items=sidecar.elements, expected_live=sidecar.meta.count))
         return cls(hnsw, ef_search=ef_search, deleted=sidecar.deleted)
 
     # -- what it holds ---------------------------------------------------------------------
