@@ -12,6 +12,30 @@ CATALOGUE: dict[str, str] = {
     "import.cannot_read": "Could not import {source}: {problem}",
     "import.cannot_read_at": "Could not import {source} ({where}): {problem}",
     "import.cancelled": "Import cancelled; nothing was changed.",
+    # engine/store/lock.py: who writes the store
+    "store.operation.import": "import",
+    "store.operation.build": "build",
+    "store.operation.check": "check",
+    "store.operation.schema": "schema upgrade",
+    "store.operation.forget": "removal",
+    "store.operation.write": "write",
+    "store.writer.this_process": "the {operation} in this process",
+    "store.writer.window": "the {operation} in another Flashback window",
+    "store.writer.command": "`flashback {command}` in another terminal",
+    "store.writer.process": "the {operation} in another Flashback process",
+    "store.writer.since": "{who} (pid {pid}, since {since})",
+    # engine/api: notes a search hands back with its results
+    "search.empty_query": "The query is empty: type what to look for, e.g. a name, a place or a question.",
+    "search.not_recorded_writer": "this run was not recorded: {writer} is writing the store",
+    "search.not_recorded": "this run was not recorded: {reason}",
+    "search.calibration_unusable": "the saved score calibration is {problem}: scores use the defaults until "
+                                   "`flashback build` (or Build memory) measures it again",
+    "memory.index_lost": "The search index in {folder} is missing (was the folder deleted?): build the memory "
+                         "again (Memory → Build memory, or `flashback build`); the stored vectors are kept, so "
+                         "it is quick.",
+    "settings.out_of_range": "{name} must be between {minimum} and {maximum}{unit} (got {value}).",
+    "settings.not_a_number": "{name} must be a number (got {value!r}).",
+    "settings.not_a_choice": "{name} must be one of {choices} (got {value!r}).",
     # engine/index
     "index.unusable": "The search index {name} needs rebuilding ({reason}).",
     "index.missing": "missing",
@@ -33,4 +57,13 @@ CATALOGUE: dict[str, str] = {
     "index.stale.dimension": "stale: dimension {saved} in the index, {expected} expected",
     "index.stale.store": "stale: store changed",
     "index.stale.count": "stale: count {saved} in the index, {expected} expected",
+    # engine/traces
+    "traces.failed": "Could not {action}: {detail}",
+    "traces.failed_old_store": "Could not {action}: this store predates run history; open it with Flashback once "
+                               "to upgrade it.",
+    "traces.action.record": "record the rerank run",
+    "traces.action.read_history": "read the run history",
+    "traces.action.read_run": "read run {run_id}",
+    "traces.action.delete": "delete old runs",
+    "traces.database_locked": "database is locked",
 }

@@ -7,6 +7,28 @@ CATALOGUE: dict[str, str] = {
     "import.cannot_read": "Не удалось импортировать {source}: {problem}",
     "import.cannot_read_at": "Не удалось импортировать {source} ({where}): {problem}",
     "import.cancelled": "Импорт отменён; ничего не изменено.",
+    "store.operation.import": "импорт",
+    "store.operation.build": "построение памяти",
+    "store.operation.check": "проверка",
+    "store.operation.schema": "обновление схемы",
+    "store.operation.forget": "удаление",
+    "store.operation.write": "запись",
+    "store.writer.this_process": "{operation} в этом процессе",
+    "store.writer.window": "{operation} в другом окне Flashback",
+    "store.writer.command": "`flashback {command}` в другом терминале",
+    "store.writer.process": "{operation} в другом процессе Flashback",
+    "store.writer.since": "{who} (pid {pid}, с {since})",
+    "search.empty_query": "Запрос пуст: напишите, что искать, например имя, место или вопрос.",
+    "search.not_recorded_writer": "этот запуск не записан в историю: хранилище сейчас занято ({writer})",
+    "search.not_recorded": "этот запуск не записан в историю: {reason}",
+    "search.calibration_unusable": "сохранённая калибровка оценок {problem}: оценки считаются по умолчанию, пока "
+                                   "`flashback build` (или «Построить память») не измерит её заново",
+    "memory.index_lost": "Поисковый индекс в {folder} пропал (папку удалили?): постройте память заново "
+                         "(Память → Построить память или `flashback build`); сохранённые векторы целы, так что "
+                         "это быстро.",
+    "settings.out_of_range": "{name}: допустимо от {minimum} до {maximum}{unit} (получено {value}).",
+    "settings.not_a_number": "{name}: нужно число (получено {value!r}).",
+    "settings.not_a_choice": "{name}: допустимые значения — {choices} (получено {value!r}).",
     # engine/index
     "index.unusable": "Поисковый индекс {name} нужно перестроить ({reason}).",
     "index.missing": "его нет",
@@ -30,4 +52,13 @@ CATALOGUE: dict[str, str] = {
     "index.stale.dimension": "устарел: размерность в индексе {saved}, ожидалась {expected}",
     "index.stale.store": "устарел: хранилище изменилось",
     "index.stale.count": "устарел: элементов в индексе {saved}, ожидалось {expected}",
+    # engine/traces
+    "traces.failed": "Не удалось {action}: {detail}",
+    "traces.failed_old_store": "Не удалось {action}: это хранилище создано до появления истории запусков; "
+                               "откройте его один раз в Flashback, чтобы обновить.",
+    "traces.action.record": "записать запуск в историю",
+    "traces.action.read_history": "прочитать историю запусков",
+    "traces.action.read_run": "прочитать запуск {run_id}",
+    "traces.action.delete": "удалить старые запуски",
+    "traces.database_locked": "хранилище занято: в него пишет другой процесс",
 }

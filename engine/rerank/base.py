@@ -57,6 +57,10 @@ class RerankResult:
 
 class Reranker(ABC):
     name: str
+    # Declared so callers need no getattr probes: the dataclass of settings the run records
+    # (None for keep-all), and the key an LLM reranker sends, to scrub from its trace.
+    settings: Any = None
+    api_key: str | None = None
 
     @abstractmethod
     async def arerank(self, query: str, candidates: list[Candidate],

@@ -27,6 +27,7 @@ from datetime import datetime
 from pathlib import Path
 
 from engine.errors import StoreError
+from engine.messages import Message
 
 # Named after the store so `app.privacy` counts it as Flashback's own file (a data folder
 # holding anything else is taken for a shared one and keeps its mode).
@@ -68,6 +69,23 @@ class LockHolder:
             return who
         when = datetime.fromtimestamp(self.since).strftime("%H:%M:%S") if self.since else "?"
         return f"{who} (pid {self.pid}, since {when})"
+
+    def message(self) -> Message:
+        """`describe()` as a message code, for a face to say in the person's language."""
+        operation = Message(f"store.operation.{self.operation}" if self.operation in _OPERATIONS
+                            else "store.operation.write")
+        if self.pid == os.getpid():
+            where = "this_process"
+        else:
+            where = {"window": "window", "command": "command"}.get(self.origin, "process")
+        who = Message(f"store.writer.{where}", {"operation": operation, "command": self.operation})
+        if not self.pid:
+            return who
+        when = datetime.fromtimestamp(self.since).strftime("%H:%M:%S") if self.since else "?"
+        return Message("store.writer.since", {"who": who, "pid": self.pid, "since": when})
+
+
+_OPERATIONS = ("import", "build", "check", "schema", "forget")
 
 
 UNKNOWN_HOLDER = LockHolder(0, "write", "", 0.0)

@@ -45,7 +45,7 @@ def test_importing_the_engine_loads_no_qt():
 # (docs/architecture.md, "Layers"). Top-level modules (errors.py, scrub.py, …) count as packages.
 LAYERS = (
     {"messages"},  # message codes and their catalogues: everything below the faces says things through them
-    {"errors", "scrub", "http_retry", "text", "progress"},
+    {"errors", "scrub", "http_retry", "text", "progress", "changes"},
     {"store", "llm", "index", "embeddings"},
     {"importers", "topics"},
     {"memory", "browse"},
@@ -54,6 +54,7 @@ LAYERS = (
     {"export", "traces", "evaluation"},
     {"service"},
     {"jobs"},  # runs the service's import and build in a child process
+    {"api"},  # the one surface the faces (window, CLI, MCP) import
 )
 
 

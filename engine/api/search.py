@@ -1,0 +1,227 @@
+"""Search: stage 1, the rerankers on frozen candidates, recording the run, the packed context.
+
+A search is a reader: it never waits for a writer and never fails because its run could not
+be recorded (an import or build holding the store, a read-only folder, a full disk): the
+results come back with a note saying the run was not recorded."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import re
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.api.context import StoreContext, idf_lost
+from engine.api.memory import IndexLost
+from engine.errors import EngineError
+from engine.memory import calibration as calibration_store
+from engine.messages import Message, msg
+from engine.rerank.base import KeepAllReranker, Reranker, RerankResult
+from engine.rerank.threshold import ThresholdReranker, ThresholdSettings
+from engine.retrieval.search import RetrievalSettings, Stage1Result
+from engine.store.faults import plain_faults
+from engine.store.lock import current_holder
+
+
+class EmptyQueryError(EngineError):
+    """A search was asked for with nothing to look for."""
+
+    code = "search.empty_query"
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_RECORD_WAIT_MS = 1000  # how long a search waits to record its run while another process writes
+
+
+def clean_query(query: str) -> str:
+    """`query` as searched and recorded; raises EmptyQueryError for a blank one. Lone
+    surrogates (undecodable bytes from a command line) become U+FFFD: SQLite cannot store them."""
+    if not query or not query.strip():
+        raise EmptyQueryError()
+    return _LONE_SURROGATE.sub("\ufffd", query)
+
+
+@dataclass
+class SearchOutcome:
+    stage1: Stage1Result
+    result: RerankResult
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)  # retrieval + reranker, as recorded
+    run_id: int | None = None  # the stored trace (rerank_run), when the run was recorded
+    notes: list[Message | str] = field(default_factory=list)  # what the person should know, as message codes
+    # Seed 000 step 1: the query restated from the recent messages. When `rewrite.used`,
+    # `stage1` holds the candidates of the original and the rewrite, fused.
+    rewrite: Any = None  # engine.rerank.flash.QueryRewrite | None
+
+    def as_dict(self) -> dict:
+        shaped = {
+            "query": self.stage1.query,
+            "reranker": self.result.reranker,
+            "candidates": [c.as_dict() for c in self.stage1.candidates],
+            "selected": [s.as_dict() for s in self.result.selected],
+            "report": self.result.report,
+            "fallback": self.result.fallback,
+            "timings_ms": self.timings_ms,
+        }
+        if self.result.reranker == "flash":  # the LLM's own figures (issue 4's search JSON)
+            shaped["tool_calls"] = self.result.tool_calls
+            shaped["usage"] = self.result.usage or {}
+        if self.run_id is not None:
+            shaped["run_id"] = self.run_id
+        if self.notes:
+            shaped["notes"] = [str(note) for note in self.notes]
+        if self.rewrite is not None:
+            shaped["rewrite"] = {k: v for k, v in self.rewrite.as_dict().items() if k != "call"}
+        return shaped
+
+
+def make_reranker(name: str, threshold: ThresholdSettings | None = None) -> Reranker:
+    if name == "threshold":
+        return ThresholdReranker(threshold)
+    return KeepAllReranker()
+
+
+def _settings_of(retrieval: RetrievalSettings, reranker: Reranker) -> dict[str, Any]:
+    own = reranker.settings
+    return {"retrieval": dataclasses.asdict(retrieval),
+            "reranker": {"name": reranker.name,
+                         **(dataclasses.asdict(own) if dataclasses.is_dataclass(own) else {})}}
+
+
+class SearchService:
+    def __init__(self, context: StoreContext) -> None:
+        self._context = context
+
+    def stage1(self, query: str, settings: RetrievalSettings | None = None) -> Stage1Result:
+        """Candidates for `query` (blocking: run it in a worker). The window freezes them and
+        re-filters with the threshold reranker or hands them to Flash without repeating this."""
+        query = clean_query(query)
+        context = self._context
+        retriever = context.retriever()
+        with plain_faults(context.data_dir, "search"):
+            connection = context.connect()
+            try:
+                if idf_lost(retriever.embedder, context.vector_counts(connection)):
+                    raise IndexLost(folder=str(context.data_dir / "index"))
+                stage1 = retriever.search(connection, query, settings or RetrievalSettings())
+            finally:
+                connection.close()
+        stage1.rebuilt.update(retriever.indexes.notes())
+        problem = calibration_store.problem(retriever.indexes.folder, retriever.embedder.model_id)
+        if problem is not None and problem != "missing":
+            stage1.rebuilt["calibration"] = msg("search.calibration_unusable", problem=problem)
+        return stage1
+
+    async def arerank(self, stage1: Stage1Result, reranker: Reranker, *, record: bool = True) -> SearchOutcome:
+        """Stage 2 on frozen candidates, as a coroutine (the LLM waits on the network; the
+        GUI awaits this on its qasync loop). Recording writes the trace in a worker thread.
+
+        A reranker with a chat model and recent messages first restates the query (seed 000
+        step 1); stage 1 then also searches the rewrite, in a worker, and the two candidate
+        lists are fused before the rerank sees them (`outcome.stage1`, `outcome.rewrite`)."""
+        started = time.perf_counter()
+        rewrite = await reranker.arewrite(stage1.query)
+        if rewrite is not None and rewrite.used:
+            stage1 = await asyncio.to_thread(self._with_rewrite, stage1, rewrite.rewritten)
+        result = await reranker.arerank(stage1.query, stage1.candidates, rewrite)
+        outcome = self._outcome(stage1, reranker, result, started, rewrite)
+        if record:
+            await asyncio.to_thread(self.record, outcome, reranker)
+        return outcome
+
+    def run(self, query: str, settings: RetrievalSettings | None = None,
+            reranker: Reranker | None = None, *, record: bool = False) -> SearchOutcome:
+        """Both stages, blocking (CLI, workers); the query rewrite as in `arerank`."""
+        reranker = reranker or KeepAllReranker()
+        stage1 = self.stage1(query, settings)
+        started = time.perf_counter()
+        rewrite = reranker.rewrite(stage1.query)
+        if rewrite is not None and rewrite.used:
+            stage1 = self._with_rewrite(stage1, rewrite.rewritten)
+        result = reranker.rerank(stage1.query, stage1.candidates, rewrite)
+        outcome = self._outcome(stage1, reranker, result, started, rewrite)
+        if record:
+            self.record(outcome, reranker)
+        return outcome
+
+    def rerank_frozen(self, stage1: Stage1Result, reranker: Reranker) -> SearchOutcome:
+        """Stage 2 on frozen candidates with a reranker that never waits (threshold, keep-all),
+        on the calling thread: the window re-filters this way as a slider moves. Not recorded."""
+        started = time.perf_counter()
+        return self._outcome(stage1, reranker, reranker.rerank_now(stage1.query, stage1.candidates), started)
+
+    def _with_rewrite(self, stage1: Stage1Result, rewritten: str) -> Stage1Result:
+        """`stage1` with the rewrite's candidates fused in: each topic once, at its better
+        calibrated score, as many per kind as the longer list (bench/rewrite_fusion.py)."""
+        from engine.rerank.flash import fuse_candidates
+
+        second = self.stage1(rewritten, stage1.settings)
+        timings = dict(stage1.timings_ms)
+        # Inside the rerank's time (measured from before the rewrite), so not added to "total".
+        timings["rewrite_stage1"] = second.timings_ms.get("total", 0.0)
+        return dataclasses.replace(stage1, candidates=fuse_candidates(stage1.candidates, second.candidates),
+                                   timings_ms=timings, rebuilt={**second.rebuilt, **stage1.rebuilt})
+
+    def _outcome(self, stage1: Stage1Result, reranker: Reranker, result: RerankResult,
+                 started: float, rewrite=None) -> SearchOutcome:
+        timings = dict(stage1.timings_ms)
+        timings["rerank"] = round((time.perf_counter() - started) * 1000, 2)
+        timings["total"] = round(timings.get("total", 0.0) + timings["rerank"], 2)
+        llm_timings = (result.report or {}).get("timings_ms")
+        if isinstance(llm_timings, dict):  # per-turn figures of an LLM reranker
+            timings.update({f"rerank_{name}": value for name, value in llm_timings.items()})
+        return SearchOutcome(stage1, result, timings, _settings_of(stage1.settings, reranker),
+                             notes=list(stage1.rebuilt.values()), rewrite=rewrite)
+
+    def record(self, outcome: SearchOutcome, reranker: Reranker, *, client: str = "") -> None:
+        """Store the run's trace (`outcome.run_id`). A search is a reader: when the trace cannot
+        be written (an import holds the store, a full disk, a read-only folder) the results
+        still stand and a note says the run was not recorded. `client` names the face that
+        asked (an assistant over MCP), kept with the run's settings."""
+        from engine.traces import save_run
+
+        context = self._context
+        holder = current_holder(context.data_dir)
+        elsewhere = holder is not None and holder.pid != os.getpid()
+        if elsewhere and holder.operation == "import":
+            # An import keeps its transaction open for its whole length: don't wait out the busy timeout.
+            outcome.notes.append(msg("search.not_recorded_writer", writer=holder.message()))
+            return
+        settings = {**outcome.settings, "client": client} if client else outcome.settings
+        secrets = [key for key in (reranker.api_key,) if key]
+        try:
+            with plain_faults(context.data_dir, "search"):
+                connection = context.connect()
+                try:
+                    if elsewhere:  # a build commits in short batches: worth a short wait, not the full 5 s
+                        connection.execute(f"PRAGMA busy_timeout={_RECORD_WAIT_MS}")
+                    outcome.run_id = save_run(
+                        connection, query=outcome.stage1.query, reranker=outcome.result.reranker,
+                        settings=settings, candidates=[c.as_dict() for c in outcome.stage1.candidates],
+                        result=outcome.result, timings_ms=outcome.timings_ms, secrets=secrets)
+                finally:
+                    connection.close()
+        except (EngineError, sqlite3.Error, OSError) as exc:
+            # TracesError (the store busy past the wait), StoreError (read-only, full): never fail the search.
+            reason = exc.message if isinstance(exc, EngineError) else str(exc)
+            outcome.notes.append(msg("search.not_recorded", reason=reason))
+
+    def flash_reranker(self, endpoint, flash=None, recent_messages: str = "", **client_options) -> Reranker:
+        """The Flash reranker over this store, a fresh HTTP client per run (see rerank/flash/session.py)."""
+        from engine.rerank.flash import FlashSettings
+        from engine.rerank.flash.session import FlashSession
+
+        return FlashSession(endpoint, flash or FlashSettings(), self._context.connect, recent_messages,
+                            client_options)
+
+    def context(self, outcome: SearchOutcome, budget_tokens: int = 8000):
+        """The selected context packed into a token budget, ready for `engine.export` export."""
+        from engine.export.pack import assemble_context
+
+        return self._context.read(lambda connection: assemble_context(
+            connection, outcome.stage1.query, outcome.result.selected, outcome.stage1.candidates, budget_tokens,
+            reranker=outcome.result.reranker))

@@ -1,0 +1,120 @@
+"""One definition per setting a person can change (name, type, default, range, unit, help),
+from which every face derives its controls: the CLI's argparse options (`app/cli_options.py`),
+the window's sliders and spin boxes and its QSettings keys (`ui/search/settings_model.py`),
+and the validation both apply (`Setting.check`). A test checks the CLI and the window accept
+the same range for every setting they share."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from engine.errors import EngineError
+from engine.messages import Message
+from engine.rerank.flash.settings import CLOUD, FlashSettings
+from engine.rerank.threshold import ThresholdSettings
+from engine.retrieval.search import RetrievalSettings
+
+
+class SettingError(EngineError):
+    """A value outside what a setting allows; the message names the setting and its range."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    key: str  # the window's QSettings key (under search/) and SearchSettings attribute
+    kind: type  # int | float | bool | str
+    default: Any
+    minimum: float | None = None
+    maximum: float | None = None
+    decimals: int = 0  # the spin box's decimals (0 for whole numbers)
+    unit: str = ""  # " s", " tokens": shown after the number
+    choices: tuple[str, ...] = ()
+    cli: str = ""  # the CLI flag, "" where the CLI has none
+    window: bool = True  # the window's settings panel has a control for it
+    help: str = ""  # one line for --help and the control's tooltip (English; the window translates its own)
+
+    @property
+    def label(self) -> str:
+        return self.cli or self.key
+
+    def check(self, value: Any) -> Any:
+        """`value` as this setting's type, or SettingError naming the range."""
+        if self.choices:
+            if str(value) not in self.choices:
+                raise SettingError(Message("settings.not_a_choice", {
+                    "name": self.label, "choices": ", ".join(self.choices), "value": str(value)}))
+            return str(value)
+        if self.kind is bool:
+            return bool(value)
+        if self.kind is str:
+            return str(value)
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise SettingError(Message("settings.not_a_number", {"name": self.label, "value": str(value)})) from None
+        whole = self.kind is int
+        if not math.isfinite(number) or (whole and not number.is_integer()) \
+                or (self.minimum is not None and number < self.minimum) \
+                or (self.maximum is not None and number > self.maximum):
+            raise SettingError(Message("settings.out_of_range", {
+                "name": self.label, "minimum": _plain(self.minimum), "maximum": _plain(self.maximum),
+                "unit": self.unit, "value": str(value)}))
+        return int(number) if whole else number
+
+    def clamp(self, value: Any) -> Any:
+        """For values read back from a settings file: the nearest allowed value, never an error."""
+        try:
+            return self.check(value)
+        except SettingError:
+            if self.kind in (int, float):
+                try:
+                    number = float(value)
+                except (TypeError, ValueError):
+                    return self.default
+                if math.isfinite(number):
+                    low = self.minimum if self.minimum is not None else number
+                    high = self.maximum if self.maximum is not None else number
+                    return self.kind(min(max(number, low), high))
+            return self.default
+
+
+def _plain(number: float | None) -> str:
+    if number is None:
+        return "∞"
+    return f"{number:g}" if not float(number).is_integer() else f"{int(number):,}"
+
+
+EFFORTS = ("none", "minimal", "low", "medium", "high")  # "none": no reasoning field is sent
+_FLASH = FlashSettings()
+_RETRIEVAL = RetrievalSettings()
+_THRESHOLD = ThresholdSettings()
+
+SETTINGS: dict[str, Setting] = {s.key: s for s in (
+    Setting("candidates", int, _RETRIEVAL.candidates, 1, 200, cli="--candidates", help="stage-1 candidates"),
+    Setting("safety_threshold", float, _RETRIEVAL.safety_threshold, 0.0, 1.0, 2, cli="--safety", window=False,
+            help="stage-1 minimum calibrated score, 0 to 1"),
+    Setting("threshold", float, _THRESHOLD.threshold, 0.0, 1.0, 2, cli="--threshold",
+            help="similarity threshold, 0 to 1"),
+    Setting("gap", float, _THRESHOLD.gap, 0.0, 1.0, 2, cli="--gap", help="score-gap cut, 0 to 1"),
+    Setting("top_k", int, _THRESHOLD.top_k, 1, 50, cli="--top-k", help="final top-K"),
+    Setting("hybrid", bool, _RETRIEVAL.hybrid, cli="--hybrid", help="fuse BM25 with the vector ranking"),
+    Setting("timeout", float, CLOUD.total_timeout, 1, 600, 0, " s", cli="--timeout",
+            help="total seconds for the whole Flash rerank (default 60; 180 for a local server)"),
+    Setting("max_tool_calls", int, _FLASH.max_tool_calls, 1, 10, cli="--max-tool-calls",
+            help="get_topics_content calls Flash may make"),
+    Setting("max_topics", int, _FLASH.max_topics, 1, 25, cli="--max-topics", help="topics Flash may keep"),
+    Setting("max_people", int, _FLASH.max_people, 0, 20, cli="--max-people", help="people Flash may keep"),
+    Setting("max_artifacts", int, _FLASH.max_artifacts, 0, 20, cli="--max-artifacts", help="files Flash may keep"),
+    Setting("reasoning_effort", str, _FLASH.reasoning_effort or "none", choices=EFFORTS,
+            cli="--reasoning", help="reasoning effort of the Flash model"),
+    Setting("budget_tokens", int, 8000, 100, 200_000, unit=" tokens", cli="--budget",
+            help="context budget of an export, in tokens"),
+    Setting("turn1_share", float, _FLASH.turn1_share, 0.05, 1.0, 2, cli="--turn1-share", window=False,
+            help="share of --timeout turn 1 (reading every candidate) may take"),
+)}
+
+
+def setting(key: str) -> Setting:
+    return SETTINGS[key]
