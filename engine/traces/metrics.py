@@ -35,9 +35,11 @@ from typing import Any
 
 import numpy as np
 
+from engine.messages import msg
 from engine.rerank.base import FALLBACK_REASONS as RERANK_FALLBACKS
 from engine.rerank.base import MODEL_EMPTY
 from engine.traces.errors import TracesError
+from engine.traces.runs import sqlite_detail
 
 # Every reason a run can record (the rerankers' list, engine.rerank.base), "model_empty" included.
 FALLBACK_REASONS = (*RERANK_FALLBACKS, MODEL_EMPTY)
@@ -61,7 +63,8 @@ def run_metrics(connection: sqlite3.Connection, reranker: str | None = None) -> 
             "SELECT reranker, fallback, tool_calls_count, candidates_count, selected_count, duration_ms, "
             f"prompt_tokens, completion_tokens, cost FROM rerank_run {where}", params).fetchall()
     except sqlite3.Error as exc:
-        raise TracesError(f"Could not read the run history: {exc}") from exc
+        action = msg("traces.action.read_history")
+        raise TracesError(msg("traces.failed", action=action, detail=sqlite_detail(exc))) from exc
     runs = len(rows)
     fallbacks: dict[str, int] = {"none": 0, **dict.fromkeys(FALLBACK_REASONS, 0)}
     for row in rows:

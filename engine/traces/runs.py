@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from engine.messages import Message, msg
 from engine.rerank.base import RerankResult
 from engine.scrub import scrub_text, scrubbed_json
 from engine.store.transaction import write_transaction
@@ -57,11 +58,17 @@ def iso(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds")
 
 
-def _failed(action: str, exc: sqlite3.Error) -> TracesError:
+def _failed(action: Message, exc: sqlite3.Error) -> TracesError:
+    """`action` is what could not be done ("traces.action.*": "record the rerank run")."""
     if "no such table" in str(exc):
-        return TracesError(f"Could not {action}: this store predates run history; open it with Flashback once "
-                           "to upgrade it.")
-    return TracesError(f"Could not {action}: {exc}")
+        return TracesError(msg("traces.failed_old_store", action=action))
+    return TracesError(msg("traces.failed", action=action, detail=sqlite_detail(exc)))
+
+
+def sqlite_detail(exc: sqlite3.Error) -> str | Message:
+    """SQLite's own words, except the one a person meets in normal use (another process writing),
+    which gets a code so the window says it in its language (English text unchanged)."""
+    return msg("traces.database_locked") if str(exc) == "database is locked" else str(exc)
 
 
 def _model(settings: Mapping[str, Any], result: RerankResult) -> str | None:
@@ -112,7 +119,7 @@ def save_run(connection: sqlite3.Connection, *, query: str, reranker: str, setti
         None if result.trace is None else scrubbed_json(result.trace, secrets),
     )
     row = tuple(_storable(value) if isinstance(value, str) else value for value in row)
-    return int(_write(connection, _INSERT, row, "record the rerank run").lastrowid)
+    return int(_write(connection, _INSERT, row, msg("traces.action.record")).lastrowid)
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -124,7 +131,7 @@ def _storable(text: str) -> str:
     return _LONE_SURROGATE.sub("\ufffd", text)
 
 
-def _write(connection: sqlite3.Connection, sql: str, params: tuple, what: str) -> sqlite3.Cursor:
+def _write(connection: sqlite3.Connection, sql: str, params: tuple, what: Message) -> sqlite3.Cursor:
     """One statement in its own write transaction; a failure rolls back and says `what` failed."""
     try:
         with write_transaction(connection):
@@ -145,7 +152,7 @@ def list_runs(connection: sqlite3.Connection, limit: int = 50, offset: int = 0) 
             f"SELECT {_SUMMARY_COLUMNS} FROM rerank_run ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?",
             (max(0, limit), max(0, offset))).fetchall()
     except sqlite3.Error as exc:
-        raise _failed("read the run history", exc) from exc
+        raise _failed(msg("traces.action.read_history"), exc) from exc
     return [_summary(row) for row in rows]
 
 
@@ -157,7 +164,7 @@ def get_run(connection: sqlite3.Connection, run_id: int) -> dict[str, Any] | Non
                                     "WHERE id = ?", (run_id,))
         row = cursor.fetchone()
     except sqlite3.Error as exc:
-        raise _failed(f"read run {run_id}", exc) from exc
+        raise _failed(msg("traces.action.read_run", run_id=run_id), exc) from exc
     if row is None:
         return None
     names = [d[0] for d in cursor.description]
@@ -176,4 +183,4 @@ def delete_runs(connection: sqlite3.Connection, before: float | datetime | None 
         before = before.timestamp()
     sql, params = ("DELETE FROM rerank_run", ()) if before is None else \
         ("DELETE FROM rerank_run WHERE created_at < ?", (float(before),))
-    return _write(connection, sql, params, "delete old runs").rowcount
+    return _write(connection, sql, params, msg("traces.action.delete")).rowcount
