@@ -26,6 +26,7 @@ from typing import Any
 
 from engine.export.errors import ContextError
 from engine.export.material import Material, material
+from engine.messages import msg
 from engine.rerank.base import Candidate, Selection
 from engine.text.tokens import estimate_tokens
 
@@ -65,6 +66,11 @@ class ContextPack:
     omitted: list[dict[str, Any]]  # {kind, id, reason, why, needed_tokens}
     reranker: str | None = None
     candidates: int = 0  # how many the reranker chose from
+
+
+# What a selection is, as the error that cannot read one says it ("Could not read topic 42 …").
+_WHAT = {"topic": msg("export.kind.topic"), "person": msg("export.kind.person"),
+         "artifact": msg("export.kind.artifact")}
 
 
 def _marker(count: int) -> str:
@@ -121,7 +127,7 @@ def assemble_context(connection: sqlite3.Connection, query: str, selected: list[
                      reranker: str | None = None) -> ContextPack:
     """Pack `selected` (in order) into `budget_tokens`; see the module docstring for how."""
     if budget_tokens <= 0:
-        raise ContextError(f"The context budget must be a positive number of tokens, not {budget_tokens}.")
+        raise ContextError(msg("export.budget_not_positive", budget=budget_tokens))
     known = {(c.kind, c.id): c for c in candidates}
     items: list[ContextItem] = []
     omitted: list[dict[str, Any]] = []
@@ -136,7 +142,8 @@ def assemble_context(connection: sqlite3.Connection, query: str, selected: list[
         try:
             found = material(connection, selection.kind, selection.id, selection.excerpt)
         except sqlite3.Error as exc:
-            raise ContextError(f"Could not read {selection.kind} {selection.id} from the store: {exc}") from exc
+            what = _WHAT.get(selection.kind, selection.kind)
+            raise ContextError(msg("export.unreadable", what=what, id=selection.id, detail=str(exc))) from exc
         if found is None:
             omitted.append(_omission(selection, "not in the store any more (merged or deleted since the search)"))
             continue

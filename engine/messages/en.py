@@ -66,4 +66,10 @@ CATALOGUE: dict[str, str] = {
     "traces.action.read_run": "read run {run_id}",
     "traces.action.delete": "delete old runs",
     "traces.database_locked": "database is locked",
+    # engine/export
+    "export.budget_not_positive": "The context budget must be a positive number of tokens, not {budget}.",
+    "export.unreadable": "Could not read {what} {id} from the store: {detail}",
+    "export.kind.topic": "topic",
+    "export.kind.person": "person",
+    "export.kind.artifact": "artifact",
 }

@@ -61,4 +61,10 @@ CATALOGUE: dict[str, str] = {
     "traces.action.read_run": "прочитать запуск {run_id}",
     "traces.action.delete": "удалить старые запуски",
     "traces.database_locked": "хранилище занято: в него пишет другой процесс",
+    # engine/export
+    "export.budget_not_positive": "Бюджет контекста должен быть положительным числом токенов, а не {budget}.",
+    "export.unreadable": "Не удалось прочитать из хранилища {what} {id}: {detail}",
+    "export.kind.topic": "тему",
+    "export.kind.person": "человека",
+    "export.kind.artifact": "вложение",
 }
