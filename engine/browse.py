@@ -11,6 +11,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from engine.errors import EngineError
+from engine.messages import msg
 from engine.topics.content import topic_messages
 from engine.topics.summary import author_label
 
@@ -106,7 +107,6 @@ def people(connection: sqlite3.Connection, limit: int = 1000) -> list[PersonInfo
 def topic_detail(connection: sqlite3.Connection, topic_id: int) -> TopicDetail:
     row = connection.execute(f"SELECT {_TOPIC_COLUMNS} WHERE t.id = ?", (topic_id,)).fetchone()
     if row is None:
-        raise BrowseError(f"Topic {topic_id} is not in the store (it may have been merged into another; "
-                          "search again to see the current topics).")
+        raise BrowseError(msg("browse.topic_missing", topic_id=topic_id))
     lines = [MessageLine(m.id, author_label(m), m.sent_at, m.text) for m in topic_messages(connection, topic_id)]
     return TopicDetail(TopicInfo(*row), lines)

@@ -72,4 +72,7 @@ CATALOGUE: dict[str, str] = {
     "export.kind.topic": "topic",
     "export.kind.person": "person",
     "export.kind.artifact": "artifact",
+    # engine/browse.py
+    "browse.topic_missing": "Topic {topic_id} is not in the store (it may have been merged into another; search "
+                            "again to see the current topics).",
 }

@@ -67,4 +67,7 @@ CATALOGUE: dict[str, str] = {
     "export.kind.topic": "тему",
     "export.kind.person": "человека",
     "export.kind.artifact": "вложение",
+    # engine/browse.py
+    "browse.topic_missing": "Темы {topic_id} нет в хранилище (возможно, её объединили с другой; повторите поиск, "
+                            "чтобы увидеть нынешние темы).",
 }
