@@ -23,6 +23,8 @@ from engine.store.database import connect, db_path
 class EvaluationCancelled(Cancelled):
     """The user stopped a run over the labelled queries; nothing was stored by it."""
 
+    code = "evaluation.cancelled"
+
 
 @dataclass(frozen=True)
 class Target:
@@ -110,7 +112,7 @@ def freeze(connection: sqlite3.Connection, targets: Sequence[Target], stage1: St
     frozen = []
     for done, target in enumerate(targets, 1):
         if cancel is not None and cancel.cancelled:
-            raise EvaluationCancelled("Stopped before every labelled query was searched.")
+            raise EvaluationCancelled()
         key = (target.query, target.filters.as_json())
         if key not in cache:
             cache[key] = stage1(target.query, retrieval_for(settings, target.filters))

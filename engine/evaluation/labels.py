@@ -30,6 +30,7 @@ from engine.evaluation.qrels import (
     message_topics,
     resolve_messages,
 )
+from engine.messages import msg
 from engine.store.database import connect, db_path
 from engine.store.lock import StoreWriteLock
 from engine.store.transaction import write_transaction
@@ -157,13 +158,16 @@ def export_qrels(connection: sqlite3.Connection) -> dict:
     return {"queries": shaped}
 
 
-def import_judged(connection: sqlite3.Connection, judged: list[JudgedQuery], source: str = "the file") -> ImportSummary:
-    """Add judged queries as labels (a message's label is replaced by the file's); one transaction."""
+def import_judged(connection: sqlite3.Connection, judged: list[JudgedQuery],
+                  source: str | None = None) -> ImportSummary:
+    """Add judged queries as labels (a message's label is replaced by the file's); one transaction.
+    `source` is the file's name, for the error when the store has none of its messages."""
     pairs = [p for q in judged for p in (*q.relevant, *q.not_relevant)]
     messages = resolve_messages(connection, pairs)
     if pairs and not any(m is not None for m in messages.values()):
-        raise QrelsError(f"None of the {len(messages):,} messages {source} names is in this store: "
-                         "import the chats it was made from first.")
+        if source is None:
+            raise QrelsError(msg("evaluation.qrels.nothing_known", count=len(messages)))
+        raise QrelsError(msg("evaluation.qrels.nothing_known_in", count=len(messages), file=source))
     labels = 0
     with write_transaction(connection):
         for q in judged:
@@ -215,4 +219,4 @@ class LabelStore:
 
     def import_qrels(self, path: Path) -> ImportSummary:
         judged = load_qrels(path)  # a malformed file is refused before anything is written
-        return self._write(lambda c: import_judged(c, judged, f"in {Path(path).name}"))
+        return self._write(lambda c: import_judged(c, judged, Path(path).name))

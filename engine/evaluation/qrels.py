@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.errors import EngineError
+from engine.messages import Message, msg
 from engine.store.sql import select_in
 
 SHAPE = '{"queries": [{"id", "query", "relevant": [{"chat", "message"}]}]}'
@@ -58,9 +59,17 @@ class JudgedQuery:
     filters: QueryFilters = field(default_factory=QueryFilters)
 
 
-def _pairs(entries: object, where: str) -> tuple[tuple[str, str], ...]:
+class _Malformed(ValueError):
+    """What is wrong with a QRELS document, as a message (load_qrels puts it in its QrelsError)."""
+
+    def __init__(self, problem: Message) -> None:
+        super().__init__(str(problem))
+        self.problem = problem
+
+
+def _pairs(entries: object, key: str, number: int) -> tuple[tuple[str, str], ...]:
     if not isinstance(entries, list):
-        raise ValueError(f"{where} is not a list")
+        raise _Malformed(msg("evaluation.qrels.key_not_list", key=key, number=number))
     return tuple((str(e["chat"]), str(e["message"])) for e in entries)
 
 
@@ -68,14 +77,14 @@ def parse_qrels(raw: object) -> list[JudgedQuery]:
     """The judged queries of a parsed QRELS document; ValueError/KeyError/TypeError when malformed."""
     queries = raw["queries"] if isinstance(raw, dict) else None
     if not isinstance(queries, list):
-        raise ValueError('"queries" is not a list')
+        raise _Malformed(msg("evaluation.qrels.queries_not_list"))
     judged = []
     for number, q in enumerate(queries, 1):
         if not isinstance(q, dict) or not str(q.get("query") or "").strip():
-            raise ValueError(f"query {number} has no text")
+            raise _Malformed(msg("evaluation.qrels.no_text", number=number))
         judged.append(JudgedQuery(str(q.get("id", number)), str(q["query"]), str(q.get("category") or "all"),
-                                  _pairs(q["relevant"], f'"relevant" of query {number}'),
-                                  _pairs(q.get("not_relevant") or [], f'"not_relevant" of query {number}'),
+                                  _pairs(q["relevant"], "relevant", number),
+                                  _pairs(q.get("not_relevant") or [], "not_relevant", number),
                                   QueryFilters.from_json(q.get("filters"))))
     return judged
 
@@ -84,19 +93,20 @@ def load_qrels(path: Path) -> list[JudgedQuery]:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
-        raise QrelsError(f"Cannot read {path}: {exc.strerror or exc}.") from exc
+        raise QrelsError(msg("evaluation.qrels.unreadable", path=str(path), problem=str(exc.strerror or exc))) from exc
     except UnicodeDecodeError as exc:
-        raise QrelsError(f"{path} is not a QRELS file: it is not UTF-8 text.") from exc
+        raise QrelsError(msg("evaluation.qrels.not_utf8", path=str(path))) from exc
     try:
         raw = json.loads(text)
     except ValueError as exc:
-        raise QrelsError(f"{path} is not a QRELS file: it is not JSON (line {getattr(exc, 'lineno', '?')}).") from exc
+        raise QrelsError(msg("evaluation.qrels.not_json", path=str(path), line=getattr(exc, "lineno", "?"))) from exc
     try:
         return parse_qrels(raw)
     except KeyError as exc:
-        raise QrelsError(f"{path} is not a QRELS file: the key {exc} is missing; expected {SHAPE}.") from exc
+        raise QrelsError(msg("evaluation.qrels.missing_key", path=str(path), key=str(exc), shape=SHAPE)) from exc
     except (ValueError, TypeError, AttributeError) as exc:
-        raise QrelsError(f"{path} is not a QRELS file: {exc}; expected {SHAPE}.") from exc
+        problem = exc.problem if isinstance(exc, _Malformed) else str(exc)
+        raise QrelsError(msg("evaluation.qrels.malformed", path=str(path), problem=problem, shape=SHAPE)) from exc
 
 
 def resolve_messages(connection: sqlite3.Connection,

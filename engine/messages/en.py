@@ -75,4 +75,18 @@ CATALOGUE: dict[str, str] = {
     # engine/browse.py
     "browse.topic_missing": "Topic {topic_id} is not in the store (it may have been merged into another; search "
                             "again to see the current topics).",
+    # engine/evaluation
+    "evaluation.cancelled": "Stopped before every labelled query was searched.",
+    "evaluation.qrels.unreadable": "Cannot read {path}: {problem}.",
+    "evaluation.qrels.not_utf8": "{path} is not a QRELS file: it is not UTF-8 text.",
+    "evaluation.qrels.not_json": "{path} is not a QRELS file: it is not JSON (line {line}).",
+    "evaluation.qrels.missing_key": "{path} is not a QRELS file: the key {key} is missing; expected {shape}.",
+    "evaluation.qrels.malformed": "{path} is not a QRELS file: {problem}; expected {shape}.",
+    "evaluation.qrels.queries_not_list": "\"queries\" is not a list",
+    "evaluation.qrels.key_not_list": "\"{key}\" of query {number} is not a list",
+    "evaluation.qrels.no_text": "query {number} has no text",
+    "evaluation.qrels.nothing_known": "None of the {count:,} messages the file names is in this store: import the "
+                                      "chats it was made from first.",
+    "evaluation.qrels.nothing_known_in": "None of the {count:,} messages in {file} names is in this store: import "
+                                         "the chats it was made from first.",
 }

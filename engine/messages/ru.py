@@ -70,4 +70,20 @@ CATALOGUE: dict[str, str] = {
     # engine/browse.py
     "browse.topic_missing": "Темы {topic_id} нет в хранилище (возможно, её объединили с другой; повторите поиск, "
                             "чтобы увидеть нынешние темы).",
+    # engine/evaluation
+    "evaluation.cancelled": "Остановлено раньше, чем был выполнен поиск по всем размеченным запросам.",
+    "evaluation.qrels.unreadable": "Не удалось прочитать {path}: {problem}.",
+    "evaluation.qrels.not_utf8": "{path} — не файл QRELS: это не текст в кодировке UTF-8.",
+    "evaluation.qrels.not_json": "{path} — не файл QRELS: это не JSON (строка {line}).",
+    "evaluation.qrels.missing_key": "{path} — не файл QRELS: нет ключа {key}; ожидается {shape}.",
+    "evaluation.qrels.malformed": "{path} — не файл QRELS: {problem}; ожидается {shape}.",
+    "evaluation.qrels.queries_not_list": "«queries» — не список",
+    "evaluation.qrels.key_not_list": "«{key}» в запросе {number} — не список",
+    "evaluation.qrels.no_text": "у запроса {number} нет текста",
+    "evaluation.qrels.nothing_known": "Ни одного из сообщений, названных в файле ({count:plural:сообщение|сообщения|"
+                                      "сообщений}), нет в этом хранилище: сначала импортируйте чаты, по которым он "
+                                      "составлен.",
+    "evaluation.qrels.nothing_known_in": "Ни одного из сообщений, названных в {file} ({count:plural:сообщение|"
+                                         "сообщения|сообщений}), нет в этом хранилище: сначала импортируйте чаты, по "
+                                         "которым он составлен.",
 }
