@@ -52,6 +52,7 @@ LAYERS = (
     {"retrieval"},
     {"rerank"},
     {"export", "traces", "evaluation"},
+    {"ask"},  # the answer flow (issue 27): plan, search, compose, answer, verify over the layers below
     {"service"},
     {"jobs"},  # runs the service's import and build in a child process
     {"api"},  # the one surface the faces (window, CLI, MCP) import

@@ -1,0 +1,146 @@
+"""Step 5, the answer: claims, each citing the sources that say it; "not found" is an answer.
+
+Where the server enforces a JSON schema (a grammar: llama.cpp, Ollama, LM Studio) the
+answer is `{"claims": [{"text", "citations"}], "not_found"}` with every citation an `enum`
+of the source numbers: a citation to a source that does not exist cannot be produced.
+Elsewhere the answer is free text with [n] markers; markers to sources that do not exist
+are dropped from the text and counted (`Answer.dropped_citations`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from engine.ask.calls import CallOutcome, schema_call, text_call
+from engine.ask.compose import render_sources
+from engine.ask.types import Answer, Claim, Source
+
+CLAIM_CHARS = 400
+MAX_CLAIMS = 8
+MAX_CITATIONS = 4
+NOT_FOUND_MARK = "NOT_FOUND"
+NOT_FOUND_TEXT = {"en": "Not found in your chats.", "ru": "В ваших чатах этого не нашлось."}
+
+SYSTEM = {
+    "en": ("You answer questions about the user's own chat history, using only the numbered sources given "
+           "(messages from their chats). Never use outside knowledge. Answer in the language of the question, "
+           "briefly. Today is {today}."),
+    "ru": ("Ты отвечаешь на вопросы о переписке пользователя, только по данным пронумерованным источникам "
+           "(сообщениям из его чатов). Не используй знания со стороны. Отвечай на языке вопроса, кратко. "
+           "Сегодня {today}."),
+}
+HOW = {
+    ("en", "schema"): ("Give the answer as claims; each claim cites the numbers of the sources that say it. "
+                       "If the sources do not answer the question, give no claims and set not_found to true."),
+    ("en", "text"): ("Write a short answer. End every sentence with the numbers of the sources that say it, like "
+                     "[2] or [1][3]. If the sources do not answer the question, reply only: " + NOT_FOUND_MARK),
+    ("ru", "schema"): ("Дай ответ утверждениями; каждое утверждение ссылается на номера источников, где это "
+                       "сказано. Если в источниках ответа нет, не давай утверждений и поставь not_found = true."),
+    ("ru", "text"): ("Напиши короткий ответ. В конце каждого предложения укажи номера источников, где это "
+                     "сказано, например [2] или [1][3]. Если в источниках ответа нет, ответь только: "
+                     + NOT_FOUND_MARK),
+}
+LABELS = {"en": ("Sources", "Question"), "ru": ("Источники", "Вопрос")}
+
+_MARKER = re.compile(r"\[\s*(\d+(?:\s*[,;]\s*\d+)*)\s*\]")
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
+
+
+def answer_messages(question: str, sources: list[Source], language: str, form: str, today: str) -> list[dict]:
+    sources_label, question_label = LABELS[language]
+    user = f"{sources_label}:\n\n{render_sources(sources)}\n\n{question_label}: {question}\n\n{HOW[(language, form)]}"
+    return [{"role": "system", "content": SYSTEM[language].format(today=today)}, {"role": "user", "content": user}]
+
+
+def answer_schema(count: int) -> dict[str, Any]:
+    claim = {"type": "object", "additionalProperties": False, "required": ["text", "citations"], "properties": {
+        "text": {"type": "string", "minLength": 1, "maxLength": CLAIM_CHARS},
+        "citations": {"type": "array", "minItems": 1, "maxItems": MAX_CITATIONS,
+                      "items": {"type": "integer", "enum": list(range(1, count + 1))}}}}
+    # Claims before not_found: a grammar writes keys in order, and a small model that has to
+    # decide "not found" first says it too often.
+    return {"type": "object", "additionalProperties": False, "required": ["claims", "not_found"], "properties": {
+        "claims": {"type": "array", "maxItems": MAX_CLAIMS, "items": claim},
+        "not_found": {"type": "boolean"}}}
+
+
+def with_markers(claims: list[Claim]) -> str:
+    return " ".join(c.text.strip() + ("" if not c.citations else " " + "".join(f"[{n}]" for n in c.citations))
+                    for c in claims)
+
+
+def not_found_answer(language: str, form: str, dropped: int = 0) -> Answer:
+    return Answer(NOT_FOUND_TEXT[language], [], True, dropped, form)
+
+
+def read_schema_answer(value: dict[str, Any], count: int, language: str) -> Answer:
+    """Claims from the schema's JSON; ids outside 1..count (a server that did not enforce the
+    enum) are dropped and counted like stray markers."""
+    claims: list[Claim] = []
+    dropped = 0
+    raw = value.get("claims")
+    for entry in raw if isinstance(raw, list) else []:
+        if not isinstance(entry, dict) or not isinstance(entry.get("text"), str) or not entry["text"].strip():
+            continue
+        cited = entry.get("citations")
+        numbers = [n for n in (cited if isinstance(cited, list) else []) if isinstance(n, int)
+                   and not isinstance(n, bool)]
+        valid = list(dict.fromkeys(n for n in numbers if 1 <= n <= count))
+        dropped += len(numbers) - sum(1 for n in numbers if 1 <= n <= count)
+        claims.append(Claim(" ".join(entry["text"].split())[:CLAIM_CHARS], valid))
+    claims = claims[:MAX_CLAIMS]
+    if not claims:
+        return not_found_answer(language, "schema", dropped)
+    return Answer(with_markers(claims), claims, False, dropped, "schema")
+
+
+def read_text_answer(text: str, count: int, language: str) -> Answer:
+    """Claims from free text: one per sentence, its [n] markers its citations (unknown ones dropped)."""
+    body = text.strip()
+    if body.upper().startswith(NOT_FOUND_MARK) or body.strip(". ").casefold() in (
+            t.strip(". ").casefold() for t in NOT_FOUND_TEXT.values()):
+        return not_found_answer(language, "text")
+    dropped = 0
+    claims: list[Claim] = []
+    for sentence in _sentences(body):
+        numbers = [int(n) for group in _MARKER.findall(sentence) for n in re.split(r"[,;]", group)]
+        valid = list(dict.fromkeys(n for n in numbers if 1 <= n <= count))
+        dropped += sum(1 for n in numbers if not 1 <= n <= count)
+        plain = " ".join(_MARKER.sub("", sentence).split())
+        plain = re.sub(r"\s+([.,;:!?…])", r"\1", plain)
+        if not plain or (not valid and (plain.endswith(":") or len(plain.split()) < 3)):
+            continue  # a lead-in ("Here is what I found:") or a bare marker is not a claim
+        claims.append(Claim(plain[:CLAIM_CHARS], valid))
+    if not claims:
+        return not_found_answer(language, "text", dropped)
+    return Answer(with_markers(claims), claims[:MAX_CLAIMS], False, dropped, "text")
+
+
+def _sentences(text: str) -> list[str]:
+    """Sentences with the markers that follow their full stop moved back onto them ("… May. [2]")."""
+    pieces = [p.strip() for p in _SENTENCE_END.split(text) if p and p.strip()]
+    sentences: list[str] = []
+    for piece in pieces:
+        piece = piece.lstrip("-*• ").strip()
+        lead = re.match(r"^((?:\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\]\s*)+)(.*)$", piece)
+        if lead and sentences:
+            sentences[-1] += " " + lead.group(1).strip()
+            piece = lead.group(2).strip()
+        if piece:
+            sentences.append(piece)
+    return sentences
+
+
+async def write_answer(client, question: str, sources: list[Source], *, language: str, form: str,
+                       max_tokens: int, timeout: float, today: str,
+                       model: str | None = None) -> tuple[Answer | None, CallOutcome]:
+    """One answer call in `form` ("schema" | "text"); None with the call's reason on failure."""
+    messages = answer_messages(question, sources, language, form, today)
+    if form == "schema":
+        call = await schema_call(client, messages, answer_schema(len(sources)), name="answer",
+                                 description="The answer as claims with the sources that say them.",
+                                 max_tokens=max_tokens, timeout=timeout, model=model)
+        return (read_schema_answer(call.value, len(sources), language) if call.ok else None), call
+    call = await text_call(client, messages, max_tokens=max_tokens, timeout=timeout, model=model)
+    return (read_text_answer(call.value, len(sources), language) if call.ok else None), call

@@ -1,0 +1,127 @@
+"""One bounded model call per step, JSON under a schema or free text, never an exception for LLM trouble.
+
+A schema goes the way Flash sends its turns (engine/rerank/flash/protocol.py): as
+`response_format: json_schema` where the server turns schemas into a grammar (llama.cpp,
+Ollama, LM Studio: "constrained"), or as a forced call of a function whose parameters are
+the schema where the server enforces forced calls (OpenAI, OpenRouter: "tools"). Either
+way the reply is read leniently (fences, prose around the JSON, a reply cut at its bound)
+and a failure comes back as a named reason: timeout, llm_error, empty_response,
+protocol_violation, parse_error.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.llm import ChatClient, ChatResult, LLMError, LLMTimeout
+from engine.rerank.flash.errors import AnswerError
+from engine.rerank.flash.parser import close_cut_json, extract_json
+from engine.rerank.flash.protocol import choose_protocol
+
+CALL_REASONS = ("timeout", "llm_error", "empty_response", "protocol_violation", "parse_error")
+
+
+@dataclass
+class CallOutcome:
+    value: Any = None  # the parsed JSON (schema calls) or the text (text calls); None on failure
+    reason: str | None = None  # one of CALL_REASONS when the call gave nothing usable
+    error: str | None = None  # in words
+    protocol: str = "text"  # constrained | tools | text
+    ms: float = 0.0  # the model's time: the HTTP call, retries included
+    usage: dict[str, Any] = field(default_factory=dict)
+    record: dict[str, Any] = field(default_factory=dict)  # request and reply (or error), for the trace
+    finish_reason: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.reason is None
+
+
+def schema_protocol(client: ChatClient, model: str | None) -> str:
+    """"constrained" where the server enforces a schema as a grammar, else "tools"."""
+    return choose_protocol("auto", client, model).protocol
+
+
+def _usage(result: ChatResult, ms: float) -> dict[str, Any]:
+    return {"prompt_tokens": result.usage.prompt_tokens, "completion_tokens": result.usage.completion_tokens,
+            "cost": result.usage.cost, "model_ms": round(ms, 2)}
+
+
+async def _complete(client: ChatClient, messages: list[dict], options: dict[str, Any], *, model: str | None,
+                    timeout: float, protocol: str) -> tuple[ChatResult | None, CallOutcome]:
+    outcome = CallOutcome(protocol=protocol)
+    if timeout <= 0:
+        outcome.reason, outcome.error = "timeout", "no time was left for this step"
+        outcome.record = {"request": None, "response": None, "error": outcome.error}
+        return None, outcome
+    started = time.perf_counter()
+    try:
+        result = await client.complete(messages, model=model, timeout=timeout, **options)
+    except LLMError as exc:
+        outcome.ms = (time.perf_counter() - started) * 1000
+        outcome.reason = "timeout" if isinstance(exc, LLMTimeout) else "llm_error"
+        outcome.error = str(exc)
+        outcome.usage = {"model_ms": round(outcome.ms, 2)}
+        outcome.record = {"request": {"intended": True, "model": model, "messages": messages, **options,
+                                      "timeout": round(timeout, 3)}, "response": None, "error": str(exc)}
+        return None, outcome
+    outcome.ms = result.duration_ms
+    outcome.usage = _usage(result, result.duration_ms)
+    outcome.finish_reason = result.finish_reason
+    outcome.record = {"request": dict(result.raw_request), "response": result.raw_response, "error": None,
+                      "degraded": list(result.degraded), "model": result.model}
+    return result, outcome
+
+
+async def schema_call(client: ChatClient, messages: list[dict], schema: dict[str, Any], *, name: str,
+                      description: str, max_tokens: int, timeout: float, model: str | None = None) -> CallOutcome:
+    """A JSON object under `schema` (value: dict), through the server's enforced form."""
+    protocol = schema_protocol(client, model)
+    if protocol == "constrained":
+        options: dict[str, Any] = {"response_format": {"type": "json_schema",
+                                                       "json_schema": {"name": name, "schema": schema}}}
+    else:
+        options = {"tools": [{"type": "function", "function": {"name": name, "description": description,
+                                                               "parameters": schema}}],
+                   "tool_choice": {"type": "function", "function": {"name": name}}}
+    result, outcome = await _complete(client, messages, {**options, "max_tokens": max_tokens}, model=model,
+                                      timeout=timeout, protocol=protocol)
+    if result is None:
+        return outcome
+    calls = [c for c in result.tool_calls if c.name == name and c.arguments is not None]
+    if calls:
+        outcome.value = calls[0].arguments
+        return outcome
+    text = result.content or ""
+    if not text.strip():
+        outcome.reason = "protocol_violation" if protocol == "tools" else "empty_response"
+        outcome.error = f"the model sent no {'call of ' + name if protocol == 'tools' else 'text'}"
+        return outcome
+    closed = close_cut_json(text) if result.finish_reason == "length" else None
+    try:
+        value = extract_json(closed or text)
+    except AnswerError:
+        cut = " (cut off at max_tokens)" if result.finish_reason == "length" else ""
+        outcome.reason, outcome.error = "parse_error", f"the reply is not JSON{cut}"
+        return outcome
+    if not isinstance(value, dict):
+        outcome.reason, outcome.error = "parse_error", "the reply is JSON but not an object"
+        return outcome
+    outcome.value = value
+    return outcome
+
+
+async def text_call(client: ChatClient, messages: list[dict], *, max_tokens: int, timeout: float,
+                    model: str | None = None) -> CallOutcome:
+    """Free text (value: str)."""
+    result, outcome = await _complete(client, messages, {"max_tokens": max_tokens}, model=model, timeout=timeout,
+                                      protocol="text")
+    if result is None:
+        return outcome
+    if not (result.content or "").strip():
+        outcome.reason, outcome.error = "empty_response", "the model sent no text"
+        return outcome
+    outcome.value = result.content
+    return outcome

@@ -1,0 +1,102 @@
+"""Step 4, compose (seed 002's compose_context): the kept topics' messages as numbered sources.
+
+The export's packer decides what fits the token budget (engine/export/pack.py: whole
+topics while they fit, then a topic's start and end around a "left out" line), so a
+question's context is cut exactly as an exported pack is. Each packed topic is then split
+into sources of at most `per_source` consecutive messages: a citation points at a few lines
+with their chat, authors and times, not at a whole conversation, which is what lets verify
+check a claim against what it cites and lets the window highlight the cited messages.
+
+Only topics become sources: people and files are descriptions, not messages anyone wrote.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from engine.ask.types import Source
+from engine.export.pack import assemble_context
+from engine.rerank.base import Candidate, Selection
+from engine.text.tokens import estimate_tokens
+from engine.topics.content import format_log, topic_messages
+from engine.topics.message_row import MessageRow
+from engine.topics.summary import author_label
+
+
+@dataclass
+class Composed:
+    sources: list[Source]
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def tokens(self) -> int:
+        return sum(s.tokens for s in self.sources)
+
+
+def _stamp(epoch: float) -> str:
+    return f"{datetime.fromtimestamp(epoch, UTC):%Y-%m-%d %H:%M}"
+
+
+def header(number: int, chat: str, authors: list[str], first_at: float, last_at: float) -> str:
+    span = _stamp(first_at)
+    if last_at != first_at:
+        end = _stamp(last_at)
+        span += "–" + (end[11:] if end[:10] == span[:10] else end)
+    return f"[{number}] {chat} · {', '.join(authors)} · {span} UTC"
+
+
+def _source(number: int, topic_id: int, chat: str, rows: list[MessageRow], lines: list[str]) -> Source:
+    authors = list(dict.fromkeys(author_label(r) for r in rows))
+    head = header(number, chat, authors, rows[0].sent_at, rows[-1].sent_at)
+    text = head + "\n" + "\n".join(lines)
+    return Source(number, topic_id, chat, [r.id for r in rows], rows[0].sent_at, rows[-1].sent_at, authors, text,
+                  estimate_tokens(text), [r.text for r in rows])
+
+
+def _kept(item_text: str, rows: list[MessageRow]) -> list[tuple[int, str]]:
+    """(index into rows, the line as packed) of each message the packer kept, in order. A
+    message is kept when its whole log line stands between line breaks in the packed text;
+    a first message the packer clipped (nothing else fitted) is kept as clipped."""
+    framed = "\n" + item_text + "\n"
+    kept = [(i, format_log([row])) for i, row in enumerate(rows) if "\n" + format_log([row]) + "\n" in framed]
+    if not kept and rows and item_text.strip():
+        kept = [(0, item_text.split("\n[… ", 1)[0])]
+    return kept
+
+
+def compose_sources(connection: sqlite3.Connection, question: str, selected: list[Selection],
+                    candidates: list[Candidate], budget_tokens: int, per_source: int, *,
+                    reranker: str | None = None, first_number: int = 1) -> Composed:
+    """Numbered sources for the topics in `selected` (in the reranker's order) within the budget."""
+    topics = [replace(s, excerpt=None) for s in selected if s.kind == "topic"]
+    pack = assemble_context(connection, question, topics, candidates, budget_tokens, reranker=reranker)
+    sources: list[Source] = []
+    number = first_number
+    for item in pack.items:
+        rows = topic_messages(connection, item.id)
+        kept = _kept(item.text, rows)
+        run: list[tuple[int, str]] = []
+        for index, line in kept:
+            # A new source at the size limit and wherever the packer left messages out between.
+            if run and (len(run) >= per_source or index != run[-1][0] + 1):
+                sources.append(_source(number, item.id, item.chat or "", [rows[i] for i, _ in run],
+                                       [t for _, t in run]))
+                number += 1
+                run = []
+            run.append((index, line))
+        if run:
+            sources.append(_source(number, item.id, item.chat or "", [rows[i] for i, _ in run], [t for _, t in run]))
+            number += 1
+    detail = {"budget_tokens": budget_tokens, "packed_tokens": pack.used_tokens,
+              "topics": [item.id for item in pack.items], "truncated": [i.id for i in pack.items if i.truncated],
+              "omitted": pack.omitted, "not_topics": sum(1 for s in selected if s.kind != "topic"),
+              "sources": len(sources), "source_tokens": sum(s.tokens for s in sources)}
+    return Composed(sources, detail)
+
+
+def render_sources(sources: list[Source]) -> str:
+    """The sources as the answer's prompt shows them, each under its [n] header."""
+    return "\n\n".join(s.text for s in sources)

@@ -1,0 +1,231 @@
+"""What the Ask flow takes and gives: the plan, sources, claims, the answer, each step's record.
+
+Every type has `as_dict()` (JSON-safe), which is what `--json`, the window and the run's
+trace read; nothing here holds a secret (the flow scrubs the trace before it is stored).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from engine.errors import Cancelled
+from engine.retrieval.search import RetrievalSettings, Stage1Result
+
+if TYPE_CHECKING:
+    from engine.ask.dates import DateRange
+    from engine.embeddings.base import Embedder
+    from engine.llm import ChatClient
+    from engine.rerank.base import Candidate, Reranker, RerankResult
+
+STEPS = ("plan", "search", "rerank", "compose", "answer", "verify", "refine")
+VERIFY_MODES = ("offline", "llm", "off")
+ANSWER_FORMATS = ("auto", "schema", "text")
+
+
+@dataclass
+class Plan:
+    subqueries: list[str]  # the question first, then the model's (each language of the store)
+    date_range: DateRange | None
+    chats: list[str]  # names, only ones the store has
+    people: list[str]
+    source: str  # "model" | "fallback"
+    fallback: str | None = None  # why the offline plan stands: no_model, timeout, llm_error, parse_error, …
+    notes: list[str] = field(default_factory=list)  # what was ignored and why (dates without a time word, …)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"subqueries": list(self.subqueries),
+                "date_range": self.date_range.as_dict() if self.date_range is not None else None,
+                "chats": list(self.chats), "people": list(self.people), "source": self.source,
+                "fallback": self.fallback, "notes": list(self.notes)}
+
+
+@dataclass
+class Source:
+    """One numbered source: consecutive messages of one topic, as the model sees them."""
+
+    number: int  # 1-based: the [n] the answer cites
+    topic_id: int
+    chat: str
+    message_ids: list[int]
+    first_at: float
+    last_at: float
+    authors: list[str]
+    text: str  # the header line and one "[Author (time)]: text" line per message
+    tokens: int
+    messages: list[str] = field(default_factory=list, repr=False)  # each message's own text (verify reads)
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.pop("messages")
+        return data
+
+
+@dataclass
+class Claim:
+    text: str
+    citations: list[int]  # source numbers, every one a real source
+    supported: bool | None = None  # None: not checked (verify off, or it could not judge)
+    support: float = 0.0  # the verifier's figure in [0, 1]
+    method: str = "none"  # offline | llm | none
+    note: str = ""  # why, in words, when not supported or not checked
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Answer:
+    text: str  # what the person reads, with [n] markers (only to real sources)
+    claims: list[Claim]
+    not_found: bool = False  # "not found in your chats": a valid answer
+    dropped_citations: int = 0  # markers or ids to sources that do not exist, removed
+    format: str = "text"  # "schema" (enum citations) | "text" ([n] markers)
+    caveat: str | None = None  # what could not be supported, said in the answer
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "claims": [c.as_dict() for c in self.claims], "not_found": self.not_found,
+                "dropped_citations": self.dropped_citations, "format": self.format, "caveat": self.caveat}
+
+
+@dataclass
+class StepRecord:
+    name: str  # one of STEPS
+    ms: float
+    ok: bool
+    fallback: str | None = None  # the named reason when the step did not do its own work
+    detail: dict[str, Any] = field(default_factory=dict)  # JSON-safe: prompts, replies, counts
+    usage: dict[str, Any] = field(default_factory=dict)  # prompt_tokens, completion_tokens, cost, model_ms
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class AskSettings:
+    """None fields take the endpoint's default (`resolved`): cloud budgets or local ones."""
+
+    total_budget_s: float | None = None  # 30 s cloud, 180 s local
+    max_tokens_plan: int | None = None
+    max_tokens_answer: int | None = None
+    max_tokens_verify: int | None = None
+    budget_tokens: int = 6000  # what the sources may cost in the answer's prompt
+    source_messages: int = 6  # messages per source at most: a citation points at a few lines, not a topic
+    max_subqueries: int = 6
+    refine: bool = True
+    verify: str = "offline"  # offline | llm | off
+    answer_format: str = "auto"  # auto (schema where the server enforces one) | schema | text
+    use_plan_model: bool = True  # False: the offline plan even with a model (the window's edited chips)
+    retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)  # the user's own filters live here
+    rrf_k: int = 60
+    refine_candidates: int = 100  # stage 1's depth in the refine round (seed 002: expand k)
+    record: bool = True
+
+    def __post_init__(self) -> None:
+        if self.verify not in VERIFY_MODES:
+            raise ValueError(f"verify must be one of {VERIFY_MODES}, not {self.verify!r}")
+        if self.answer_format not in ANSWER_FORMATS:
+            raise ValueError(f"answer_format must be one of {ANSWER_FORMATS}, not {self.answer_format!r}")
+        if self.budget_tokens <= 0 or self.source_messages <= 0 or not 1 <= self.max_subqueries <= 6:
+            raise ValueError("budget_tokens and source_messages must be > 0, max_subqueries 1 to 6")
+
+    def resolved(self, local: bool) -> AskSettings:
+        defaults = LOCAL_BUDGETS if local else CLOUD_BUDGETS
+        return replace(self, **{k: v for k, v in defaults.items() if getattr(self, k) is None})
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# Cloud replies are bounded roomily (reasoning models count their thinking in them); a CPU
+# model gets short bounds: an unbounded reply from a small model holds the server for minutes.
+CLOUD_BUDGETS = {"total_budget_s": 30.0, "max_tokens_plan": 2048, "max_tokens_answer": 4096,
+                 "max_tokens_verify": 2048}
+LOCAL_BUDGETS = {"total_budget_s": 180.0, "max_tokens_plan": 384, "max_tokens_answer": 768,
+                 "max_tokens_verify": 384}
+
+
+@dataclass
+class AskDeps:
+    """What the flow needs from the store and the settings; the service (or a test) builds it."""
+
+    stage1: Callable[[str, RetrievalSettings], Stage1Result]  # blocking: run in a thread
+    reranker: Reranker  # the user's: threshold, keep-all or Flash
+    connect: Callable[[], sqlite3.Connection]  # a new connection per call (compose, verify, record)
+    embedder: Embedder | None = None  # offline verify; None: lexical support only
+    client: ChatClient | None = None  # None: no model configured
+    model: str | None = None  # None: the endpoint's default
+    chats: Mapping[str, int] = field(default_factory=dict)  # chat name → id (the plan's enum)
+    languages: Sequence[str] = ("en",)  # what the store's chats are written in ("en", "ru")
+
+    @property
+    def local(self) -> bool:
+        return bool(self.client is not None and self.client.endpoint.is_local)
+
+    @property
+    def secrets(self) -> list[str]:
+        key = self.client.endpoint.api_key if self.client is not None else None
+        return [key] if key else []
+
+
+@dataclass
+class AskOutcome:
+    question: str
+    plan: Plan
+    candidates: list[Candidate] = field(default_factory=list)  # fused stage 1 (date boost applied)
+    selection: RerankResult | None = None
+    sources: list[Source] = field(default_factory=list)
+    answer: Answer | None = None
+    refined: bool = False
+    fallback: str | None = None  # no_model, or "<step>_<reason>" for the failure that cost the answer
+    steps: list[StepRecord] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    usage: dict[str, Any] = field(default_factory=dict)
+    run_id: int | None = None
+    notes: list[str] = field(default_factory=list)
+    model: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        selection = None
+        if self.selection is not None:
+            selection = {"reranker": self.selection.reranker, "fallback": self.selection.fallback,
+                         "selected": [s.as_dict() for s in self.selection.selected],
+                         "usage": self.selection.usage or {}}
+        data = {"question": self.question, "plan": self.plan.as_dict(),
+                "candidates": [c.as_dict() for c in self.candidates], "selection": selection,
+                "sources": [s.as_dict() for s in self.sources],
+                "answer": self.answer.as_dict() if self.answer is not None else None,
+                "refined": self.refined, "fallback": self.fallback, "steps": [s.as_dict() for s in self.steps],
+                "timings_ms": dict(self.timings_ms), "usage": dict(self.usage), "model": self.model,
+                "notes": list(self.notes)}
+        if self.run_id is not None:
+            data["run_id"] = self.run_id
+        return data
+
+
+class AskCancelled(Cancelled):
+    """The person stopped the question; `partial` holds what was found before (sources, steps)."""
+
+    def __init__(self, partial: AskOutcome | None = None) -> None:
+        super().__init__("Ask cancelled.")
+        self.partial = partial
+
+
+def usage_of(*parts: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Token and cost totals over steps (cost None when no call reported one)."""
+    prompt = completion = 0
+    cost: float | None = None
+    for part in parts:
+        if not part:
+            continue
+        prompt += int(part.get("prompt_tokens") or 0)
+        completion += int(part.get("completion_tokens") or 0)
+        if isinstance(part.get("cost"), int | float):
+            cost = (cost or 0.0) + float(part["cost"])
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "cost": cost}
+
+
+def candidates_of(items: Sequence[Candidate], kind: str = "topic") -> list[Candidate]:
+    return [c for c in items if c.kind == kind]
