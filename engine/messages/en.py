@@ -89,4 +89,33 @@ CATALOGUE: dict[str, str] = {
                                       "chats it was made from first.",
     "evaluation.qrels.nothing_known_in": "None of the {count:,} messages in {file} names is in this store: import "
                                          "the chats it was made from first.",
+    # engine/topics
+    "topics.topic_missing": "Topic {topic_id} does not exist (it may have been merged into another).",
+    "topics.build_cancelled": "Topic building cancelled; topics built so far are kept and the rest will be built "
+                              "next time.",
+    "topics.build_gave_up": "The language model failed {count} times in a row, so topic building stopped; topics "
+                            "built so far are kept. Last error: {last_error}",
+    "topics.store_changed": "The store changed while topics were being built (another Flashback writing?); nothing "
+                            "of this batch was kept. Build topics again.",
+    "topics.agent_failed": "The language model's answer could not be used ({reason})",
+    "topics.agent_failed_because": "The language model's answer could not be used ({reason}): {detail}",
+    "topics.agent_reason.llm_error": "llm_error",
+    "topics.agent_reason.timeout": "timeout",
+    "topics.agent_reason.empty_response": "empty_response",
+    "topics.agent_reason.parse_error": "parse_error",
+    "topics.agent_reason.invalid_shape": "invalid_shape",
+    "topics.agent_reason.no_valid_topics": "no_valid_topics",
+    "topics.agent_reason.cancelled": "cancelled",
+    "topics.agent.should_merge_not_bool": "should_merge is not true or false",
+    "topics.agent.no_topics_list": "no topics list",
+    "topics.agent.none_usable": "{count} proposals, none usable",
+    "topics.llm_server": "the LLM server",
+    "topics.server_at": "{label} at {url}",
+    "topics.server_given_up": "{server} failed {count} times in a row, so no more requests are sent to it (last "
+                              "error: {last_error})",
+    "topics.settings.chunks_positive": "chunk_interval_s, max_chunk_messages and max_chunk_chars must be positive",
+    "topics.settings.subject_chars": "subject_chars must be 0 (off) or positive",
+    "topics.settings.consolidation_threshold": "consolidation_threshold is a cosine: between -1 and 1",
+    "topics.settings.at_least_one": "splitter_concurrency, batch_messages and max_merge_candidates must be ≥ 1",
+    "topics.ids_not_distinct": "message_ids must be distinct",
 }

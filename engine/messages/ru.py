@@ -86,4 +86,34 @@ CATALOGUE: dict[str, str] = {
     "evaluation.qrels.nothing_known_in": "Ни одного из сообщений, названных в {file} ({count:plural:сообщение|"
                                          "сообщения|сообщений}), нет в этом хранилище: сначала импортируйте чаты, по "
                                          "которым он составлен.",
+    # engine/topics
+    "topics.topic_missing": "Темы {topic_id} нет (возможно, её объединили с другой).",
+    "topics.build_cancelled": "Построение тем отменено; уже построенные темы сохранены, остальные будут построены в "
+                              "следующий раз.",
+    "topics.build_gave_up": "Языковая модель дала сбой {count:plural:раз|раза|раз} подряд, поэтому построение тем "
+                            "остановлено; уже построенные темы сохранены. Последняя ошибка: {last_error}",
+    "topics.store_changed": "Хранилище изменилось, пока строились темы (в него пишет другой Flashback?); из этой "
+                            "порции ничего не сохранено. Постройте темы ещё раз.",
+    "topics.agent_failed": "Ответ языковой модели не удалось использовать ({reason})",
+    "topics.agent_failed_because": "Ответ языковой модели не удалось использовать ({reason}): {detail}",
+    "topics.agent_reason.llm_error": "ошибка сервера модели",
+    "topics.agent_reason.timeout": "время ожидания истекло",
+    "topics.agent_reason.empty_response": "пустой ответ",
+    "topics.agent_reason.parse_error": "ответ не разобран",
+    "topics.agent_reason.invalid_shape": "ответ не той формы",
+    "topics.agent_reason.no_valid_topics": "ни одной пригодной темы",
+    "topics.agent_reason.cancelled": "отменено",
+    "topics.agent.should_merge_not_bool": "should_merge — не true и не false",
+    "topics.agent.no_topics_list": "нет списка тем",
+    "topics.agent.none_usable": "предложено тем: {count}, ни одна не подошла",
+    "topics.llm_server": "сервер языковой модели",
+    "topics.server_at": "{label} по адресу {url}",
+    "topics.server_given_up": "{server} дал сбой {count:plural:раз|раза|раз} подряд, поэтому запросы к нему больше "
+                              "не отправляются (последняя ошибка: {last_error})",
+    "topics.settings.chunks_positive": "chunk_interval_s, max_chunk_messages и max_chunk_chars должны быть "
+                                       "положительными",
+    "topics.settings.subject_chars": "subject_chars должно быть 0 (выключено) или положительным",
+    "topics.settings.consolidation_threshold": "consolidation_threshold — это косинус: от -1 до 1",
+    "topics.settings.at_least_one": "splitter_concurrency, batch_messages и max_merge_candidates должны быть ≥ 1",
+    "topics.ids_not_distinct": "message_ids не должны повторяться",
 }

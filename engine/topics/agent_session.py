@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.llm import ChatClient, Endpoint
+from engine.messages import msg
 from engine.topics.agents import GIVE_UP_AFTER, AgentLoop, FailureGate, MergerAgent, SplitterAgent
 
 # Seed 004 runs its agents without a reasoning budget: splitting and merging are reading
@@ -36,7 +37,7 @@ class TopicAgents:
         if concurrency is not None and concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         self.concurrency = concurrency
-        self.gate = FailureGate(f"{endpoint.spec.label} at {endpoint.url}", give_up_after)
+        self.gate = FailureGate(msg("topics.server_at", label=endpoint.spec.label, url=endpoint.url), give_up_after)
         options = {"model": endpoint.default_model, "timeout": timeout, "reasoning_effort": reasoning_effort,
                    "loop": self.loop, "max_concurrency": concurrency, "gate": self.gate}
         self.splitter = SplitterAgent(self.client, **options)

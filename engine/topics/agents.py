@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar
 
 from engine.llm import LLMError, LLMTimeout
+from engine.messages import Message, msg
 from engine.topics.coverage import ProposedTopic
 from engine.topics.errors import AgentError
 from engine.topics.sessions import MessageRow
@@ -66,29 +67,32 @@ class ChatClientLike(Protocol):
     async def aclose(self) -> None: ...
 
 
+LLM_SERVER = msg("topics.llm_server")  # who failed, when the gate is not told a server's name
+
+
 class FailureGate:
     """Stops calling a server that keeps failing: after `limit` LLM errors or timeouts in a
     row (no success between), every later call fails at once with one sentence naming the
     server. Without it a build against a stopped server waited out chunks × timeout (601 s
     seen) before giving up. Shared by the splitter and the merger of one endpoint."""
 
-    def __init__(self, server: str = "the LLM server", limit: int = GIVE_UP_AFTER) -> None:
+    def __init__(self, server: str | Message = LLM_SERVER, limit: int = GIVE_UP_AFTER) -> None:
         self.server = server
         self.limit = limit
         self.in_a_row = 0
-        self.last_error = ""
+        self.last_error: str | Message = ""
 
     @property
     def closed(self) -> bool:
         return self.in_a_row >= self.limit
 
     def refusal(self) -> AgentError:
-        return AgentError("llm_error", f"{self.server} failed {self.in_a_row} times in a row, so no more requests "
-                                       f"are sent to it (last error: {self.last_error})")
+        return AgentError("llm_error", msg("topics.server_given_up", server=self.server, count=self.in_a_row,
+                                           last_error=self.last_error))
 
     def failed(self, error: AgentError) -> None:
         self.in_a_row += 1
-        self.last_error = error.detail[:300]
+        self.last_error = error.detail_message or error.detail[:300]
 
     def succeeded(self) -> None:
         self.in_a_row = 0
@@ -149,11 +153,11 @@ class _Agent:
                                                 reasoning_effort=self.reasoning_effort, timeout=self.timeout,
                                                 max_tokens=self.max_tokens)
         except LLMTimeout as exc:
-            error = AgentError("timeout", str(exc))
+            error = AgentError("timeout", exc.message)
             self.gate.failed(error)
             raise error from exc
         except LLMError as exc:
-            error = AgentError("llm_error", str(exc))
+            error = AgentError("llm_error", exc.message)
             self.gate.failed(error)
             raise error from exc
         self.gate.succeeded()
@@ -218,7 +222,7 @@ class MergerAgent(_Agent):
         if isinstance(should, str) and should.strip().lower() in ("true", "false"):
             should = should.strip().lower() == "true"
         if not isinstance(should, bool):
-            raise AgentError("invalid_shape", "should_merge is not true or false")
+            raise AgentError("invalid_shape", msg("topics.agent.should_merge_not_bool"))
         summary = payload.get("merged_summary")
         return MergeDecision(should, str(payload.get("reason") or ""),
                              " ".join(summary.split()) if isinstance(summary, str) else "")
@@ -252,7 +256,7 @@ def parse_topics(payload: dict) -> list[ProposedTopic]:
     validation puts their messages in the general topic)."""
     items = payload.get("topics")
     if not isinstance(items, list):
-        raise AgentError("invalid_shape", "no topics list")
+        raise AgentError("invalid_shape", msg("topics.agent.no_topics_list"))
     topics = []
     for item in items:
         if not isinstance(item, dict):

@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from engine.errors import CancelToken
+from engine.messages import msg
 from engine.store.transaction import write_transaction
 from engine.topics.agents import SplitterAgent
 from engine.topics.coverage import validate_coverage
@@ -164,7 +165,7 @@ class _Builder:
                                    if topic.is_general else topic.summary)
                         drafts.append(_Draft(summary, rows))
                     continue
-                answer = AgentError("no_valid_topics", f"{coverage.dropped} proposals, none usable")
+                answer = AgentError("no_valid_topics", msg("topics.agent.none_usable", count=coverage.dropped))
             self._record_fallback(chunk, answer)
             drafts.append(_Draft(self.summarizer.summarize(chunk, self.language), chunk))
         return drafts
@@ -177,8 +178,8 @@ class _Builder:
             failed = isinstance(answer, AgentError) and answer.reason in ("llm_error", "timeout")
             self.llm_failures_in_a_row = self.llm_failures_in_a_row + 1 if failed else 0
             if self.llm_failures_in_a_row >= _GIVE_UP_AFTER:
-                raise TopicsError(f"The language model failed {_GIVE_UP_AFTER} times in a row, so topic building "
-                                  f"stopped; topics built so far are kept. Last error: {answer.detail}")
+                raise TopicsError(msg("topics.build_gave_up", count=_GIVE_UP_AFTER,
+                                      last_error=answer.detail_message or answer.detail))
 
     def _record_fallback(self, chunk: list[MessageRow], error: AgentError) -> None:
         self.report.fallbacks[error.reason] += 1
@@ -215,6 +216,5 @@ def _write(connection: sqlite3.Connection, chat_id: int, drafts: list[_Draft]) -
         before = connection.total_changes
         connection.executemany("UPDATE message SET topic_id = ? WHERE id = ? AND topic_id IS NULL", assignments)
         if connection.total_changes - before != len(assignments):
-            raise TopicsError("The store changed while topics were being built (another Flashback writing?); "
-                              "nothing of this batch was kept. Build topics again.")
+            raise TopicsError(msg("topics.store_changed"))
     return ids

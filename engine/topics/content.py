@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
+from engine.messages import msg
 from engine.topics.errors import TopicsError
 from engine.topics.message_row import COLUMNS, MessageRow
 from engine.topics.summary import author_label
@@ -36,5 +37,5 @@ def topic_text(connection: sqlite3.Connection, topic_id: int) -> str:
     """The text to embed for a stored topic."""
     found = connection.execute("SELECT summary FROM topic WHERE id = ?", (topic_id,)).fetchone()
     if found is None:
-        raise TopicsError(f"Topic {topic_id} does not exist (it may have been merged into another).")
+        raise TopicsError(msg("topics.topic_missing", topic_id=topic_id))
     return embedding_text(found[0], topic_messages(connection, topic_id))

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from engine.messages import msg
 from engine.topics.errors import TopicsError
 
 GENERAL_LABEL = {"en": "General conversation", "ru": "Общий разговор"}
@@ -53,7 +54,7 @@ def validate_coverage(message_ids: Sequence[int], proposed: Iterable[ProposedTop
     """Turn the splitter's proposals into a partition of the chunk `message_ids` (in order)."""
     position_of = {message_id: index for index, message_id in enumerate(message_ids)}
     if len(position_of) != len(message_ids):
-        raise TopicsError("message_ids must be distinct")  # a caller bug, not model output
+        raise TopicsError(msg("topics.ids_not_distinct"))  # a caller bug, not model output
     ordered_ids = sorted(position_of)
     spans: list[tuple[int, int, int, str]] = []
     dropped = 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.messages import msg
 from engine.topics.errors import TopicsError
 
 
@@ -42,10 +43,10 @@ class TopicSettings:
 
     def __post_init__(self) -> None:
         if self.chunk_interval_s <= 0 or self.max_chunk_messages < 1 or self.max_chunk_chars < 1:
-            raise TopicsError("chunk_interval_s, max_chunk_messages and max_chunk_chars must be positive")
+            raise TopicsError(msg("topics.settings.chunks_positive"))
         if self.subject_chars < 0:
-            raise TopicsError("subject_chars must be 0 (off) or positive")
+            raise TopicsError(msg("topics.settings.subject_chars"))
         if not -1.0 <= self.consolidation_threshold <= 1.0:
-            raise TopicsError("consolidation_threshold is a cosine: between -1 and 1")
+            raise TopicsError(msg("topics.settings.consolidation_threshold"))
         if self.splitter_concurrency < 1 or self.batch_messages < 1 or self.max_merge_candidates < 1:
-            raise TopicsError("splitter_concurrency, batch_messages and max_merge_candidates must be ≥ 1")
+            raise TopicsError(msg("topics.settings.at_least_one"))
