@@ -12,12 +12,11 @@ from dataclasses import asdict
 from pathlib import Path
 
 from app import __version__, cli_chats, cli_check, cli_keys, cli_memory, cli_runs, cli_tune, crash
+from app.cli_options import say
 from app.cli_output import plural, waiting_note
 from app.privacy import private_umask, tighten
 from app.settings import data_dir_given, resolve_data_dir
-from engine.errors import EngineError
-from engine.importers.base import ImportProgress
-from engine.importers.runner import FORMATS
+from engine.api import FORMATS, EngineError, ImportProgress
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -61,11 +60,11 @@ def _run_import(args: argparse.Namespace, data_dir: Path) -> int:
             # Made at the first path, inside the try: a store that cannot be opened is then one
             # more error in the report (and the --json output is still printed).
             service = service or _service(data_dir)
-            report = service.import_path(path, args.format, _stderr_progress if show_progress else None,
+            report = service.imports.import_path(path, args.format, _stderr_progress if show_progress else None,
                                          on_wait=on_wait)
         except EngineError as exc:
             failures.append({"path": str(path), "error": str(exc)})
-            sys.stderr.write(("\n" if show_progress else "") + f"error: {exc}\n")
+            sys.stderr.write(("\n" if show_progress else "") + f"error: {say(exc.message)}\n")
             continue
         if show_progress:
             sys.stderr.write("\n")
@@ -88,7 +87,7 @@ def _run_import(args: argparse.Namespace, data_dir: Path) -> int:
                  "sources": [asdict(s) for s in r.sources]} for r in reports
             ],
             "errors": failures,
-            "stats": service.stats().as_dict() if service is not None else None,
+            "stats": service.store.stats().as_dict() if service is not None else None,
         }
         sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
     return 1 if failures else 0
@@ -109,13 +108,13 @@ def _caveats(source) -> str:
 def _service(data_dir: Path):
     """The one object every command goes through (imported here: `--version` and `--help`
     stay light)."""
-    from engine.service import FlashbackService
+    from engine.api import Flashback
 
-    return FlashbackService(data_dir, origin="command")
+    return Flashback(data_dir, origin="command")
 
 
 def _run_stats(args: argparse.Namespace, data_dir: Path) -> int:
-    stats = _service(data_dir).stats()
+    stats = _service(data_dir).store.stats()
     if args.json:
         sys.stdout.write(json.dumps({"data_dir": str(data_dir), **stats.as_dict()}) + "\n")
     else:
@@ -153,7 +152,7 @@ def _dispatch(args: argparse.Namespace, data_dir: Path) -> int:
         return cli_keys.run_key(args)
     note = tighten(data_dir)
     if note:
-        sys.stderr.write(f"flashback: {note}\n")
+        sys.stderr.write(f"flashback: {say(note)}\n")
     if args.command == "import":
         return _run_import(args, data_dir)
     if args.command == "stats":
@@ -197,7 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _silence_stdout()
         return 1
     except EngineError as exc:
-        sys.stderr.write(f"error: {exc}\n")
+        sys.stderr.write(f"error: {say(exc.message)}\n")
         return 1
     except KeyboardInterrupt:
         sys.stderr.write("\ninterrupted; nothing was changed by an unfinished import\n")

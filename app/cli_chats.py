@@ -14,9 +14,7 @@ import sys
 from datetime import UTC, datetime
 
 from app.cli_output import plural
-from engine.browse import ChatInfo
-from engine.errors import EngineError
-from engine.service import FlashbackService
+from engine.api import ChatInfo, EngineError, Flashback
 
 
 class ChatNotFound(EngineError):
@@ -33,9 +31,9 @@ def _day(epoch: float | None) -> str:
 
 
 def run_chats(args: argparse.Namespace, data_dir) -> int:
-    service = FlashbackService(data_dir)
-    chats = service.chats()
-    formats = service.chat_formats()
+    service = Flashback(data_dir)
+    chats = service.browse.chats()
+    formats = service.browse.chat_formats()
     if args.json:
         rows = [{"id": c.id, "name": c.name, "format": formats.get(c.id, ""), "kind": c.kind,
                  "messages": c.messages, "topics": c.topics, "first": _day(c.first_at), "last": _day(c.last_at)}
@@ -64,11 +62,11 @@ def _matches(chats: list[ChatInfo], wanted: str) -> list[ChatInfo]:
     return []
 
 
-def resolve_chats(service: FlashbackService, values: list[str]) -> tuple[int, ...]:
+def resolve_chats(service: Flashback, values: list[str]) -> tuple[int, ...]:
     """The chat ids `--chat` values name; raises ChatNotFound in one sentence."""
     if not values:
         return ()
-    chats = service.chats()
+    chats = service.browse.chats()
     by_id = {c.id: c for c in chats}
     ids: list[int] = []
     for value in values:

@@ -23,7 +23,7 @@ def add_command(commands: argparse._SubParsersAction) -> None:
 def run_check(args: argparse.Namespace, data_dir: Path) -> int:
     service = cli_memory._service(args, data_dir)
     progress = StageProgress()
-    report = service.check(on_progress=progress, on_wait=waiting_note())
+    report = service.memory.check(on_progress=progress, on_wait=waiting_note())
     progress.finish()
     if args.json:
         sys.stdout.write(json.dumps({**asdict(report), "ok": report.ok}, ensure_ascii=False) + "\n")

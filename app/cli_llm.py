@@ -7,10 +7,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from app.cli_output import at_least, positive_number, share
+from app.cli_options import add_setting
+from app.cli_output import at_least, positive_number
 from app.keys import KeyStore, MissingKeyError
-from engine.errors import EngineError
-from engine.llm.presets import PRESETS, Endpoint, get_preset
+from engine.api import PRESETS, Endpoint, EngineError, get_preset
 
 
 def add_endpoint_options(group: argparse._ArgumentGroup) -> None:
@@ -34,12 +34,10 @@ def add_build_llm_options(parser: argparse.ArgumentParser) -> None:
 def add_flash_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("Flash reranker (--reranker flash)")
     add_endpoint_options(group)
-    group.add_argument("--timeout", type=positive_number, default=None,
-                       help="total seconds for the whole rerank (default 60; 180 for a local server)")
-    group.add_argument("--turn1-share", type=share, default=0.5, metavar="SHARE",
-                       help="share of --timeout turn 1 (reading every candidate) may take (default 0.5)")
-    group.add_argument("--max-tool-calls", type=at_least(0), default=3,
-                       help="get_topics_content calls allowed (default 3)")
+    add_setting(group, "timeout", default=None, metavar="SECONDS")
+    add_setting(group, "turn1_share", metavar="SHARE")
+    add_setting(group, "max_tool_calls", metavar="N")
+    add_setting(group, "max_topics", metavar="N")
     group.add_argument("--protocol", default="auto", choices=("auto", "tools", "constrained"),
                        help="auto (default): what the server is known to enforce; tools: a forced tool call; "
                             "constrained: both turns through a JSON schema (llama.cpp, Ollama, LM Studio)")
@@ -51,8 +49,7 @@ def add_flash_options(parser: argparse.ArgumentParser) -> None:
                        help="person candidates shown (default 20; 8 for a local server)")
     group.add_argument("--artifacts-shown", type=at_least(0), default=None, metavar="N",
                        help="file candidates shown (default 20; 8 for a local server)")
-    group.add_argument("--reasoning", default="low", choices=("none", "minimal", "low", "medium", "high"),
-                       help="reasoning effort (default low)")
+    add_setting(group, "reasoning_effort", dest="reasoning")
     group.add_argument("--recent", default="", help="recent messages of the conversation, as context for the query")
     group.add_argument("--excerpts", action="store_true", help="ask for excerpts of topics over 25,000 chars")
     group.add_argument("--contextualize", dest="contextualize", action="store_true", default=True,
@@ -78,17 +75,18 @@ def endpoint_from(args: argparse.Namespace, keys: KeyStore | None = None) -> End
 
 
 def flash_reranker(args: argparse.Namespace, service):
-    from engine.rerank.flash import FlashSettings
+    from engine.api import FlashSettings
 
     endpoint = endpoint_from(args)
     settings = FlashSettings(model=endpoint.default_model, max_tool_calls=args.max_tool_calls,
-                             total_timeout=args.timeout, turn1_share=args.turn1_share, protocol=args.protocol,
+                             total_timeout=args.timeout, turn1_share=args.turn1_share,
+                             max_topics=args.max_topics, protocol=args.protocol,
                              reasoning_effort=None if args.reasoning == "none" else args.reasoning,
                              excerpts=args.excerpts, contextualize_query=args.contextualize,
                              rewrite_timeout=args.rewrite_timeout, max_tokens_read=args.max_tokens_read,
                              max_tokens_answer=args.max_tokens_answer, people_shown=args.people_shown,
                              artifacts_shown=args.artifacts_shown)
-    return service.flash_reranker(endpoint, settings, recent_messages=args.recent)
+    return service.search.flash_reranker(endpoint, settings, recent_messages=args.recent)
 
 
 def add_commands(commands: argparse._SubParsersAction, search_options) -> None:
@@ -96,14 +94,14 @@ def add_commands(commands: argparse._SubParsersAction, search_options) -> None:
     export.add_argument("query")
     export.add_argument("--format", default="md", choices=("md", "json"))
     export.add_argument("-o", "--output", type=Path, help="write to this file (default: stdout)")
-    export.add_argument("--budget", type=at_least(1), default=8000, help="context budget in tokens (default 8000)")
+    add_setting(export, "budget_tokens", dest="budget", metavar="TOKENS")
     search_options(export, "threshold")
 
 
 def write_export(args: argparse.Namespace, service, outcome) -> int:
-    from engine.export.render import to_json, to_markdown
+    from engine.api import to_json, to_markdown
 
-    pack = service.context(outcome, args.budget)
+    pack = service.search.context(outcome, args.budget)
     text = to_markdown(pack) if args.format == "md" else to_json(pack)
     if args.output:
         args.output.write_text(text, encoding="utf-8")

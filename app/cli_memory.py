@@ -15,14 +15,20 @@ from pathlib import Path
 
 from app import cli_llm
 from app.cli_chats import resolve_chats
-from app.cli_output import StageProgress, at_least, fraction, plural, waiting_note
+from app.cli_options import add_setting, say
+from app.cli_output import StageProgress, at_least, plural, waiting_note
 from app.keys import api_key_for
 from app.privacy import user_umask
-from engine.embeddings.base import EmbeddingConfig
-from engine.errors import EngineError
-from engine.rerank.threshold import ThresholdSettings
-from engine.retrieval.search import RetrievalSettings, day_bounds
-from engine.service import FlashbackService, clean_query, make_reranker
+from engine.api import (
+    EmbeddingConfig,
+    EngineError,
+    Flashback,
+    RetrievalSettings,
+    ThresholdSettings,
+    clean_query,
+    day_bounds,
+    make_reranker,
+)
 
 EMBEDDERS = ("builtin", "local", "openrouter", "openai", "ollama", "custom")
 
@@ -45,14 +51,8 @@ def _embedding_options(parser: argparse.ArgumentParser) -> None:
 def _search_options(parser: argparse.ArgumentParser, reranker: str) -> None:
     parser.add_argument("--reranker", default=reranker, choices=("none", "threshold", "flash"),
                         help=f"stage 2 (default {reranker}); flash asks an LLM (see the Flash options)")
-    parser.add_argument("--candidates", type=at_least(1), default=50, help="stage-1 candidates (default 50)")
-    parser.add_argument("--safety", type=fraction, default=0.30,
-                        help="stage-1 minimum calibrated score, 0 to 1 (default 0.30)")
-    parser.add_argument("--threshold", type=fraction, default=0.50, help="similarity threshold, 0 to 1 (default 0.50)")
-    parser.add_argument("--gap", type=fraction, default=0.15, help="score-gap cut, 0 to 1 (default 0.15)")
-    parser.add_argument("--top-k", type=at_least(1), default=3, help="final top-K (default 3)")
-    parser.add_argument("--hybrid", action=argparse.BooleanOptionalAction, default=True,
-                        help="fuse BM25 over messages with the vector ranking (default on)")
+    for key in ("candidates", "safety_threshold", "threshold", "gap", "top_k", "hybrid"):
+        add_setting(parser, key)
     parser.add_argument("--fusion", default="score", choices=("score", "rrf"))
     parser.add_argument("--mmr", action=argparse.BooleanOptionalAction, default=False, help="diversify with MMR")
     parser.add_argument("--chat", action="append", default=[], metavar="ID_OR_NAME",
@@ -79,20 +79,20 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     cli_llm.add_commands(commands, _search_options)
 
 
-def _service(args: argparse.Namespace, data_dir: Path) -> FlashbackService:
+def _service(args: argparse.Namespace, data_dir: Path) -> Flashback:
     if args.embedder is None:
         _follow_the_store(args, data_dir)
     config = EmbeddingConfig(provider=args.embedder, model=args.embedding_model, base_url=args.embedding_base_url,
                              api_key=api_key_for(args.embedder), dimensions=args.embedding_dim,
                              timeout=float(args.embedding_timeout))
-    return FlashbackService(data_dir, config, origin="command")
+    return Flashback(data_dir, config, origin="command")
 
 
 def _follow_the_store(args: argparse.Namespace, data_dir: Path) -> None:
     """No --embedder: use the embedder the store was built with, so `build --embedder local`
     once and then plain `search` and `build` keep to it (a plain `build` used to re-embed the
     whole store with the built-in one, throwing the local model's hours of work away)."""
-    built = FlashbackService(data_dir).built_embedding()
+    built = Flashback(data_dir).memory.built_embedding()
     if built is None:  # a new store, or a custom server whose address only the user knows
         args.embedder = "builtin"
         return
@@ -115,7 +115,7 @@ def _threshold(args: argparse.Namespace) -> ThresholdSettings:
     return ThresholdSettings(threshold=args.threshold, gap=args.gap, top_k=args.top_k)
 
 
-def _retrieval(args: argparse.Namespace, service: FlashbackService) -> RetrievalSettings:
+def _retrieval(args: argparse.Namespace, service: Flashback) -> RetrievalSettings:
     date_from, date_to = day_bounds(args.since, args.until)
     return RetrievalSettings(candidates=args.candidates, safety_threshold=args.safety, hybrid=args.hybrid,
                              fusion=args.fusion, mmr=args.mmr, chat_ids=resolve_chats(service, args.chat),
@@ -136,7 +136,7 @@ def build_summary(report) -> str:
 def run_build(args: argparse.Namespace, data_dir: Path) -> int:
     topic_llm = cli_llm.endpoint_from(args) if args.llm else None
     progress = StageProgress()
-    report = _service(args, data_dir).build(on_progress=progress, options=_build_options(args),
+    report = _service(args, data_dir).memory.build(on_progress=progress, options=_build_options(args),
                                             topic_llm=topic_llm, llm_timeout=args.llm_timeout,
                                             on_wait=waiting_note())
     progress.finish()
@@ -168,14 +168,14 @@ def _embedder_flags(args: argparse.Namespace) -> str:
     return " ".join(flags)
 
 
-def ensure_built(args: argparse.Namespace, service: FlashbackService) -> None:
+def ensure_built(args: argparse.Namespace, service: Flashback) -> None:
     """Before a search: build what an import left unbuilt (built-in embedder), or say how."""
-    status = service.memory_status()
+    status = service.memory.status()
     if not status.messages:
         raise EngineError("The store holds no messages yet: import a chat export first (`flashback import PATH`).")
     if not status.needs_build:
         return
-    holder = service.writer()
+    holder = service.store.writer()
     if holder is not None and status.vectors > 0 and not status.index_lost:
         # Another process imports or builds: search what is built rather than wait for it.
         sys.stderr.write(f"flashback: {holder.describe()} is writing the store; searching what is built so far\n")
@@ -192,7 +192,7 @@ def ensure_built(args: argparse.Namespace, service: FlashbackService) -> None:
         if not status.index_lost:
             sys.stderr.write("flashback: building the memory first (new messages since the last build)\n")
         progress = StageProgress()
-        report = service.build(on_progress=progress, on_wait=waiting_note())
+        report = service.memory.build(on_progress=progress, on_wait=waiting_note())
         progress.finish()
         sys.stderr.write(f"flashback: {build_summary(report)}\n")
         return
@@ -219,12 +219,12 @@ def _agents_line(agents: dict) -> str:
 
 
 def _build_options(args: argparse.Namespace):
-    from engine.memory.build import BuildOptions
+    from engine.api import BuildOptions
 
     return BuildOptions(consolidate=not args.no_consolidate)
 
 
-def _reranker(args: argparse.Namespace, service: FlashbackService):
+def _reranker(args: argparse.Namespace, service: Flashback):
     if args.reranker == "flash":
         return cli_llm.flash_reranker(args, service)
     return make_reranker(args.reranker, _threshold(args))
@@ -236,7 +236,7 @@ def _search(args: argparse.Namespace, data_dir: Path):
     settings = _retrieval(args, service)  # an unknown --chat is refused before building, too
     reranker = _reranker(args, service)
     ensure_built(args, service)
-    return service, service.search(query, settings, reranker, record=True)
+    return service, service.search.run(query, settings, reranker, record=True)
 
 
 def _cause(report: dict) -> str:
@@ -254,7 +254,7 @@ _AT_URL = re.compile(r"\s+at\s+[a-z]+://[^\s:]+(?::\d+)?\S*?(?=:\s|[;,]|\s|$)")
 def run_search(args: argparse.Namespace, data_dir: Path) -> int:
     _, outcome = _search(args, data_dir)
     for note in outcome.notes:  # stderr: stdout stays the results (and one JSON object with --json)
-        sys.stderr.write(f"flashback: {note}\n")
+        sys.stderr.write(f"flashback: {say(note)}\n")
     if args.json:
         sys.stdout.write(json.dumps(outcome.as_dict(), ensure_ascii=False) + "\n")
         return 0
@@ -310,13 +310,13 @@ def run_export(args: argparse.Namespace, data_dir: Path) -> int:
 
 
 def run_eval(args: argparse.Namespace, data_dir: Path) -> int:
-    from engine.evaluation.runner import load_qrels
+    from engine.api import load_qrels
 
     load_qrels(args.qrels)  # a broken file is the first thing to hear about, before any build
     service = _service(args, data_dir)
     settings, reranker = _retrieval(args, service), _reranker(args, service)
     ensure_built(args, service)
-    result = service.evaluate(args.qrels, settings, reranker)
+    result = service.evaluation.evaluate(args.qrels, settings, reranker)
     if args.json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
         return 0

@@ -12,7 +12,7 @@ import sys
 from dataclasses import asdict
 
 from app.cli_output import at_least, duration, money, plural
-from engine.service import FlashbackService
+from engine.api import Flashback
 
 
 def add_command(commands: argparse._SubParsersAction) -> None:
@@ -51,16 +51,16 @@ def summary_line(metrics: dict) -> str:
     return "; ".join(parts)
 
 
-def run_runs(args: argparse.Namespace, service: FlashbackService) -> int:
+def run_runs(args: argparse.Namespace, service: Flashback) -> int:
     if args.show is not None:
-        run = service.run(args.show)
+        run = service.runs.get(args.show)
         if run is None:
             sys.stderr.write(f"flashback: there is no run {args.show}; `flashback runs` lists them.\n")
             return 1
-        sys.stdout.write(json.dumps(run, ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(json.dumps(run.as_dict(), ensure_ascii=False, indent=2) + "\n")
         return 0
-    runs = service.runs(args.limit)
-    metrics = service.run_metrics()
+    runs = service.runs.list(args.limit)
+    metrics = service.runs.metrics()
     if args.json:
         payload = {"runs": [asdict(r) for r in runs], "metrics": metrics}
         sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")

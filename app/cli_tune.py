@@ -14,11 +14,7 @@ from pathlib import Path
 
 from app import cli_memory
 from app.cli_output import at_least, fraction, plural
-from engine.errors import EngineError
-from engine.evaluation.sweep import DEFAULT_BUDGET
-from engine.evaluation.tune import OBJECTIVES
-from engine.rerank.threshold import ThresholdSettings
-from engine.retrieval.search import RetrievalSettings
+from engine.api import DEFAULT_BUDGET, OBJECTIVES, EngineError, RetrievalSettings, ThresholdSettings
 
 SHOWN = ("kept_precision", "kept_recall", "kept_f1", "recall@budget", "kept_topics")
 
@@ -45,28 +41,17 @@ def add_command(commands: argparse._SubParsersAction) -> None:
 
 
 def _targets(args: argparse.Namespace, service):
-    from engine.evaluation.frozen import labelled_targets, targets_from_qrels
-    from engine.store.database import connect, db_path
-
     if args.qrels is None:
-        targets = labelled_targets(service)
+        targets = service.evaluation.labelled_targets()
         if not targets:
             raise EngineError("There are no labels yet: mark results relevant in the window's search view, "
                               "or give a QRELS file (`flashback tune qrels.json`).")
         return targets, 0
-    from engine.evaluation.qrels import load_qrels
-
-    judged = load_qrels(args.qrels)
-    connection = connect(db_path(service.data_dir))
-    try:
-        return targets_from_qrels(connection, judged)
-    finally:
-        connection.close()
+    return service.evaluation.qrels_targets(args.qrels)
 
 
 def run_tune(args: argparse.Namespace, data_dir: Path) -> int:
-    from engine.evaluation.qrels import load_qrels
-    from engine.evaluation.tune import tune_service
+    from engine.api import load_qrels
 
     if args.qrels is not None:
         load_qrels(args.qrels)  # a broken file is the first thing to hear about, before any build
@@ -77,7 +62,7 @@ def run_tune(args: argparse.Namespace, data_dir: Path) -> int:
     targets, unmatched = _targets(args, service)
     retrieval = RetrievalSettings(candidates=args.candidates, safety_threshold=args.safety, hybrid=args.hybrid)
     current = ThresholdSettings(args.threshold, args.gap, args.top_k)
-    result = tune_service(service, targets, retrieval, current, args.objective, args.budget, args.folds,
+    result = service.evaluation.tune(targets, retrieval, current, args.objective, args.budget, args.folds,
                           lexical=not args.no_lexical, seed=args.seed)
     shaped = result.as_dict()
     shaped["unmatched_messages"] = unmatched

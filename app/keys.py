@@ -12,7 +12,7 @@ import os
 import keyring
 from keyring.errors import KeyringError, PasswordDeleteError
 
-from engine.errors import EngineError
+from engine.api import EngineError
 
 SERVICE = "flashback"
 ENV_VARS = {

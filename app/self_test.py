@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import resources
-from engine.errors import EngineError
+from engine.api import EngineError
 
 
 @dataclass(frozen=True)
@@ -60,8 +60,7 @@ def run_self_test(data_dir: Path | None = None, *, as_json: bool = False) -> int
 
 
 def _check(data_dir: Path) -> dict:
-    from engine.rerank.threshold import ThresholdReranker
-    from engine.service import FlashbackService
+    from engine.api import Flashback, ThresholdReranker
 
     demo = resources.demo_export()
     if demo is None:
@@ -69,19 +68,19 @@ def _check(data_dir: Path) -> dict:
     for language in ("ru",):
         if resources.translation(language) is None:
             raise SelfTestFailed(f"the {language} translation is missing from this installation")
-    service = FlashbackService(data_dir)
-    service.import_path(demo)
-    stats = service.stats()
+    service = Flashback(data_dir)
+    service.imports.import_path(demo)
+    stats = service.store.stats()
     if stats.messages != resources.DEMO_MESSAGES:
         raise SelfTestFailed(f"the demo should hold {resources.DEMO_MESSAGES} messages, the store has {stats.messages}")
-    report = service.build()
-    topics = service.stats().topics
+    report = service.memory.build()
+    topics = service.store.stats().topics
     vectors = sum(report.vectors.values())
     if not topics or not vectors:
         raise SelfTestFailed(f"the build made {topics} topics and {vectors} vectors")
     searches = []
     for probe in PROBES:
-        outcome = service.search(probe.query, reranker=ThresholdReranker())
+        outcome = service.search.run(probe.query, reranker=ThresholdReranker())
         candidates = [c for c in outcome.stage1.candidates if c.kind == "topic"]
         if not candidates:
             raise SelfTestFailed(f"the {probe.language} search {probe.query!r} found nothing")

@@ -1,37 +1,125 @@
 """The one surface the faces import (the window, the CLI, the MCP server): `Flashback` and the
 dataclasses its sub-services take and return, the settings schema, message codes and their
 rendering, and what a write changed. `ui/` and `app/` import nothing else from the engine
-(import-linter contracts in pyproject.toml; mypy checks this package and its callers)."""
+(import-linter contracts in pyproject.toml; mypy checks this package and its callers).
+
+Names load when first used (PEP 562): `flashback --version` or an argparse error should not
+pay for numpy, SQLAlchemy and the rerankers. To add a name: one line in `_EXPORTS` and the
+same import under TYPE_CHECKING (type checkers read that)."""
 
 from __future__ import annotations
 
-from engine.api.context import StoreContext
-from engine.api.facade import Flashback
-from engine.api.memory import IndexLost, MemoryStatus
-from engine.api.search import EmptyQueryError, SearchOutcome, clean_query, make_reranker
-from engine.api.settings import SETTINGS, Setting, SettingError, setting
-from engine.api.views import RunRecord
-from engine.browse import ChatInfo, PersonInfo, TopicDetail, TopicInfo
-from engine.changes import Changes, ChangeToken
-from engine.embeddings.base import EmbeddingConfig
-from engine.errors import Cancelled, CancelToken, EngineError, ImportFormatError, StoreError, is_cancel
-from engine.importers.runner import ImportReport
-from engine.llm.presets import PRESETS, Endpoint, get_preset
-from engine.memory.build import BuildOptions, BuildReport
-from engine.messages import LANGUAGES, Message, msg, normalise_language, render
-from engine.rerank.base import Candidate, RerankResult, Selection
-from engine.rerank.threshold import ThresholdSettings
-from engine.retrieval.search import RetrievalSettings, Stage1Result, day_bounds
-from engine.store.lock import LockHolder
-from engine.store.stats import StoreStats
-from engine.traces.runs import RunSummary
+import importlib
+from typing import TYPE_CHECKING, Any
 
-__all__ = [
-    "LANGUAGES", "PRESETS", "SETTINGS", "BuildOptions", "BuildReport", "CancelToken", "Cancelled", "Candidate",
-    "ChangeToken", "Changes", "ChatInfo", "EmbeddingConfig", "EmptyQueryError", "Endpoint", "EngineError",
-    "Flashback", "ImportFormatError", "ImportReport", "IndexLost", "LockHolder", "MemoryStatus", "Message",
-    "PersonInfo", "RerankResult", "RetrievalSettings", "RunRecord", "RunSummary", "SearchOutcome", "Selection",
-    "Setting", "SettingError", "Stage1Result", "StoreContext", "StoreError", "StoreStats", "ThresholdSettings",
-    "TopicDetail", "TopicInfo", "clean_query", "day_bounds", "get_preset", "is_cancel", "make_reranker", "msg",
-    "normalise_language", "render", "setting",
-]
+_EXPORTS: dict[str, str] = {
+    # the facade and its records
+    "Flashback": "engine.api.facade", "StoreContext": "engine.api.context",
+    "IndexLost": "engine.api.memory", "MemoryStatus": "engine.api.memory",
+    "EmptyQueryError": "engine.api.search", "SearchOutcome": "engine.api.search",
+    "clean_query": "engine.api.search", "make_reranker": "engine.api.search",
+    "RunRecord": "engine.api.views",
+    "SETTINGS": "engine.api.settings", "Setting": "engine.api.settings", "SettingError": "engine.api.settings",
+    "setting": "engine.api.settings",
+    "Changes": "engine.changes", "ChangeToken": "engine.changes",
+    # messages
+    "LANGUAGES": "engine.messages", "Message": "engine.messages", "msg": "engine.messages",
+    "normalise_language": "engine.messages", "render": "engine.messages",
+    # errors and cancelling
+    "CancelToken": "engine.errors", "Cancelled": "engine.errors", "EngineError": "engine.errors",
+    "ImportFormatError": "engine.errors", "StoreError": "engine.errors", "is_cancel": "engine.errors",
+    # what the sub-services take and return
+    "ChatInfo": "engine.browse", "PersonInfo": "engine.browse", "TopicDetail": "engine.browse",
+    "TopicInfo": "engine.browse",
+    "EmbeddingConfig": "engine.embeddings.base",
+    "ImportReport": "engine.importers.runner", "FORMATS": "engine.importers.runner",
+    "ImportProgress": "engine.importers.base",
+    "PRESETS": "engine.llm.presets", "Endpoint": "engine.llm.presets", "get_preset": "engine.llm.presets",
+    "BuildOptions": "engine.memory.build", "BuildReport": "engine.memory.build",
+    "Candidate": "engine.rerank.base", "RerankResult": "engine.rerank.base", "Selection": "engine.rerank.base",
+    "ThresholdSettings": "engine.rerank.threshold", "ThresholdReranker": "engine.rerank.threshold",
+    "FlashSettings": "engine.rerank.flash.settings",
+    "RetrievalSettings": "engine.retrieval.search", "Stage1Result": "engine.retrieval.search",
+    "day_bounds": "engine.retrieval.search",
+    "LockHolder": "engine.store.lock", "StoreStats": "engine.store.stats", "RunSummary": "engine.traces.runs",
+    "load_qrels": "engine.evaluation.qrels", "QueryFilters": "engine.evaluation.qrels",
+    "DEFAULT_BUDGET": "engine.evaluation.sweep", "OBJECTIVES": "engine.evaluation.tune",
+    "to_json": "engine.export.render", "to_markdown": "engine.export.render",
+    "scrub_text": "engine.scrub",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'engine.api' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # the next lookup is a plain attribute read
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__ loads them
+    from engine.api.context import StoreContext as StoreContext
+    from engine.api.facade import Flashback as Flashback
+    from engine.api.memory import IndexLost as IndexLost
+    from engine.api.memory import MemoryStatus as MemoryStatus
+    from engine.api.search import EmptyQueryError as EmptyQueryError
+    from engine.api.search import SearchOutcome as SearchOutcome
+    from engine.api.search import clean_query as clean_query
+    from engine.api.search import make_reranker as make_reranker
+    from engine.api.settings import SETTINGS as SETTINGS
+    from engine.api.settings import Setting as Setting
+    from engine.api.settings import SettingError as SettingError
+    from engine.api.settings import setting as setting
+    from engine.api.views import RunRecord as RunRecord
+    from engine.browse import ChatInfo as ChatInfo
+    from engine.browse import PersonInfo as PersonInfo
+    from engine.browse import TopicDetail as TopicDetail
+    from engine.browse import TopicInfo as TopicInfo
+    from engine.changes import Changes as Changes
+    from engine.changes import ChangeToken as ChangeToken
+    from engine.embeddings.base import EmbeddingConfig as EmbeddingConfig
+    from engine.errors import Cancelled as Cancelled
+    from engine.errors import CancelToken as CancelToken
+    from engine.errors import EngineError as EngineError
+    from engine.errors import ImportFormatError as ImportFormatError
+    from engine.errors import StoreError as StoreError
+    from engine.errors import is_cancel as is_cancel
+    from engine.evaluation.qrels import QueryFilters as QueryFilters
+    from engine.evaluation.qrels import load_qrels as load_qrels
+    from engine.evaluation.sweep import DEFAULT_BUDGET as DEFAULT_BUDGET
+    from engine.evaluation.tune import OBJECTIVES as OBJECTIVES
+    from engine.export.render import to_json as to_json
+    from engine.export.render import to_markdown as to_markdown
+    from engine.importers.base import ImportProgress as ImportProgress
+    from engine.importers.runner import FORMATS as FORMATS
+    from engine.importers.runner import ImportReport as ImportReport
+    from engine.llm.presets import PRESETS as PRESETS
+    from engine.llm.presets import Endpoint as Endpoint
+    from engine.llm.presets import get_preset as get_preset
+    from engine.memory.build import BuildOptions as BuildOptions
+    from engine.memory.build import BuildReport as BuildReport
+    from engine.messages import LANGUAGES as LANGUAGES
+    from engine.messages import Message as Message
+    from engine.messages import msg as msg
+    from engine.messages import normalise_language as normalise_language
+    from engine.messages import render as render
+    from engine.rerank.base import Candidate as Candidate
+    from engine.rerank.base import RerankResult as RerankResult
+    from engine.rerank.base import Selection as Selection
+    from engine.rerank.flash.settings import FlashSettings as FlashSettings
+    from engine.rerank.threshold import ThresholdReranker as ThresholdReranker
+    from engine.rerank.threshold import ThresholdSettings as ThresholdSettings
+    from engine.retrieval.search import RetrievalSettings as RetrievalSettings
+    from engine.retrieval.search import Stage1Result as Stage1Result
+    from engine.retrieval.search import day_bounds as day_bounds
+    from engine.scrub import scrub_text as scrub_text
+    from engine.store.lock import LockHolder as LockHolder
+    from engine.store.stats import StoreStats as StoreStats
+    from engine.traces.runs import RunSummary as RunSummary

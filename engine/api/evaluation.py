@@ -5,14 +5,55 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.api.context import StoreContext
+from engine.api.search import SearchService
 from engine.evaluation.runner import evaluate, load_qrels
 from engine.rerank.base import KeepAllReranker, Reranker
 from engine.retrieval.search import RetrievalSettings
 
 
 class EvaluationService:
-    def __init__(self, context: StoreContext) -> None:
+    """The evaluation functions read stage 1 through the search sub-service (`search.stage1`,
+    `search.arerank`), so what they measure is exactly what a search does."""
+
+    def __init__(self, context: StoreContext, search: SearchService) -> None:
         self._context = context
+        self._search = search
+
+    def labelled_targets(self) -> list:
+        """The store's labelled queries as targets (a quick read)."""
+        from engine.evaluation.frozen import labelled_targets
+
+        return labelled_targets(self._search)
+
+    def qrels_targets(self, qrels_path: Path) -> tuple[list, int]:
+        """A QRELS file's queries as targets, and how many judgements matched no message."""
+        from engine.evaluation.frozen import targets_from_qrels
+        from engine.evaluation.qrels import load_qrels
+
+        judged = load_qrels(qrels_path)
+        return self._context.read(lambda connection: targets_from_qrels(connection, judged))
+
+    def freeze(self, targets, settings: RetrievalSettings | None = None, on_progress=None, cancel=None,
+               cache: dict | None = None) -> list:
+        """Stage 1 of every target, frozen for sweeps and the Flash comparison (blocking)."""
+        from engine.evaluation.frozen import freeze_with_service
+
+        return freeze_with_service(self._search, targets, settings, on_progress, cancel, cache)
+
+    def tune(self, targets, retrieval: RetrievalSettings, current, objective: str = "f1", budget: int | None = None,
+             folds: int = 5, lexical: bool = True, seed: int = 0, on_progress=None, cancel=None):
+        """k-fold tuned threshold settings (engine.evaluation.tune; blocking)."""
+        from engine.evaluation.sweep import DEFAULT_BUDGET
+        from engine.evaluation.tune import tune_service
+
+        return tune_service(self._search, targets, retrieval, current, objective,
+                            DEFAULT_BUDGET if budget is None else budget, folds, lexical, seed, on_progress, cancel)
+
+    async def compare_flash(self, queries, reranker, threshold, on_outcome=None) -> list:
+        """Flash against the threshold filter on frozen labelled queries (each Flash call recorded)."""
+        from engine.evaluation.flash_compare import compare
+
+        return await compare(self._search, queries, reranker, threshold, on_outcome)
 
     def evaluate(self, qrels_path: Path, settings: RetrievalSettings | None = None,
                  reranker: Reranker | None = None, on_progress=None) -> dict:

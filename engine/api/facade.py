@@ -39,7 +39,7 @@ class Flashback:
         self.runs = RunService(self._context)
         self.browse = BrowseService(self._context)
         self.labels = LabelService(self._context)
-        self.evaluation = EvaluationService(self._context)
+        self.evaluation = EvaluationService(self._context, self.search)
 
     @property
     def data_dir(self) -> Path:

@@ -96,6 +96,10 @@ class SearchService:
     def __init__(self, context: StoreContext) -> None:
         self._context = context
 
+    @property
+    def data_dir(self):
+        return self._context.data_dir
+
     def stage1(self, query: str, settings: RetrievalSettings | None = None) -> Stage1Result:
         """Candidates for `query` (blocking: run it in a worker). The window freezes them and
         re-filters with the threshold reranker or hands them to Flash without repeating this."""
