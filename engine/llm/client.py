@@ -1,8 +1,9 @@
 """`ChatClient`: OpenAI-compatible /chat/completions over one `httpx.AsyncClient`.
 
 One call = one `complete()`: its `timeout` covers every attempt and every wait, retries
-follow openai-python (408/409/429/5xx and connection failures, exponential backoff with
-jitter, Retry-After honoured but capped and never past the call's budget), rejected
+are the shared loop's (`engine.http_retry`, the embeddings client's too: 408/409/429/5xx
+and connection failures, exponential backoff with jitter, a Retry-After waited up to the
+policy's cap; one longer than the cap or than the call has left fails at once), rejected
 optional features are dropped and remembered (`request.py`, `capabilities.py`), and every
 failure surfaces as one of the typed errors in `errors.py` with the API key scrubbed out.
 Cancelling the awaiting task cancels the HTTP request at once (httpx closes the socket).
@@ -14,11 +15,11 @@ import asyncio
 import json
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 import httpx
 
-from engine.http_retry import RetryPolicy, parse_retry_after, should_retry
+from engine.http_retry import GiveUp, RetryableFailure, RetryPolicy, call_with_retries, parse_retry_after, should_retry
 from engine.llm.capabilities import CapabilityMemory, EndpointCapabilities, endpoint_key
 from engine.llm.errors import (
     LLMAuthError,
@@ -40,7 +41,7 @@ log = logging.getLogger(__name__)
 
 # Two retries: a chat turn has its own deadline, and a third wait would rarely fit in it.
 CHAT_RETRY = RetryPolicy(max_retries=2)
-ErrorFactory = Callable[[str], LLMError]  # builds the final error given a suffix ("after 3 attempts")
+ErrorFactory = Callable[[str], LLMError]  # builds the final error given a suffix (" after 3 attempts")
 
 
 class ChatClient:
@@ -101,7 +102,8 @@ class ChatClient:
             if budget <= 0:
                 raise TimeoutError
             async with asyncio.timeout_at(started + budget):
-                data = await self._attempts(plan, started + budget, state)
+                data = await call_with_retries(lambda: self._send(plan, state), self.retry,
+                                               deadline=started + budget, name=label)
         except TimeoutError:
             tries = f", {state.attempts} attempt{'s' if state.attempts != 1 else ''}" if state.attempts else ""
             raise LLMTimeout(f"{label} did not answer within {budget:g} s (model {model}{tries}). "
@@ -130,7 +132,10 @@ class ChatClient:
         self.capabilities.learn_protocol(endpoint_key(self.endpoint.url, model or self.endpoint.default_model),
                                          protocol, evidence)
 
-    async def _attempts(self, plan: RequestPlan, deadline: float, state: _CallState) -> dict[str, Any]:
+    async def _send(self, plan: RequestPlan, state: _CallState) -> dict[str, Any]:
+        """One attempt of the retry loop: sends, and sends again at once without an optional
+        feature the server rejected (that is no retry). Raises `RetryableFailure` for what is
+        worth trying again later, a typed `LLMError` for the rest."""
         label = self.preset.label
         while True:
             state.body = plan.body()
@@ -143,16 +148,15 @@ class ChatClient:
             except httpx.TransportError as exc:
                 if self._closed:
                     raise LLMCancelled(f"The connection to {label} was closed while a request was running.") from None
-                await self._pause_or_raise(state, deadline, None, self._connection_error(exc))
-                continue
+                raise RetryableFailure(self._final(state, self._connection_error(exc)),
+                                       reason=type(exc).__name__) from None
             status = response.status_code
             if 200 <= status < 300:
                 data = self._json_body(response)
                 error = data.get("error")
                 if not error:
                     return data
-                await self._embedded_error(error, state, deadline)
-                continue
+                self._embedded_error(error, state)
             message = self._server_message(response)
             # A 5xx that names a request field is the request's fault, as a 400 is
             # (llama-cpp-python validates with pydantic and answers 500): degrade, don't retry.
@@ -167,30 +171,31 @@ class ChatClient:
                                     status=status, server_message=message)
             if should_retry(status):
                 retry_after = parse_retry_after(response.headers)
-                await self._pause_or_raise(state, deadline, retry_after,
-                                           self._retryable_error(status, message, retry_after))
-                continue
+                raise RetryableFailure(self._final(state, self._retryable_error(status, message, retry_after),
+                                                   retry_after), retry_after, reason=str(status))
             raise self._final_error(status, message, plan.model)
 
-    async def _pause_or_raise(self, state: _CallState, deadline: float, retry_after: float | None,
-                              make_error: ErrorFactory) -> None:
-        """Sleep before the next attempt, or raise when out of retries or out of time."""
-        if state.retries >= self.retry.max_retries:
-            raise make_error(f" after {state.attempts} attempt{'s' if state.attempts != 1 else ''}")
-        state.retries += 1
-        if retry_after is not None:
-            wait = min(retry_after, self.retry.max_retry_after)
-        else:
-            wait = self.retry.backoff(state.retries)
-        left = deadline - asyncio.get_running_loop().time()
-        if wait >= left:  # waiting would only end in a timeout: report the real cause now
-            raise make_error(f" (the wait before retrying, {wait:.1f} s, is longer than the {max(left, 0):.1f} s "
-                             "left for this call)")
-        log.info("%s: attempt %d failed; retrying in %.2f s", self.preset.label, state.attempts, wait)
-        await asyncio.sleep(wait)
+    def _final(self, state: _CallState, make_error: ErrorFactory,
+               retry_after: float | None = None) -> Callable[[GiveUp], LLMError]:
+        """The error to raise when the retry loop gives up, its message saying why."""
+        def build(give_up: GiveUp) -> LLMError:
+            if give_up.reason == "retries":
+                suffix = f" after {state.attempts} attempt{'s' if state.attempts != 1 else ''}"
+            elif give_up.reason == "retry_after":
+                suffix = (f" (it asked to wait {_seconds(give_up.wait)} before trying again, longer than the "
+                          f"{_seconds(give_up.limit)} Flashback waits)")
+            else:
+                suffix = (f" (the wait before retrying, {give_up.wait:.1f} s, is longer than the {give_up.limit:.1f} s "
+                          "left for this call)")
+            error = make_error(suffix)
+            if retry_after is not None:  # declared on RemoteServiceError: also a 503's, not only a 429's
+                error.retry_after = retry_after
+            return error
+        return build
 
-    async def _embedded_error(self, error: Any, state: _CallState, deadline: float) -> None:
-        """OpenRouter reports failures after generation started as a 200 with an error body."""
+    def _embedded_error(self, error: Any, state: _CallState) -> NoReturn:
+        """OpenRouter reports failures after generation started as a 200 with an error body:
+        always raises, `RetryableFailure` when its code is one worth retrying."""
         label = self.preset.label
         code = error.get("code") if isinstance(error, dict) else None
         detail = self._redact(_error_text(error))[:300]
@@ -199,8 +204,7 @@ class ChatClient:
             return LLMResponseError(f"{label} reported an error while answering{suffix}: {detail} (code {code}). "
                                     "Try again or choose another model.", code=code, server_message=detail)
         if isinstance(code, int) and should_retry(code):
-            await self._pause_or_raise(state, deadline, None, make)
-            return
+            raise RetryableFailure(self._final(state, make), reason=f"{code} in a 200")
         raise make("")
 
     def _connection_error(self, exc: httpx.TransportError) -> ErrorFactory:
@@ -212,8 +216,9 @@ class ChatClient:
     def _retryable_error(self, status: int, message: str, retry_after: float | None) -> ErrorFactory:
         label = self.preset.label
         if status == 429:
+            advice = f"Try again in {_seconds(retry_after)}" if retry_after else "Wait a minute"
             return lambda suffix: LLMRateLimited(
-                f"{label} is limiting the request rate (429){suffix}: {message}. Wait a minute or choose another "
+                f"{label} is limiting the request rate (429){suffix}: {message}. {advice} or choose another "
                 "model.", status=status, server_message=message, retry_after=retry_after)
         return lambda suffix: LLMServerError(
             f"{label} had a server error ({status}){suffix}: {message}. Try again later or choose another model.",
@@ -266,12 +271,18 @@ class ChatClient:
 
 
 class _CallState:
-    __slots__ = ("attempts", "retries", "body")
+    __slots__ = ("attempts", "body")
 
     def __init__(self) -> None:
-        self.attempts = 0
-        self.retries = 0
+        self.attempts = 0  # requests sent, resends without a rejected feature included
         self.body: dict[str, Any] = {}
+
+
+def _seconds(value: float) -> str:
+    """A wait for a message: "5 s", "0.3 s", "10 min"."""
+    if value >= 120:
+        return f"{value / 60:.0f} min"
+    return f"{round(value, 1):g} s"
 
 
 _VALIDATION_MARKERS = ("validation error", "input should be", "field required", "extra inputs are not permitted")
