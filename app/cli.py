@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 
-from app import __version__, cli_chats, cli_check, cli_keys, cli_memory, cli_runs, cli_tune, crash
+from app import __version__, cli_ask, cli_chats, cli_check, cli_keys, cli_memory, cli_runs, cli_tune, crash
 from app.cli_options import say
 from app.cli_output import plural, waiting_note
 from app.privacy import private_umask, tighten
@@ -37,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument("--json", action="store_true", help="print one JSON object")
     cli_chats.add_command(commands)
     cli_memory.add_commands(commands)
+    cli_ask.add_command(commands)
     cli_keys.add_command(commands)
     cli_runs.add_command(commands)
     cli_tune.add_command(commands)
@@ -165,6 +166,8 @@ def _dispatch(args: argparse.Namespace, data_dir: Path) -> int:
         return cli_check.run_check(args, data_dir)
     if args.command == "tune":
         return cli_tune.run_tune(args, data_dir)
+    if args.command == "ask":
+        return cli_ask.run_ask(args, data_dir)
     if args.command in ("build", "search", "eval", "export"):
         return getattr(cli_memory, f"run_{args.command}")(args, data_dir)
     from app.gui import run_gui  # Qt is only loaded when a window is wanted

@@ -19,6 +19,8 @@ _EXPORTS: dict[str, str] = {
     "EmptyQueryError": "engine.api.search", "SearchOutcome": "engine.api.search",
     "clean_query": "engine.api.search", "make_reranker": "engine.api.search",
     "RunRecord": "engine.api.views",
+    "AskOutcome": "engine.ask", "AskSettings": "engine.ask", "StepRecord": "engine.ask", "Source": "engine.ask",
+    "Claim": "engine.ask", "Answer": "engine.ask", "Plan": "engine.ask", "AskCancelled": "engine.ask",
     "SETTINGS": "engine.api.settings", "Setting": "engine.api.settings", "SettingError": "engine.api.settings",
     "setting": "engine.api.settings",
     "Changes": "engine.changes", "ChangeToken": "engine.changes",
@@ -78,6 +80,14 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.api.settings import SettingError as SettingError
     from engine.api.settings import setting as setting
     from engine.api.views import RunRecord as RunRecord
+    from engine.ask import Answer as Answer
+    from engine.ask import AskCancelled as AskCancelled
+    from engine.ask import AskOutcome as AskOutcome
+    from engine.ask import AskSettings as AskSettings
+    from engine.ask import Claim as Claim
+    from engine.ask import Plan as Plan
+    from engine.ask import Source as Source
+    from engine.ask import StepRecord as StepRecord
     from engine.browse import ChatInfo as ChatInfo
     from engine.browse import PersonInfo as PersonInfo
     from engine.browse import TopicDetail as TopicDetail

@@ -9,6 +9,7 @@ concern, each taking and returning dataclasses (`engine.api` re-exports them all
     browse      chats, topics, people, one topic in full
     labels      relevance labels
     evaluation  figures on judgements
+    ask         a question answered with numbered citations (plan → … → verify)
 
 Methods are blocking and thread-safe (run them off the GUI thread; coroutines are marked);
 each opens its own SQLite connection, so searches read while a build writes (WAL)."""
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from engine.api.ask import AskService
 from engine.api.context import StoreContext
 from engine.api.evaluation import EvaluationService
 from engine.api.memory import MemoryService
@@ -40,6 +42,7 @@ class Flashback:
         self.browse = BrowseService(self._context)
         self.labels = LabelService(self._context)
         self.evaluation = EvaluationService(self._context, self.search)
+        self.ask = AskService(self._context, self.search)
 
     @property
     def data_dir(self) -> Path:

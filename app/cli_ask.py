@@ -1,0 +1,85 @@
+"""`flashback ask "question"`: the answer with numbered sources (chat, author, time, first line),
+or with --json the plan, sources, claims, verification, timings, tokens and cost.
+
+Without a usable chat model (no key for the endpoint) it still searches and prints the
+sources found, with one sentence saying what to set."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+from app import cli_llm, cli_memory
+from app.cli_options import say
+from app.cli_output import duration, positive_number
+from app.keys import MissingKeyError
+
+
+def add_command(commands: argparse._SubParsersAction) -> None:
+    ask = commands.add_parser("ask", help="answer a question from your chats, with numbered sources")
+    ask.add_argument("question")
+    ask.add_argument("--budget-s", type=positive_number, default=None, metavar="SECONDS",
+                     help="time budget of the whole answer (default 30; 180 for a local server)")
+    ask.add_argument("--verify", default="offline", choices=("offline", "llm", "off"),
+                     help="check each claim against its cited messages: offline with the embedder (default), "
+                          "with the chat model, or not at all")
+    ask.add_argument("--no-refine", action="store_true", help="no second round when claims are unsupported")
+    cli_memory._search_options(ask, "threshold")
+
+
+def _endpoint(args: argparse.Namespace):
+    """The chat model to answer with, or None (no key): the sources alone are still worth printing."""
+    try:
+        return cli_llm.endpoint_from(args)
+    except MissingKeyError:
+        return None
+
+
+def run_ask(args: argparse.Namespace, data_dir: Path) -> int:
+    from engine.api import AskSettings, clean_query
+
+    question = clean_query(args.question)
+    service = cli_memory._service(args, data_dir)
+    retrieval = cli_memory._retrieval(args, service)
+    reranker = cli_memory._reranker(args, service)
+    cli_memory.ensure_built(args, service)
+    settings = AskSettings(total_budget_s=args.budget_s, verify=args.verify, refine=not args.no_refine,
+                           retrieval=retrieval)
+    outcome = asyncio.run(service.ask.ask(question, reranker, endpoint=_endpoint(args), settings=settings))
+    if args.json:
+        sys.stdout.write(json.dumps(outcome.as_dict(), ensure_ascii=False) + "\n")
+        return 0
+    for note in outcome.notes:
+        sys.stderr.write(f"flashback: {say(note)}\n")
+    answer = outcome.answer
+    if answer is not None:
+        sys.stdout.write(answer.text.strip() + "\n")
+        unsupported = [claim for claim in answer.claims if claim.supported is False]
+        if unsupported:
+            sys.stdout.write("\nnot supported by the cited messages:\n")
+            for claim in unsupported:
+                sys.stdout.write(f"  ✗ {claim.text}\n")
+        if answer.caveat:
+            sys.stdout.write(f"\n{answer.caveat}\n")
+    if outcome.sources:
+        sys.stdout.write("\nSources:\n")
+        for source in outcome.sources:
+            when = datetime.fromtimestamp(source.first_at, UTC).strftime("%Y-%m-%d %H:%M")
+            first = next((line for line in source.messages if line.strip()), "").strip().replace("\n", " ")
+            authors = ", ".join(source.authors[:3])
+            sys.stdout.write(f"[{source.number}] {source.chat} · {authors} · {when} · {first[:100]}\n")
+    elif answer is None:
+        sys.stdout.write("Nothing in your chats matched the question.\n")
+    plan = outcome.plan
+    extra = f"; fallback {outcome.fallback}" if outcome.fallback else ""
+    usage = outcome.usage or {}
+    sys.stdout.write(f"\nplan ({plan.source}): {' | '.join(plan.subqueries)}"
+                     + (f"; dates {plan.date_range.phrase!r}" if plan.date_range else "")
+                     + f"; {duration(outcome.timings_ms.get('total'))}{extra}"
+                     + (f"; tokens {usage.get('prompt_tokens', 0)}+{usage.get('completion_tokens', 0)}"
+                        if usage.get("prompt_tokens") else "") + "\n")
+    return 0

@@ -1,0 +1,41 @@
+"""Ask: a question answered from the store with numbered citations (engine.ask, seed 002's
+flow), wired to this store's stage 1, the person's reranker and an optional chat model."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from engine.api.context import StoreContext
+from engine.api.search import SearchService, clean_query
+from engine.ask import AskDeps, AskOutcome, AskSettings, StepRecord, ask, store_profile
+from engine.errors import CancelToken
+from engine.llm import ChatClient, Endpoint
+from engine.rerank.base import Reranker
+
+
+class AskService:
+    def __init__(self, context: StoreContext, search: SearchService) -> None:
+        self._context = context
+        self._search = search
+
+    async def ask(self, question: str, reranker: Reranker, *, endpoint: Endpoint | None = None,
+                  settings: AskSettings | None = None, now: datetime | None = None,
+                  cancel: CancelToken | None = None, on_step: Callable[[StepRecord], None] | None = None,
+                  on_answer_text: Callable[[str], None] | None = None, client_name: str = "") -> AskOutcome:
+        """Plan, search, rerank, compose, answer, verify (a coroutine: the window awaits it on its
+        qasync loop, the CLI with asyncio.run). Without `endpoint` no model is called: the outcome
+        holds the sources found and a note saying what to set. The run is recorded in Run history."""
+        question = clean_query(question)
+        chats, languages = self._context.read(store_profile)
+        embedder = self._context.retriever().embedder
+        client = ChatClient(endpoint) if endpoint is not None else None
+        deps = AskDeps(stage1=self._search.stage1, reranker=reranker, connect=self._context.connect,
+                       embedder=embedder, client=client, model=endpoint.default_model if endpoint else None,
+                       chats=chats, languages=languages)
+        try:
+            return await ask(question, deps, settings, now=now or datetime.now().astimezone(), cancel=cancel,
+                             on_step=on_step, on_answer_text=on_answer_text)
+        finally:
+            if client is not None:
+                await client.aclose()
