@@ -1,4 +1,10 @@
-"""Open the store: one SQLite file, WAL, foreign keys, forward-only schema migrations."""
+"""Open the store: one SQLite file, WAL, foreign keys, forward-only schema migrations.
+
+Every migration is idempotent (CREATE … IF NOT EXISTS, ALTERs guarded by what the table
+has), and one open runs all the steps it needs in one transaction with `user_version` set
+inside it: a step that fails leaves the store exactly as it was, at its old version, and a
+store whose version was reset (`PRAGMA user_version=0`) runs them again harmlessly.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +13,9 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from sqlalchemy import event
+from sqlalchemy import Table, event
 from sqlalchemy.engine import Engine
+from sqlalchemy.schema import CreateIndex, CreateTable
 from sqlmodel import SQLModel, create_engine
 
 from engine.errors import StoreError
@@ -16,6 +23,7 @@ from engine.store import models  # also registers the tables on SQLModel.metadat
 from engine.store.faults import StoreDamaged, translate
 from engine.store.labels_schema import labels_v5
 from engine.store.lock import StoreWriteLock
+from engine.store.transaction import write_transaction
 
 DB_FILE_NAME = "flashback.sqlite3"
 SCHEMA_VERSION = 5
@@ -25,7 +33,7 @@ SCHEMA_VERSION = 5
 # (engine.importers.writer) and by `fold_for_search` on queries,
 # because unicode61 treats them as different letters.
 _FTS_DDL = (
-    "CREATE VIRTUAL TABLE message_fts USING fts5("
+    "CREATE VIRTUAL TABLE IF NOT EXISTS message_fts USING fts5("
     "text, content='message', content_rowid='id', "
     "tokenize=\"unicode61 remove_diacritics 2\")"
 )
@@ -43,15 +51,25 @@ def apply_pragmas(connection: sqlite3.Connection) -> None:
     connection.execute("PRAGMA busy_timeout=5000")
 
 
+def _create_tables(connection: sqlite3.Connection, engine: Engine, tables: list[Table] | None = None) -> None:
+    """What `SQLModel.metadata.create_all` makes (tables, then their indexes), as IF NOT EXISTS
+    statements on the migration's own connection: create_all would run them on another one,
+    outside the migration's transaction (and wait behind its write lock)."""
+    for table in tables if tables is not None else SQLModel.metadata.sorted_tables:
+        connection.execute(str(CreateTable(table, if_not_exists=True).compile(dialect=engine.dialect)))
+        for index in sorted(table.indexes, key=lambda index: index.name or ""):
+            connection.execute(str(CreateIndex(index, if_not_exists=True).compile(dialect=engine.dialect)))
+
+
 def _create_v1(connection: sqlite3.Connection, engine: Engine) -> None:
-    SQLModel.metadata.create_all(engine)
+    _create_tables(connection, engine)
     connection.execute(_FTS_DDL)
 
 
 def _topic_columns_v2(connection: sqlite3.Connection, engine: Engine) -> None:
-    # create_all makes the new tables (vector_item, embedding_cache) and skips existing ones;
+    # The new tables (vector_item, embedding_cache) are made and existing ones skipped;
     # a v1 topic table gets the new columns here (a fresh store already has them).
-    SQLModel.metadata.create_all(engine)
+    _create_tables(connection, engine)
     existing = {row[1] for row in connection.execute("PRAGMA table_info(topic)")}
     for column, sql_type in (("first_at", "FLOAT"), ("last_at", "FLOAT"), ("content_hash", "VARCHAR")):
         if column not in existing:
@@ -65,7 +83,7 @@ def _topic_columns_v2(connection: sqlite3.Connection, engine: Engine) -> None:
 def _rerank_runs_v3(connection: sqlite3.Connection, engine: Engine) -> None:
     # Only the new table: later schemas may change others, and this step must not create
     # them ahead of their own migrations. A fresh store already has it (create_all in v1).
-    SQLModel.metadata.create_all(engine, tables=[models.RerankRun.__table__])
+    _create_tables(connection, engine, [models.RerankRun.__table__])
 
 
 # Every insert or delete of a vector item bumps its (model, kind) generation, so "has the
@@ -145,19 +163,20 @@ def connect(path: Path) -> sqlite3.Connection:
 
 
 def migrate(path: Path, engine: Engine) -> None:
-    """Bring the store to SCHEMA_VERSION. Two processes opening a new folder at once both
-    see version 0: the schema is created under the store's write lock, and the version is
-    read again once it is held, so the second finds the work done (issue 12: it used to
-    report "table message_fts already exists" as a damaged store)."""
+    """Bring the store to SCHEMA_VERSION, every step in one transaction (see the module
+    docstring). Two processes opening a new folder at once both see version 0: the schema is
+    created under the store's write lock, and the version is read again once it is held, so
+    the second finds the work done (issue 12: it used to report "table message_fts already
+    exists" as a damaged store)."""
     connection = None
     try:
         connection = connect(path)
         if _version(connection, path) == SCHEMA_VERSION:
             return
-        with StoreWriteLock(path.parent, "schema"):
+        with StoreWriteLock(path.parent, "schema"), write_transaction(connection):
             for target in range(_version(connection, path) + 1, SCHEMA_VERSION + 1):
                 MIGRATIONS[target](connection, engine)
-                connection.execute(f"PRAGMA user_version={target}")
+                connection.execute(f"PRAGMA user_version={target}")  # commits with the steps, or not at all
     except (sqlite3.DatabaseError, OSError) as exc:  # OSError: no room for the lock file
         plain = translate(exc, path.parent, "")  # opening: any command, or the window
         if plain is None and not isinstance(exc, sqlite3.DatabaseError):
