@@ -173,7 +173,7 @@ class Steps:
             return
         unsupported = [c.text for c in answer.claims if c.supported is False]
         if unsupported:
-            answer.caveat = CAVEAT[language].format(claims="; ".join(f"«{t}»" for t in unsupported))
+            answer.caveat = CAVEAT[language].format(claims="; ".join(f"«{t.rstrip('.!?… ')}»" for t in unsupported))
             answer.text = f"{answer.text}\n\n{answer.caveat}"
 
     # -- the end ---------------------------------------------------------------------------
