@@ -47,7 +47,7 @@ def add_setting(parser: argparse.ArgumentParser | argparse._ArgumentGroup, key: 
     own", as Flash's time budget differs for a local server)."""
     setting = SETTINGS[key]
     value = setting.default if default is ... else default
-    names = {"dest": dest} if dest else {}
+    names: dict[str, Any] = {"dest": dest} if dest else {}
     if setting.kind is bool:
         parser.add_argument(setting.cli, action=argparse.BooleanOptionalAction, default=value,
                             help=_help(setting, value), **names)

@@ -53,11 +53,11 @@ def summary_line(metrics: dict) -> str:
 
 def run_runs(args: argparse.Namespace, service: Flashback) -> int:
     if args.show is not None:
-        run = service.runs.get(args.show)
-        if run is None:
+        record = service.runs.get(args.show)
+        if record is None:
             sys.stderr.write(f"flashback: there is no run {args.show}; `flashback runs` lists them.\n")
             return 1
-        sys.stdout.write(json.dumps(run.as_dict(), ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(json.dumps(record.as_dict(), ensure_ascii=False, indent=2) + "\n")
         return 0
     runs = service.runs.list(args.limit)
     metrics = service.runs.metrics()

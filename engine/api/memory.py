@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from engine.api.context import StoreContext, idf_lost
 from engine.changes import Changes
 from engine.embeddings.base import Embedder, EmbeddingConfig, config_for_model, make_embedder
+from engine.embeddings.local import INSTALL_HINT, local_model_available
+from engine.embeddings.openai_compat import PRESETS as EMBEDDING_PRESETS
 from engine.errors import CancelToken, EngineError
 from engine.llm import Endpoint
 from engine.memory.build import BuildOptions, BuildReport, StageProgress, build_memory
@@ -14,6 +16,10 @@ from engine.store.database import db_path
 from engine.store.faults import plain_faults
 from engine.store.lock import StoreWriteLock, WaitCallback
 from engine.topics.agent_session import DEFAULT_TIMEOUT_S, TopicAgents
+
+# What a face offers for the embedder (Settings → Embeddings, About): exported by engine.api.
+__all__ = ["BUILD_CHANGES", "EMBEDDING_PRESETS", "INSTALL_HINT", "IndexLost", "MemoryService", "MemoryStatus",
+           "local_model_available"]
 
 
 class IndexLost(EngineError):
@@ -79,7 +85,7 @@ class MemoryService:
                                       splitter=agents.splitter if agents else None,
                                       merger=agents.merger if agents else None,
                                       on_progress=on_progress, cancel=cancel)
-                if agents:
+                if agents and topic_llm is not None:
                     report.agents["model"] = topic_llm.default_model
             finally:
                 if agents:
@@ -136,7 +142,7 @@ class MemoryService:
         counts = self._context.read(self._context.vector_counts)
         if not counts:
             return None
-        return config_for_model(max(counts, key=counts.get))
+        return config_for_model(max(counts, key=lambda model: counts[model]))
 
     def invalidate(self) -> None:
         self._context.invalidate()

@@ -58,7 +58,7 @@ class SearchOutcome:
     rewrite: Any = None  # engine.rerank.flash.QueryRewrite | None
 
     def as_dict(self) -> dict:
-        shaped = {
+        shaped: dict[str, Any] = {
             "query": self.stage1.query,
             "reranker": self.result.reranker,
             "candidates": [c.as_dict() for c in self.stage1.candidates],
@@ -87,9 +87,8 @@ def make_reranker(name: str, threshold: ThresholdSettings | None = None) -> Rera
 
 def _settings_of(retrieval: RetrievalSettings, reranker: Reranker) -> dict[str, Any]:
     own = reranker.settings
-    return {"retrieval": dataclasses.asdict(retrieval),
-            "reranker": {"name": reranker.name,
-                         **(dataclasses.asdict(own) if dataclasses.is_dataclass(own) else {})}}
+    mine = dataclasses.asdict(own) if dataclasses.is_dataclass(own) and not isinstance(own, type) else {}
+    return {"retrieval": dataclasses.asdict(retrieval), "reranker": {"name": reranker.name, **mine}}
 
 
 class SearchService:
@@ -129,7 +128,7 @@ class SearchService:
         lists are fused before the rerank sees them (`outcome.stage1`, `outcome.rewrite`)."""
         started = time.perf_counter()
         rewrite = await reranker.arewrite(stage1.query)
-        if rewrite is not None and rewrite.used:
+        if rewrite is not None and rewrite.used and rewrite.rewritten:
             stage1 = await asyncio.to_thread(self._with_rewrite, stage1, rewrite.rewritten)
         result = await reranker.arerank(stage1.query, stage1.candidates, rewrite)
         outcome = self._outcome(stage1, reranker, result, started, rewrite)
@@ -144,7 +143,7 @@ class SearchService:
         stage1 = self.stage1(query, settings)
         started = time.perf_counter()
         rewrite = reranker.rewrite(stage1.query)
-        if rewrite is not None and rewrite.used:
+        if rewrite is not None and rewrite.used and rewrite.rewritten:
             stage1 = self._with_rewrite(stage1, rewrite.rewritten)
         result = reranker.rerank(stage1.query, stage1.candidates, rewrite)
         outcome = self._outcome(stage1, reranker, result, started, rewrite)
@@ -191,7 +190,7 @@ class SearchService:
         context = self._context
         holder = current_holder(context.data_dir)
         elsewhere = holder is not None and holder.pid != os.getpid()
-        if elsewhere and holder.operation == "import":
+        if holder is not None and elsewhere and holder.operation == "import":
             # An import keeps its transaction open for its whole length: don't wait out the busy timeout.
             outcome.notes.append(msg("search.not_recorded_writer", writer=holder.message()))
             return

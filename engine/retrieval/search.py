@@ -22,6 +22,7 @@ from engine.embeddings.base import Embedder
 from engine.memory.calibration import Calibration, background_sample, query_background
 from engine.memory.indexes import IndexSet
 from engine.memory.vectors import load_items
+from engine.messages import Message
 from engine.retrieval.candidate import Candidate
 from engine.retrieval.fusion import (
     LEXICAL_WEIGHT_BUILTIN,
@@ -68,7 +69,7 @@ class Stage1Result:
     query: str
     candidates: list[Candidate]
     timings_ms: dict[str, float] = field(default_factory=dict)
-    rebuilt: dict[str, str] = field(default_factory=dict)  # kind → why its index was rebuilt
+    rebuilt: dict[str, Message | str] = field(default_factory=dict)  # kind → why its index was rebuilt (a note)
     settings: RetrievalSettings = field(default_factory=RetrievalSettings)  # what produced them
 
 

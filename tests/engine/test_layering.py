@@ -100,3 +100,25 @@ def test_transactions_are_begun_only_by_the_one_helper():
                     and node.value.lstrip().upper().startswith(("BEGIN", "ROLLBACK", "COMMIT")):
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value.strip()[:40]}")
     assert offenders == []
+
+
+def _engine_imports_of_faces() -> list[str]:
+    """Imports of the engine from ui/ and app/ (any depth, inside functions too) that are not
+    `engine.api` itself: the faces reach the engine through its one surface (issue 22)."""
+    offenders = []
+    for face in ("ui", "app"):
+        for path in sorted((ROOT / face).rglob("*.py")):
+            for name in _imported_modules(path):
+                if (name == "engine" or name.startswith("engine.")) and name != "engine.api":
+                    offenders.append(f"{path.relative_to(ROOT)} imports {name}")
+    return offenders
+
+
+def test_the_faces_import_only_engine_api():
+    assert _engine_imports_of_faces() == []
+
+
+def test_ui_does_not_import_app():
+    offenders = [f"{path.relative_to(ROOT)} imports {name}" for path in sorted((ROOT / "ui").rglob("*.py"))
+                 for name in _imported_modules(path) if name == "app" or name.startswith("app.")]
+    assert offenders == []
