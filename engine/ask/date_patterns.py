@@ -28,10 +28,10 @@ RU_MONTHS = {"янв": 1, "фев": 2, "мар": 3, "апр": 4, "май": 5, "�
 WEEKDAYS = {"monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5, "sunday": 6,
             "понедельник": 0, "вторник": 1, "среду": 2, "четверг": 3, "пятницу": 4, "субботу": 5, "воскресенье": 6}
 QUANTITIES = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-              "eight": 8, "nine": 9, "ten": 10, "couple of": 2, "a couple of": 2, "few": 3, "a few": 3,
-              "several": 3, "один": 1, "одну": 1, "два": 2, "две": 2, "пару": 2, "пара": 2, "три": 3,
-              "четыре": 4, "пять": 5, "шесть": 6, "семь": 7, "восемь": 8, "девять": 9, "десять": 10,
-              "несколько": 3}
+              "eight": 8, "nine": 9, "ten": 10, "couple of": 2, "a couple of": 2,
+              "один": 1, "одну": 1, "два": 2, "две": 2, "пару": 2, "пара": 2, "три": 3,
+              "четыре": 4, "пять": 5, "шесть": 6, "семь": 7, "восемь": 8, "девять": 9, "десять": 10}
+VAGUE = ("few", "a few", "several", "несколько")  # "a few days ago": two to five of them back
 SHIFTS = {"last": -1, "previous": -1, "this": 0, "прошлой": -1, "прошлом": -1, "позапрошлой": -2,
           "позапрошлом": -2, "этой": 0, "этом": 0, "текущей": 0, "текущем": 0, "той": -1,
           "прошлые": -1, "эти": 0}
@@ -178,14 +178,16 @@ def _read_or(rule: Callable[[re.Match, datetime], Span | None]):
 
 
 def _ago(match: re.Match, now: datetime) -> Span | None:
-    quantity, unit = match.group(1), match.group(2).lower()
-    count = int(quantity) if quantity and quantity.isdigit() else QUANTITIES.get((quantity or "").lower(), 1)
+    quantity, unit = (match.group(1) or "").lower(), match.group(2).lower()
+    count = int(quantity) if quantity.isdigit() else QUANTITIES.get(quantity, 1)
     if unit.startswith("fortnight"):
         unit, count = "week", count * 2
     elif unit.rstrip("s") in UNITS:
         unit = unit.rstrip("s")
     else:
         unit = ru_unit(unit)
+    if quantity in VAGUE:
+        return unit_bounds(shifted(now, unit, -5), unit)[0], unit_bounds(shifted(now, unit, -2), unit)[1]
     return unit_bounds(shifted(now, unit, -count), unit)
 
 
@@ -264,8 +266,9 @@ RULES: tuple[Rule, ...] = (
               lambda m, now, year: month_span(year, ru_month(m[1]), now), 2),
     _absolute("in month", rf"\b(?:in|during|since|from|until|till|by|of|early|late|mid|throughout|last|this)[\s-]+"
                           rf"({_EN_FULL})\b", lambda m, now, year: month_span(year, en_month(m[1]), now)),
-    _absolute("в месяце", rf"(?<!\w)(?:в|во|с|до|после|к|начале|середине|конце|начала|середины|конца)\s+"
-                          rf"({_RU_MONTH})\b", lambda m, now, year: month_span(year, ru_month(m[1]), now)),
+    _absolute("в месяце", rf"(?<!\w)(?:в\s+(?:начале|середине|конце)|(?:с|до|после)\s+(?:начала|середины|конца)"
+                          rf"|в|во|с|до|после|к|начале|середине|конце)\s+({_RU_MONTH})\b",
+              lambda m, now, year: month_span(year, ru_month(m[1]), now)),
     # Years.
     _absolute("в году", rf"(?<!\w)(?:(?:в|во|с|до|после|за)\s+)?{_YEAR}\s*(?:году|года|год|г\.)",
               lambda m, now, year: year_span(year, now), 1),

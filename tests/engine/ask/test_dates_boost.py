@@ -4,7 +4,7 @@ Candidates come from the real stage 1 over the demo export (built once per modul
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -15,8 +15,7 @@ from engine.retrieval.search import RetrievalSettings
 from engine.service import FlashbackService
 from engine.store.database import connect, db_path
 
-MSK = timezone(timedelta(hours=3))
-NOW = datetime(2025, 11, 15, 12, 0, tzinfo=MSK)
+NOW = datetime(2025, 11, 15, 12, 0, tzinfo=UTC)  # the demo export's times are UTC
 
 
 @pytest.fixture(scope="module")
