@@ -23,7 +23,8 @@ RERANKER_NAME = "ask"
 
 def run_result(outcome: AskOutcome, settings: AskSettings, secrets: list[str]) -> RerankResult:
     whole = scrub(outcome.as_dict(), secrets)
-    report = {key: value for key, value in whole.items() if key not in ("steps", "candidates")}
+    whole.pop("candidates")  # the row's own candidates column holds them
+    report = {key: value for key, value in whole.items() if key != "steps"}
     report["steps"] = [{k: v for k, v in step.items() if k != "detail"} for step in whole["steps"]]
     whole["settings"] = {"model": outcome.model, **scrub(settings.as_dict(), secrets)}
     selected = list(outcome.selection.selected) if outcome.selection is not None else []
