@@ -26,7 +26,7 @@ from engine.rerank.flash.prompt import choose_language
 
 LANGUAGE_NAMES = {"en": "English", "ru": "Russian"}
 MAX_CHATS_IN_ENUM = 200  # a bigger store lists its busiest chats: the schema is part of the prompt
-SUBQUERY_CHARS = 200
+SUBQUERY_CHARS = 120  # a search, not a paragraph; and 6 of them must fit a small model's reply bound
 _ISO_DAY = r"(\d{4}-\d{2}-\d{2})"
 _ISO_RANGE = re.compile(_ISO_DAY + r"(?:\s*(?:\.\.|…|–|—|/|\bto\b|\s-\s)\s*" + _ISO_DAY + r")?")
 _DIGIT = re.compile(r"\d")
@@ -48,10 +48,10 @@ def plan_schema(languages: list[str], chat_names: list[str], per_language: int) 
     queries = {"type": "object", "additionalProperties": False, "required": list(languages),
                "properties": {lang: {"type": "array", "items": query, "minItems": 1, "maxItems": per_language}
                               for lang in languages}}
-    properties: dict[str, Any] = {"queries": queries, "dates": {"type": "string", "maxLength": 60}}
+    properties: dict[str, Any] = {"queries": queries, "dates": {"type": "string", "maxLength": 40}}
     if chat_names:
         properties["chats"] = {"type": "array", "maxItems": 3, "items": {"type": "string", "enum": chat_names}}
-    properties["people"] = {"type": "array", "maxItems": 4, "items": {"type": "string", "maxLength": 60}}
+    properties["people"] = {"type": "array", "maxItems": 3, "items": {"type": "string", "maxLength": 40}}
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
@@ -123,7 +123,7 @@ def read_plan(question: str, value: dict[str, Any], deps: AskDeps, settings: Ask
     unknown = [c for c in _strings(value.get("chats")) if c.casefold() not in known]
     if unknown:
         notes.append(f"chats the store does not have were ignored: {', '.join(unknown[:3])}")
-    people = list(dict.fromkeys(p.strip() for p in _strings(value.get("people")) if p.strip()))[:4]
+    people = list(dict.fromkeys(p.strip() for p in _strings(value.get("people")) if p.strip()))[:3]
     date_range = resolve_dates(value.get("dates"), question, now, notes)
     return Plan(subqueries, date_range, chats, people, "model", None, notes)
 

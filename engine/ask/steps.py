@@ -117,7 +117,7 @@ class Steps:
             connection = self.deps.connect()
             try:
                 return compose_sources(connection, question, selection.selected, candidates,
-                                       self.settings.budget_tokens, self.settings.source_messages,
+                                       self.settings.budget_tokens or 6000, self.settings.source_messages,
                                        reranker=selection.reranker)
             finally:
                 connection.close()

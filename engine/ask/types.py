@@ -111,7 +111,7 @@ class AskSettings:
     max_tokens_plan: int | None = None
     max_tokens_answer: int | None = None
     max_tokens_verify: int | None = None
-    budget_tokens: int = 6000  # what the sources may cost in the answer's prompt
+    budget_tokens: int | None = None  # what the sources may cost in the answer's prompt: 6,000 cloud, 2,500 local
     source_messages: int = 6  # messages per source at most: a citation points at a few lines, not a topic
     max_subqueries: int = 6
     refine: bool = True
@@ -128,7 +128,8 @@ class AskSettings:
             raise ValueError(f"verify must be one of {VERIFY_MODES}, not {self.verify!r}")
         if self.answer_format not in ANSWER_FORMATS:
             raise ValueError(f"answer_format must be one of {ANSWER_FORMATS}, not {self.answer_format!r}")
-        if self.budget_tokens <= 0 or self.source_messages <= 0 or not 1 <= self.max_subqueries <= 6:
+        if (self.budget_tokens is not None and self.budget_tokens <= 0) or self.source_messages <= 0 \
+                or not 1 <= self.max_subqueries <= 6:
             raise ValueError("budget_tokens and source_messages must be > 0, max_subqueries 1 to 6")
 
     def resolved(self, local: bool) -> AskSettings:
@@ -141,10 +142,13 @@ class AskSettings:
 
 # Cloud replies are bounded roomily (reasoning models count their thinking in them); a CPU
 # model gets short bounds: an unbounded reply from a small model holds the server for minutes.
+# Local sources fit an 8K context as llama.cpp is usually started: a small model's tokenizer
+# counts ~1.5× our estimate on chat text (docs/llm_servers.md), so 2,500 estimated ≈ 4K real,
+# plus the instructions and a 768-token reply; at 100-200 prompt tokens/s, well inside 180 s.
 CLOUD_BUDGETS = {"total_budget_s": 30.0, "max_tokens_plan": 2048, "max_tokens_answer": 4096,
-                 "max_tokens_verify": 2048}
-LOCAL_BUDGETS = {"total_budget_s": 180.0, "max_tokens_plan": 384, "max_tokens_answer": 768,
-                 "max_tokens_verify": 384}
+                 "max_tokens_verify": 2048, "budget_tokens": 6000}
+LOCAL_BUDGETS = {"total_budget_s": 180.0, "max_tokens_plan": 512, "max_tokens_answer": 768,
+                 "max_tokens_verify": 384, "budget_tokens": 2500}
 
 
 @dataclass
@@ -159,6 +163,7 @@ class AskDeps:
     model: str | None = None  # None: the endpoint's default
     chats: Mapping[str, int] = field(default_factory=dict)  # chat name → id (the plan's enum)
     languages: Sequence[str] = ("en",)  # what the store's chats are written in ("en", "ru")
+    client_name: str = ""  # who asked (an assistant over MCP), kept with the recorded run; "" for the faces
 
     @property
     def local(self) -> bool:

@@ -188,3 +188,8 @@ def citing(*claims: tuple[str, str], not_found: bool = False) -> Callable[[Recor
         entries = [{"text": text, "citations": [source_number(request.body, needle) or 1]} for text, needle in claims]
         return respond(request.body, {"claims": entries, "not_found": not_found})
     return reply
+
+
+def pytest_configure(config) -> None:
+    config.addinivalue_line("markers", "real_llama: runs against a real local llama.cpp server "
+                                       "(bench/llama_server.py builds the cache; skipped without it)")

@@ -53,8 +53,9 @@ def test_every_step_runs_is_bounded_and_recorded(server, service, data_dir):
     assert outcome.answer.text == f"{RIGHT[0]} [{claim.citations[0]}]" and texts == [outcome.answer.text]
     # Every request is bounded (llama.cpp: local budgets) and the sources fit the compose budget.
     sent = bodies(server)
-    assert len(sent) == 2 and [b["max_tokens"] for b in sent] == [384, 768]
-    assert sum(s.tokens for s in outcome.sources) <= AskSettings().budget_tokens
+    assert len(sent) == 2 and [b["max_tokens"] for b in sent] == [512, 768]
+    assert sum(s.tokens for s in outcome.sources) <= 2500  # the local compose budget
+    assert outcome.steps[3].detail["budget_tokens"] == 2500
     assert outcome.usage == {"prompt_tokens": 200, "completion_tokens": 40, "cost": None}
     timings = outcome.timings_ms
     assert timings["total"] >= timings["model"] > 0 and timings["overhead"] == round(timings["total"] -

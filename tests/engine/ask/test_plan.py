@@ -43,7 +43,7 @@ def test_the_schema_asks_for_a_subquery_in_every_language_of_the_store_and_enume
     chats = schema["properties"]["chats"]["items"]["enum"]
     assert set(chats) == {"Мама", "Backend team", "Dan Whitfield", "Flat hunting / Квартира", "Катя Лебедева",
                           "Running club Sokolniki", "Saved Messages"}
-    assert plan_request["max_tokens"] == 384 and NOW.date().isoformat() in plan_request["messages"][0]["content"]
+    assert plan_request["max_tokens"] == 512 and NOW.date().isoformat() in plan_request["messages"][0]["content"]
     # The English sub-query finds the English chat the Russian question alone does not reach.
     assert flight_topic(data_dir) in topic_ids(outcome)
     assert outcome.steps[1].detail["per_query"]["Dan booked flights to Lisbon"] > 0

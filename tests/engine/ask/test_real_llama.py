@@ -1,0 +1,54 @@
+"""The Ask flow end to end against a real llama-server with SmolLM2-135M (docs/llm_servers.md).
+
+Runs when the cache that `python -m bench.llama_server build` makes exists
+($FLASHBACK_LLAMA_CACHE, default ~/.cache/flashback-llama); skipped with the reason
+otherwise. Only a 127.0.0.1 server started here is contacted. What is under test is the
+harness, not a 135M model's answers: every step completes on the real server (the plan's
+and the answer's schemas accepted as grammars, no 5xx, every request bounded), and every
+citation is a real source. The answers themselves are whatever the model manages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+
+import pytest
+
+from bench import llama_server as cache
+from engine.ask import AskSettings, ask
+from engine.llm import ChatClient, Endpoint
+from tests.engine.ask.conftest import NOW, make_deps
+
+pytestmark = pytest.mark.real_llama
+# A loaded 2-core runner generates ~4 tokens/s (tests/engine/rerank/test_real_llama.py): the
+# budget is generous here; the protocol is under test, not the machine's speed.
+SETTINGS = AskSettings(total_budget_s=900.0, verify="llm")
+QUESTIONS = ["когда мама записалась к терапевту?", "what flights did Dan book to Lisbon?"]
+
+
+@pytest.fixture(scope="module")
+def llama_server() -> Iterator[cache.LocalServer]:
+    if not cache.server_binary().exists() or not cache.model_path().exists():
+        pytest.skip(f"no llama-server + SmolLM2 in {cache.cache_dir()}: run `python -m bench.llama_server build`")
+    with cache.llama_server() as server:
+        yield server
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_every_step_completes_on_llama_server_with_real_citations(llama_server, service, data_dir, question):
+    endpoint = Endpoint.from_preset("llamacpp", model="local", base_url=llama_server.base_url)
+
+    async def go():
+        async with ChatClient(endpoint) as client:
+            return await ask(question, make_deps(service, data_dir, client), SETTINGS, now=NOW)
+    outcome = asyncio.run(go())
+
+    calls = [s for s in outcome.steps if "call" in s.detail]
+    assert calls and all(s.detail["call"]["error"] is None for s in calls), [s.detail["error"] for s in calls]
+    assert all(isinstance(s.detail["call"]["request"].get("max_tokens"), int) for s in calls)
+    assert outcome.plan.source == "model" and outcome.plan.subqueries[0] == question
+    assert outcome.fallback is None and outcome.answer is not None and outcome.answer.format == "schema"
+    numbers = {s.number for s in outcome.sources}
+    assert all(n in numbers for claim in outcome.answer.claims for n in claim.citations)
+    assert outcome.answer.dropped_citations == 0  # the enum held: the grammar cannot write another number
