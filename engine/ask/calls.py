@@ -21,6 +21,11 @@ from engine.rerank.flash.parser import close_cut_json, extract_json
 from engine.rerank.flash.protocol import choose_protocol
 
 CALL_REASONS = ("timeout", "llm_error", "empty_response", "protocol_violation", "parse_error")
+# What a tool's parameters may not carry where the provider reads them as Gemini's schema
+# subset (OpenRouter's default model): `additionalProperties` and string lengths are unknown
+# fields there, and an `enum` of integers is a 400 ("enum: only allowed for STRING type").
+# The reply is checked after anyway (every reader keeps only known chats, sources and claims).
+_LOOSE_DROP = ("additionalProperties", "minLength", "maxLength")
 
 
 @dataclass
@@ -42,6 +47,21 @@ class CallOutcome:
 def schema_protocol(client: ChatClient, model: str | None) -> str:
     """"constrained" where the server enforces a schema as a grammar, else "tools"."""
     return choose_protocol("auto", client, model).protocol
+
+
+def tool_parameters(schema: Any) -> Any:
+    """`schema` as a forced tool's parameters: the fields Gemini refuses left out, an integer
+    enum said in the description instead."""
+    if isinstance(schema, list):
+        return [tool_parameters(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    loose = {key: tool_parameters(value) for key, value in schema.items() if key not in _LOOSE_DROP}
+    enum = loose.get("enum")
+    if isinstance(enum, list) and enum and not all(isinstance(v, str) for v in enum):
+        loose.pop("enum")
+        loose["description"] = f"one of {', '.join(map(str, enum[:50]))}"
+    return loose
 
 
 def _usage(result: ChatResult, ms: float) -> dict[str, Any]:
@@ -84,7 +104,7 @@ async def schema_call(client: ChatClient, messages: list[dict], schema: dict[str
                                                        "json_schema": {"name": name, "schema": schema}}}
     else:
         options = {"tools": [{"type": "function", "function": {"name": name, "description": description,
-                                                               "parameters": schema}}],
+                                                               "parameters": tool_parameters(schema)}}],
                    "tool_choice": {"type": "function", "function": {"name": name}}}
     result, outcome = await _complete(client, messages, {**options, "max_tokens": max_tokens}, model=model,
                                       timeout=timeout, protocol=protocol)

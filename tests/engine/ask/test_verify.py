@@ -133,3 +133,33 @@ def test_verify_off_leaves_claims_unchecked(server, service, data_dir):
     outcome = run_ask(QUESTION, service, data_dir, server, settings=AskSettings(verify="off"))
     assert all(c.supported is None for c in outcome.answer.claims) and outcome.steps[-1].fallback == "off"
     assert len(bodies(server)) == 2 and not outcome.refined
+
+
+def _keys(value) -> set[str]:
+    if isinstance(value, dict):
+        return set(value) | {k for v in value.values() for k in _keys(v)}
+    if isinstance(value, list):
+        return {k for v in value for k in _keys(v)}
+    return set()
+
+
+def test_the_tools_form_carries_no_field_gemini_refuses(server, service, data_dir):
+    """OpenRouter's default model reads tool parameters as Gemini's schema subset: an integer
+    enum there is a 400 and additionalProperties an unknown field."""
+    verdicts = {"verdicts": [{"claim": 1, "supported": True}, {"claim": 2, "supported": True},
+                             {"claim": 7, "supported": True}]}
+    text = "Мама записалась к терапевту на 14 марта на 9:30 [1]. Мама сдала кровь [1]."
+    server.handle(CHAT, ScriptedModel(plan=PLAN, answer=text, verify=verdicts))
+    outcome = run_ask(QUESTION, service, data_dir, server, preset="openrouter",
+                      settings=AskSettings(verify="llm", refine=False))
+
+    plan_request, _, verify_request = bodies(server)
+    for request in (plan_request, verify_request):
+        parameters = request["tools"][0]["function"]["parameters"]
+        assert not _keys(parameters) & {"additionalProperties", "minLength", "maxLength"}
+    claim = verify_request["tools"][0]["function"]["parameters"]["properties"]["verdicts"]["items"]["properties"][
+        "claim"]
+    assert claim == {"type": "integer", "description": "one of 1, 2"}
+    chats = plan_request["tools"][0]["function"]["parameters"]["properties"]["chats"]["items"]
+    assert chats["type"] == "string" and "Мама" in chats["enum"]  # string enums are allowed there
+    assert [c.method for c in outcome.answer.claims] == ["llm", "llm"]  # the stray claim 7 ignored
