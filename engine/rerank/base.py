@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from engine.messages import Message, msg
 from engine.retrieval.candidate import KINDS, Candidate
 
 if TYPE_CHECKING:  # the flash package imports this module
     from engine.rerank.flash.contextualize import QueryRewrite
 
 __all__ = ["FALLBACK_REASONS", "KINDS", "MODEL_EMPTY", "Candidate", "KeepAllReranker", "Reranker", "RerankResult",
-           "Selection"]  # Candidate and KINDS are stage 1's (engine.retrieval.candidate), what a reranker takes
+           "Selection", "fallback_message"]
+# Candidate and KINDS are stage 1's (engine.retrieval.candidate), what a reranker takes
 
 
 # Why an LLM reranker did not give its own selection (NOTES.md names), and the one outcome
@@ -28,17 +30,50 @@ __all__ = ["FALLBACK_REASONS", "KINDS", "MODEL_EMPTY", "Candidate", "KeepAllRera
 FALLBACK_REASONS = ("llm_error", "timeout", "turn_timeout", "empty_response", "protocol_violation", "parse_error",
                     "all_hallucinated", "max_tool_calls")
 MODEL_EMPTY = "model_empty"
+# Each of them in words, for a face (English keeps the name itself: the CLI, the traces and
+# the run metrics count by it).
+_FALLBACK_MESSAGES = {
+    "llm_error": msg("rerank.fallback.llm_error"), "timeout": msg("rerank.fallback.timeout"),
+    "turn_timeout": msg("rerank.fallback.turn_timeout"), "empty_response": msg("rerank.fallback.empty_response"),
+    "protocol_violation": msg("rerank.fallback.protocol_violation"),
+    "parse_error": msg("rerank.fallback.parse_error"), "all_hallucinated": msg("rerank.fallback.all_hallucinated"),
+    "max_tool_calls": msg("rerank.fallback.max_tool_calls"), MODEL_EMPTY: msg("rerank.fallback.model_empty"),
+}
+
+
+def fallback_message(reason: str) -> Message:
+    """Why a reranker fell back (a FALLBACK_REASONS name, or model_empty), as a message."""
+    return _FALLBACK_MESSAGES.get(reason) or Message("error.text", {"text": reason})
 
 
 @dataclass(frozen=True)
 class Selection:
     kind: str
     id: int
-    reason: str
+    reason: str  # English: the CLI, the traces and the exports show it
     excerpt: str | None = None
+    # The reason as a code when the engine wrote it (a threshold cut, a fallback), for a face to
+    # say in its language; None when the reason is a model's own words.
+    reason_message: Message | None = field(default=None, compare=False)
+
+    @classmethod
+    def because(cls, kind: str, id: int, message: Message, excerpt: str | None = None) -> Selection:
+        return cls(kind, id, str(message), excerpt, message)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Selection:
+        """A selection as `as_dict` stored it (a recorded run); older records have no reason_message."""
+        return cls(str(data.get("kind") or ""), int(data.get("id") or 0), str(data.get("reason") or ""),
+                   data.get("excerpt"), Message.from_json(data.get("reason_message")))
+
+    def reason_in(self, language: str) -> str:
+        return self.reason_message.render(language) if self.reason_message is not None else self.reason
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = {"kind": self.kind, "id": self.id, "reason": self.reason, "excerpt": self.excerpt}
+        if self.reason_message is not None:
+            data["reason_message"] = self.reason_message.to_json()
+        return data
 
 
 @dataclass
@@ -53,6 +88,11 @@ class RerankResult:
 
     def selected_ids(self, kind: str = "topic") -> list[int]:
         return [s.id for s in self.selected if s.kind == kind]
+
+    def message(self, key: str) -> Message | None:
+        """A report text as its code ("note", "error", "protocol_note"): the reranker stores each
+        beside its English text under `<key>_message`; None when there is none."""
+        return Message.from_json(self.report.get(f"{key}_message"))
 
 
 class Reranker(ABC):
@@ -104,6 +144,11 @@ class KeepAllReranker(Reranker):
 
     async def arerank(self, query: str, candidates: list[Candidate],
                       rewrite: QueryRewrite | None = None) -> RerankResult:
-        selected = [Selection(c.kind, c.id, f"vector rank {c.rank}, score {c.score:.2f}") for c in candidates]
+        selected = [Selection.because(c.kind, c.id, vector_reason(c)) for c in candidates]
         counts = {kind: sum(1 for c in candidates if c.kind == kind) for kind in KINDS}
         return RerankResult(self.name, selected, {"retrieved": counts["topic"], "kept": counts["topic"]})
+
+
+def vector_reason(candidate: Candidate) -> Message:
+    """"vector rank 3, score 0.52": where stage 1 put a candidate."""
+    return msg("rerank.reason.vector", rank=int(candidate.rank), score=float(candidate.score))

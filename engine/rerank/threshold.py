@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.messages import msg
 from engine.rerank.base import KINDS, Candidate, Reranker, RerankResult, Selection
 
 
@@ -63,11 +64,14 @@ class ThresholdReranker(Reranker):
             by_kind[kind] = counts.__dict__
             for position, index in enumerate(kept):
                 candidate = group[index]
-                why = f"score {candidate.score:.2f} ≥ {self.settings.threshold:.2f}"
+                score, threshold = float(candidate.score), float(self.settings.threshold)
                 if position:
-                    drop = group[kept[position - 1]].score - candidate.score
-                    why += f", {drop:.2f} below the previous (gap limit {self.settings.gap:.2f})"
-                selected.append(Selection(kind, candidate.id, why))
+                    drop = float(group[kept[position - 1]].score) - score
+                    why = msg("rerank.threshold.reason_gap", score=score, threshold=threshold, drop=drop,
+                              gap=float(self.settings.gap))
+                else:
+                    why = msg("rerank.threshold.reason", score=score, threshold=threshold)
+                selected.append(Selection.because(kind, candidate.id, why))
         report = dict(by_kind["topic"])
         report["settings"] = self.settings.__dict__
         report["by_kind"] = by_kind

@@ -16,10 +16,11 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from engine.llm import ChatClient, LLMError
+from engine.messages import Message, msg
 from engine.rerank.base import KINDS, Candidate
 from engine.rerank.flash.prompt import choose_language, contextualize_messages
 
@@ -42,6 +43,12 @@ class QueryRewrite:
     model: str | None = None
     usage: dict[str, Any] | None = None
     call: dict[str, Any] | None = None  # the request and response (or error), for the trace
+    reason_message: Message | None = field(default=None, compare=False)  # `reason` as a code, for the window
+
+    @classmethod
+    def kept(cls, original: str, why: Message, **fields: Any) -> QueryRewrite:
+        """The original query stands, for the reason `why` (its English text also in `reason`)."""
+        return cls(original, None, str(why)[:400], reason_message=why, **fields)
 
     @property
     def used(self) -> bool:
@@ -53,37 +60,46 @@ class QueryRewrite:
         return [self.original, self.rewritten] if self.rewritten is not None else [self.original]
 
     def as_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = asdict(replace(self, reason_message=None))
+        del data["reason_message"]
+        if self.reason_message is not None:  # beside `reason`, for a face that says it in its language
+            data["reason_message"] = self.reason_message.to_json()
         data["used"] = self.used
         return data
 
 
 def clean_rewrite(text: str | None, query: str) -> tuple[str, str | None]:
     """(query to use, why the rewrite was not used or None)."""
+    rewritten, problem = _clean(text, query)
+    return rewritten, None if problem is None else str(problem)
+
+
+def _clean(text: str | None, query: str) -> tuple[str, Message | None]:
+    """`clean_rewrite` with the problem as a message."""
     if not text or not text.strip():
-        return query, "empty answer"
+        return query, msg("rerank.rewrite.empty")
     lines = [line.strip() for line in text.strip().strip("`").splitlines() if line.strip()]
     lines = [line for line in lines if line.lower() not in ("text", "plaintext")]  # a fence's language tag
     if not lines:
-        return query, "empty answer"
+        return query, msg("rerank.rewrite.empty")
     # The prompt's own tags echoed back: SmolLM2-135M answered "<user_query>" alone (llama-server,
     # 2026-11-26), which stage 1 then searched. What stands between tags may still be the query.
     lines = [" ".join(_PROMPT_TAG.sub(" ", line).split()) for line in lines]
     lines = [line for line in lines if line]
     if not lines:
-        return query, "answer is only markup, not a query"
+        return query, msg("rerank.rewrite.only_markup")
     # A lead-in ("You could rephrase the query to:", SmolLM2-135M on llama-server) is not the
     # query: the line after it is, and an answer that is only a lead-in has none.
     lines = [line for line in lines if not line.rstrip().endswith(":")]
     if not lines:
-        return query, "answer is a lead-in, not a query"
+        return query, msg("rerank.rewrite.lead_in")
     rewritten = lines[0].strip().strip('"«»“”\'').strip()
     if not rewritten:
-        return query, "empty answer"
+        return query, msg("rerank.rewrite.empty")
     if len(rewritten) > len(query) * 4 + MAX_GROWTH_CHARS:
-        return query, "answer too long to be a query"
+        return query, msg("rerank.rewrite.too_long")
     if _SECOND_SENTENCE.search(rewritten) and not _SECOND_SENTENCE.search(query):
-        return query, "answer is prose, not a query"
+        return query, msg("rerank.rewrite.prose")
     return rewritten, None
 
 
@@ -95,9 +111,9 @@ async def rewrite_query(client: ChatClient | None, query: str, recent: str, *, t
     Costs nothing (no call) without a client or without recent messages.
     """
     if client is None:
-        return QueryRewrite(query, reason="no chat model configured")
+        return QueryRewrite.kept(query, msg("rerank.rewrite.no_client"))
     if not recent.strip():
-        return QueryRewrite(query, reason="no recent messages")
+        return QueryRewrite.kept(query, msg("rerank.rewrite.no_recent"))
     language = choose_language(language, query, recent)
     messages = contextualize_messages(language, query, recent)
     started = time.perf_counter()
@@ -108,20 +124,20 @@ async def rewrite_query(client: ChatClient | None, query: str, recent: str, *, t
         elapsed = (time.perf_counter() - started) * 1000
         call = {"request": {"intended": True, "model": model, "messages": messages, "max_tokens": max_tokens},
                 "response": None, "error": str(exc)}
-        return QueryRewrite(query, reason=f"failed ({type(exc).__name__}): {exc}"[:400],
-                            elapsed_ms=round(elapsed, 2), model=model, call=call)
+        return QueryRewrite.kept(query, msg("rerank.rewrite.failed", kind=type(exc).__name__, error=exc.message),
+                                 elapsed_ms=round(elapsed, 2), model=model, call=call)
     elapsed = round((time.perf_counter() - started) * 1000, 2)
-    rewritten, problem = clean_rewrite(result.content, query)
+    rewritten, problem = _clean(result.content, query)
     if problem is None and result.finish_reason == "length":
-        problem = "cut off at the reply bound"  # half a query would search for the wrong thing
+        problem = msg("rerank.rewrite.cut_off")  # half a query would search for the wrong thing
     if problem is None and rewritten.strip().casefold() == query.strip().casefold():
-        problem = "unchanged"
+        problem = msg("rerank.rewrite.unchanged")
     usage = {"prompt_tokens": result.usage.prompt_tokens, "completion_tokens": result.usage.completion_tokens,
              "cost": result.usage.cost}
     call = {"request": dict(result.raw_request), "response": result.raw_response, "error": None,
             "degraded": list(result.degraded)}
-    return QueryRewrite(query, rewritten if problem is None else None, problem, elapsed, result.model or model,
-                        usage, call)
+    return QueryRewrite(query, rewritten if problem is None else None, None if problem is None else str(problem),
+                        elapsed, result.model or model, usage, call, problem)
 
 
 def fuse_candidates(first: Sequence[Candidate], second: Sequence[Candidate]) -> list[Candidate]:

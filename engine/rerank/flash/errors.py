@@ -7,6 +7,7 @@ they surface only for bad settings, and inside the package while parsing an answ
 from __future__ import annotations
 
 from engine.errors import EngineError
+from engine.messages import Message
 
 
 class FlashRerankError(EngineError):
@@ -20,6 +21,6 @@ class FlashSettingsError(FlashRerankError, ValueError):
 class AnswerError(FlashRerankError):
     """The model's answer cannot be used; `reason` is the fallback reason (parse_error, empty_response)."""
 
-    def __init__(self, reason: str, detail: str) -> None:
+    def __init__(self, reason: str, detail: Message) -> None:
         super().__init__(detail)
         self.reason = reason

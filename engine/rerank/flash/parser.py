@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.messages import msg
 from engine.rerank.flash.errors import AnswerError
 
 MAX_JSON_STARTS = 64  # positions tried before giving up: prose full of "[" must not take quadratic time
@@ -73,7 +74,7 @@ def extract_json(text: str) -> Any:
                 if isinstance(value, dict | list):
                     return value
         position = start + 1
-    raise AnswerError("parse_error", "no JSON object or array in the answer")
+    raise AnswerError("parse_error", msg("rerank.flash.answer.no_json"))
 
 
 def _outside_strings(text: str, start: int) -> Iterator[tuple[int, str]]:
@@ -178,7 +179,7 @@ def parse_answer(content: str | None, allowed: Mapping[str, Sequence[int]], limi
     every id was hallucinated comes back with nothing chosen and `dropped["hallucinated"]`.
     """
     if content is None or not content.strip():
-        raise AnswerError("empty_response", "the model sent no text")
+        raise AnswerError("empty_response", msg("rerank.flash.answer.empty"))
     value = extract_json(content)
     grouped: list[tuple[str, Any]] = []
     if isinstance(value, list):
@@ -188,7 +189,7 @@ def parse_answer(content: str | None, allowed: Mapping[str, Sequence[int]], limi
         present = {kind: [key for key in keys if key in value] for kind, keys in KIND_KEYS.items()}
         if not any(present.values()):
             if value:
-                raise AnswerError("parse_error", f"the JSON has none of the expected keys (got {sorted(value)[:5]})")
+                raise AnswerError("parse_error", msg("rerank.flash.answer.no_keys", keys=str(sorted(value)[:5])))
             return ParsedAnswer("current", [])  # `{}`: nothing relevant
         shape = "current" if any(k.endswith("_ids") for keys in present.values() for k in keys) else "document"
         grouped = [(kind, entry) for kind, keys in present.items() for key in keys for entry in as_entries(value[key])]
@@ -221,5 +222,5 @@ def parse_answer(content: str | None, allowed: Mapping[str, Sequence[int]], limi
         excerpt = _text(entry.get("excerpt"), EXCERPT_CHARS) if isinstance(entry, dict) else ""
         answer.chosen.append(Choice(kind, number, reason, excerpt or None))
     if grouped and not answer.chosen and not answer.dropped["hallucinated"] and not answer.dropped["over_limit"]:
-        raise AnswerError("parse_error", "no entry of the answer has a readable id")
+        raise AnswerError("parse_error", msg("rerank.flash.answer.no_ids"))
     return answer

@@ -17,10 +17,11 @@ The choice: the settings (when not "auto"), else what the endpoint was seen to n
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from engine.llm import ChatClient
+from engine.messages import Message, msg
 
 REASON_MAX_CHARS = 160  # one sentence: bounded so a small model cannot ramble inside a reason
 EXCERPT_MAX_CHARS = 4_000
@@ -31,23 +32,39 @@ ANSWER_KEYS = {"topic": "topic_ids", "person": "people_ids", "artifact": "artifa
 class ProtocolChoice:
     protocol: str  # "tools" | "constrained"
     source: str  # "settings" | "learned" | "preset"
-    note: str  # in words, for the trace and the window
+    note: str  # in words (English), for the trace and the CLI
+    message: Message | None = field(default=None, compare=False)  # the note as a code, for the window
+
+    @classmethod
+    def said(cls, protocol: str, source: str, message: Message) -> ProtocolChoice:
+        return cls(protocol, source, str(message), message)
 
     def as_dict(self) -> dict[str, str]:
         return {"protocol": self.protocol, "source": self.source, "note": self.note}
 
 
+def protocol_name(protocol: str) -> Message:
+    """"tools" or "constrained" (English keeps the setting's own word)."""
+    return msg("rerank.flash.protocol.constrained") if protocol == "constrained" \
+        else msg("rerank.flash.protocol.tools")
+
+
 def choose_protocol(setting: str, client: ChatClient, model: str | None) -> ProtocolChoice:
     if setting in ("tools", "constrained"):
-        return ProtocolChoice(setting, "settings", f"{setting} (set in the settings)")
+        return ProtocolChoice.said(setting, "settings", msg("rerank.flash.protocol.set",
+                                                            protocol=protocol_name(setting)))
     caps = client.capabilities_for(model)
     if caps.flash_protocol:
-        return ProtocolChoice(caps.flash_protocol, "learned", f"{caps.flash_protocol} (learned: "
-                              f"{caps.protocol_evidence or 'earlier runs'})")
+        evidence = caps.protocol_evidence or msg("rerank.flash.protocol.earlier_runs")
+        return ProtocolChoice.said(caps.flash_protocol, "learned", msg(
+            "rerank.flash.protocol.learned", protocol=protocol_name(caps.flash_protocol), evidence=evidence))
     preset = client.preset
-    why = ("forces tool calls" if preset.flash_protocol == "tools"
-           else "enforces JSON schemas, not a forced tool call")
-    return ProtocolChoice(preset.flash_protocol, "preset", f"{preset.flash_protocol} ({preset.label} {why})")
+    name = protocol_name(preset.flash_protocol)
+    if preset.flash_protocol == "tools":
+        note = msg("rerank.flash.protocol.preset_tools", protocol=name, preset=preset.label)
+    else:
+        note = msg("rerank.flash.protocol.preset_constrained", protocol=name, preset=preset.label)
+    return ProtocolChoice.said(preset.flash_protocol, "preset", note)
 
 
 def read_format(topic_ids: Sequence[int], most: int) -> dict[str, Any]:

@@ -25,11 +25,12 @@ from datetime import datetime
 from typing import Any
 
 from engine.llm import ChatClient, ChatResult, Deadline
+from engine.messages import Message, msg
 from engine.rerank.base import FALLBACK_REASONS, MODEL_EMPTY, Candidate, Reranker, RerankResult
 from engine.rerank.flash.contextualize import QueryRewrite
 from engine.rerank.flash.parser import as_entries, extract_json, parse_id
 from engine.rerank.flash.prompt import FORCED_TOOL, TOOL_NAME, tool_result, tool_schema
-from engine.rerank.flash.protocol import ProtocolChoice, answer_format, choose_protocol, read_format
+from engine.rerank.flash.protocol import ProtocolChoice, answer_format, choose_protocol, protocol_name, read_format
 from engine.rerank.flash.run import RunBase
 from engine.rerank.flash.settings import FlashSettings
 from engine.rerank.flash.source import TopicSource
@@ -60,7 +61,7 @@ class FlashReranker(Reranker):
 class _Run(RunBase):
     async def execute(self) -> RerankResult:
         if not any(self.shown.values()):
-            return self._result([], None, note="no candidates: nothing to ask the model")
+            return self._result([], None, note=msg("rerank.flash.no_candidates"))
         deadline = Deadline(self.settings.total)
         await self._contextualize(deadline)
         choice = choose_protocol(self.settings.protocol, self.client, self.settings.model)
@@ -68,13 +69,13 @@ class _Run(RunBase):
         if choice.protocol == "constrained":
             return await self._constrained(deadline)
         outcome = await self._tools(deadline)
-        if isinstance(outcome, str):  # evidence that forcing is not enforced: switch and ask again
+        if isinstance(outcome, Message):  # evidence that forcing is not enforced: switch and ask again
             return await self._constrained(deadline, switched_because=outcome)
         return outcome
 
     # -- the seeds' protocol ----------------------------------------------------------------
-    async def _tools(self, deadline: Deadline) -> RerankResult | str:
-        """The forced-call loop; a string instead of a result means "switch to constrained: <why>"."""
+    async def _tools(self, deadline: Deadline) -> RerankResult | Message:
+        """The forced-call loop; a message instead of a result means "switch to constrained: <why>"."""
         s = self.settings
         self._build_prompts(constrained=False)
         self.messages = [{"role": "system", "content": self.system}, {"role": "user", "content": self.user}]
@@ -96,44 +97,45 @@ class _Run(RunBase):
             if result.tool_calls:
                 if not self.uses_tool:
                     why = "max_tool_calls" if self.shown["topic"] else "protocol_violation"
-                    return self._fallback(why, "the model called a tool that was not offered")
+                    return self._fallback(why, msg("rerank.flash.tool_not_offered"))
                 if len(self.calls) + len(result.tool_calls) > s.max_tool_calls:
                     for call in result.tool_calls:  # not run, but still the model's choice
                         ids = self.ids_of(call.arguments or {}) if call.name == TOOL_NAME else []
                         self._remember(ids)
                         self.calls.append(ids)
-                    return self._fallback("max_tool_calls",
-                                          f"the model asked for more than {s.max_tool_calls} tool calls")
+                    return self._fallback("max_tool_calls", msg("rerank.flash.too_many_calls",
+                                                                count=s.max_tool_calls))
                 self._run_tools(result, turn)
                 continue
             if forced:
                 return self._no_call_on_turn_1(result)
             return self._accept(result)
-        return self._fallback("max_tool_calls", "the turn limit was reached")  # unreachable: calls exceed first
+        return self._fallback("max_tool_calls", msg("rerank.flash.turn_limit"))  # unreachable: calls exceed first
 
-    def _no_call_on_turn_1(self, result: ChatResult) -> RerankResult | str:
+    def _no_call_on_turn_1(self, result: ChatResult) -> RerankResult | Message:
         """Tools were sent and forced, the model answered without the call: say which, then switch or fall back."""
         rejected = [r for r in result.rejected if r.startswith("tool_choice")]
         weakened = [d for d in result.degraded if d.startswith("tool_choice:")]
         if rejected:
-            evidence = (f"the server rejected the forced call ({', '.join(rejected)}), and the model answered turn 1 "
-                        f"without calling {TOOL_NAME}")
+            evidence = msg("rerank.flash.forced_rejected", rejected=", ".join(rejected), tool=TOOL_NAME)
+        elif weakened:
+            evidence = msg("rerank.flash.forced_ignored_as", sent_as=weakened[0].split(":", 1)[1], tool=TOOL_NAME)
         else:
-            sent = f" (sent as {weakened[0].split(':', 1)[1]})" if weakened else ""
-            evidence = (f"the server ignored the forced call{sent}: the model answered turn 1 without calling "
-                        f"{TOOL_NAME}")
+            evidence = msg("rerank.flash.forced_ignored", tool=TOOL_NAME)
         caps = self.client.capabilities_for(self.settings.model)
         if self.settings.protocol == "auto" and "json_schema" not in caps.rejected_response_formats:
-            self.client.learn_protocol("constrained", evidence, self.settings.model)
+            # The client remembers evidence as text (its capability memory outlives this run).
+            self.client.learn_protocol("constrained", str(evidence), self.settings.model)
             return evidence
         return self._fallback("protocol_violation", evidence)
 
     # -- constrained turns ------------------------------------------------------------------
-    async def _constrained(self, deadline: Deadline, switched_because: str | None = None) -> RerankResult:
+    async def _constrained(self, deadline: Deadline, switched_because: Message | None = None) -> RerankResult:
         s = self.settings
         if switched_because:
-            self.switch = {"from": "tools", "to": "constrained", "evidence": switched_because}
-            self.protocol = ProtocolChoice("constrained", "learned", f"constrained (switched: {switched_because})")
+            self.switch = {"from": "tools", "to": "constrained", "evidence": str(switched_because)}
+            self.protocol = ProtocolChoice.said("constrained", "learned", msg(
+                "rerank.flash.protocol.switched", protocol=protocol_name("constrained"), evidence=switched_because))
         self._build_prompts(constrained=True)
         self.messages = [{"role": "system", "content": self.system}, {"role": "user", "content": self.user}]
         allowed = {kind: list(ids) for kind, ids in self.by_id.items()}
@@ -163,22 +165,23 @@ class _Run(RunBase):
         """A server that refused the schema cannot hold constrained turns: next time, tool calls."""
         refused = [r for r in result.rejected if r.startswith("response_format")]
         if refused and "response_format" in result.degraded and self.settings.protocol == "auto":
-            self.client.learn_protocol("tools", f"the server rejected response_format json_schema "
-                                       f"({', '.join(refused)})", self.settings.model)
+            evidence = msg("rerank.flash.schema_rejected", refused=", ".join(refused))
+            self.client.learn_protocol("tools", str(evidence), self.settings.model)
 
-    def _read_request(self, result: ChatResult) -> tuple[list[int], tuple[str, str] | None]:
+    def _read_request(self, result: ChatResult) -> tuple[list[int], tuple[str, Message] | None]:
         """The ids a constrained turn 1 asked for, read as a tool call's arguments are."""
         if not result.content or not result.content.strip():
-            return [], ("empty_response", "the model sent no text for the read request")
+            return [], ("empty_response", msg("rerank.flash.read_empty"))
         try:
             value = extract_json(result.content)
         except Exception:  # noqa: BLE001 (AnswerError; any unreadable text is the same failure)
-            cut = " (cut off at max_tokens)" if result.finish_reason == "length" else ""
-            return [], ("parse_error", f"the read request is not JSON{cut}")
+            if result.finish_reason == "length":
+                return [], ("parse_error", msg("rerank.flash.read_not_json_cut"))
+            return [], ("parse_error", msg("rerank.flash.read_not_json"))
         args = value if isinstance(value, dict) else {"topic_ids": value}
         ids = self.ids_of(args)
         if not ids:
-            return [], ("protocol_violation", "the model asked to read no topic")
+            return [], ("protocol_violation", msg("rerank.flash.read_nothing"))
         return ids, None
 
     def _run_read(self, result: ChatResult, ids: list[int], turn: int) -> None:

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from engine.llm import ChatResult, Deadline, LLMError, LLMTimeout, ToolCall
-from engine.rerank.base import KINDS, MODEL_EMPTY, Candidate, RerankResult, Selection
+from engine.messages import Message, msg
+from engine.rerank.base import KINDS, MODEL_EMPTY, Candidate, RerankResult, Selection, fallback_message
 from engine.rerank.flash.contextualize import QueryRewrite, rewrite_query
 from engine.rerank.flash.errors import AnswerError
 from engine.rerank.flash.parser import close_cut_json, parse_answer
@@ -37,19 +38,22 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-
 def fallback_selection(reason: str, requested: Sequence[Candidate], shown_topics: Sequence[Candidate],
                        max_topics: int) -> list[Selection]:
     """What a failed run keeps (NOTES.md policy): the topics the model asked to read, if it
     asked, else stage 1's best; topics only (never people or files), at most `max_topics`,
     best score first, each with the reason and where it came from."""
     if requested:
-        picked, why = list(requested[:max_topics]), "requested by the model, "
+        picked = list(requested[:max_topics])
     else:
-        picked, why = sorted(shown_topics, key=lambda c: (-c.score, c.rank))[:max_topics], ""
+        picked = sorted(shown_topics, key=lambda c: (-c.score, c.rank))[:max_topics]
     picked.sort(key=lambda c: (-c.score, c.rank))
-    return [Selection("topic", c.id, f"fallback ({reason}): {why}vector rank {c.rank}, score {c.score:.2f}")
-            for c in picked]
+    said = fallback_message(reason)
+    if requested:
+        return [Selection.because("topic", c.id, msg("rerank.flash.fallback_requested", reason=said,
+                                                     rank=int(c.rank), score=float(c.score))) for c in picked]
+    return [Selection.because("topic", c.id, msg("rerank.flash.fallback_vector", reason=said, rank=int(c.rank),
+                                                 score=float(c.score))) for c in picked]
 
 
 class RunBase:
@@ -85,6 +89,7 @@ class RunBase:
         self.shape: str | None = None
         self.dropped: dict[str, list[str]] = {}
         self.error: str | None = None
+        self.error_message: Message | None = None  # `error` as a code, for the window
 
     @property
     def contextualized(self) -> str | None:
@@ -133,7 +138,7 @@ class RunBase:
             per_turn = s.per_turn_timeout
         timeout = deadline.turn_timeout(per_turn)
         if timeout <= 0:
-            return self._fallback("timeout", f"the total time ({s.total:g} s) ran out before turn {turn}")
+            return self._fallback("timeout", msg("rerank.flash.out_of_time", total=float(s.total), turn=turn))
         label = f"turn_{turn}"
         started = time.perf_counter()
         try:
@@ -148,8 +153,8 @@ class RunBase:
             if isinstance(exc, LLMTimeout):
                 # Cut short by what was left of the total → "timeout"; by the per-turn limit → "turn_timeout".
                 reason = "timeout" if timeout < per_turn - 1e-6 or deadline.expired else "turn_timeout"
-                return self._fallback(reason, str(exc))
-            return self._fallback("llm_error", str(exc))
+                return self._fallback(reason, exc.message)
+            return self._fallback("llm_error", exc.message)
         self.turns.append(self.recorder.call(label, time.perf_counter() - started, result=result))
         self.turns[-1]["protocol"] = self.protocol.protocol
         return result
@@ -191,24 +196,27 @@ class RunBase:
         closed = close_cut_json(content or "") if result.finish_reason == "length" else None
         if closed is not None:  # cut off at the bound: the entries it finished still stand
             content = closed
-            cut_note = (f"the reply was cut off at max_tokens {self.settings.max_tokens_answer}; "
-                        "its complete entries were kept")
+            cut_note = msg("rerank.flash.cut_kept", max_tokens=self.settings.max_tokens_answer)
         try:
             parsed = parse_answer(content, allowed, self.limits)
         except AnswerError as exc:
-            cut = f" (the reply was cut off at max_tokens {self.settings.max_tokens_answer})" \
-                if result.finish_reason == "length" else ""
-            return self._fallback(exc.reason, str(exc) + cut)
+            if result.finish_reason == "length":
+                return self._fallback(exc.reason, msg("rerank.flash.cut_unusable", problem=exc.message,
+                                                      max_tokens=self.settings.max_tokens_answer))
+            return self._fallback(exc.reason, exc.message)
         self.shape, self.dropped = parsed.shape, parsed.dropped
         if not parsed.chosen:
             if parsed.dropped.get("hallucinated"):
-                return self._fallback("all_hallucinated", "every id in the answer is outside the candidates: "
-                                      + ", ".join(parsed.dropped["hallucinated"][:10]))
-            return self._result([], MODEL_EMPTY, note="the model found nothing relevant")
+                return self._fallback("all_hallucinated", msg("rerank.flash.all_hallucinated",
+                                                              ids=", ".join(parsed.dropped["hallucinated"][:10])))
+            return self._result([], MODEL_EMPTY, note=msg("rerank.flash.model_found_nothing"))
         selected = []
         for choice in sorted(parsed.chosen, key=lambda c: KINDS.index(c.kind)):  # stable: model order per kind
             excerpt = choice.excerpt if self._excerpt_allowed(choice.kind, choice.id) else None
-            selected.append(Selection(choice.kind, choice.id, choice.reason or "selected by the model", excerpt))
+            if choice.reason:  # the model's own words, shown as written
+                selected.append(Selection(choice.kind, choice.id, choice.reason, excerpt))
+            else:
+                selected.append(Selection.because(choice.kind, choice.id, msg("rerank.flash.selected"), excerpt))
         return self._result(selected, None, note=cut_note)
 
     def _excerpt_allowed(self, kind: str, topic_id: int) -> bool:
@@ -218,17 +226,22 @@ class RunBase:
         chars = max(self.by_id["topic"][topic_id].chars, self.loaded_chars.get(topic_id, 0))
         return chars > EXCERPT_MIN_CHARS
 
-    def _fallback(self, reason: str, detail: str) -> RerankResult:
-        self.error = detail
-        log.info("flash reranker fell back (%s): %s", reason, scrub_text(detail, [self.client.endpoint.api_key]))
+    def _fallback(self, reason: str, detail: Message) -> RerankResult:
+        self.error, self.error_message = str(detail), detail
+        log.info("flash reranker fell back (%s): %s", reason, scrub_text(self.error, [self.client.endpoint.api_key]))
         requested = [self.by_id["topic"][i] for i in self.requested]
         return self._result(fallback_selection(reason, requested, self.shown["topic"], self.settings.max_topics),
                             reason)
 
-    def _result(self, selected: list[Selection], fallback: str | None, note: str | None = None) -> RerankResult:
+    def _result(self, selected: list[Selection], fallback: str | None, note: Message | None = None) -> RerankResult:
         s, recorder = self.settings, self.recorder
         secrets = [self.client.endpoint.api_key]
         error = scrub(self.error, secrets)
+        # Each text of the report also as its code (`RerankResult.message`), scrubbed like the text.
+        said = {"error_message": self.error_message, "note_message": note,
+                "protocol_note_message": self.protocol.message if self.turns else None}
+        said = {key: scrub(value.to_json(), secrets) if value is not None else None for key, value in said.items()}
+        note_text = str(note) if note is not None else None
         usage = recorder.usage
         kept = {kind: sum(1 for x in selected if x.kind == kind) for kind in KINDS}
         rewrite = None
@@ -243,7 +256,7 @@ class RunBase:
             "prompt_tokens_estimate": self.estimate, "summary_cap": self.summary_cap,
             "contextualization": rewrite, "protocol": protocol,
             "turns": self.turns, "tool_calls": recorder.tool_calls, "requested_ids": list(self.requested),
-            "selected": [x.as_dict() for x in selected], "fallback": fallback, "error": error, "note": note,
+            "selected": [x.as_dict() for x in selected], "fallback": fallback, "error": error, "note": note_text,
             "answer_shape": self.shape, "dropped": self.dropped, "reasoning": recorder.reasoning,
             "usage": usage,
         }, secrets)
@@ -255,7 +268,7 @@ class RunBase:
             "shown": {kind: len(group) for kind, group in self.shown.items()},
             "tool_calls": [list(c) for c in self.calls], "requested_ids": list(self.requested),
             "fallback": fallback, "failed": fallback is not None and fallback != MODEL_EMPTY, "error": error,
-            "note": note, "turns": len(self.turns), "usage": usage, "timings_ms": timings, "model": s.model,
+            "note": note_text, "turns": len(self.turns), "usage": usage, "timings_ms": timings, "model": s.model,
             "prompt_language": self.language, "prompt_tokens_estimate": self.estimate,
             "degraded": list(recorder.degraded), "answer_shape": self.shape,
             "protocol": self.protocol.protocol if self.turns else None,
@@ -263,6 +276,7 @@ class RunBase:
             "protocol_switch": scrub(self.switch, secrets),
             "contextualized_query": self.contextualized,
             "rewrite": scrub({k: v for k, v in rewrite.items() if k != "call"}, secrets) if rewrite else None,
+            **said,
         }
         return RerankResult("flash", selected, report, fallback=fallback, tool_calls=[list(c) for c in self.calls],
                             usage=usage, trace=trace)

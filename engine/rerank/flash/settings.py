@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from engine.messages import msg
 from engine.rerank.flash.errors import FlashSettingsError
 
 PROMPT_LANGUAGES = ("auto", "en", "ru")
@@ -89,22 +90,24 @@ class FlashSettings:
         # Frozen settings come from the UI and the CLI: a bad value is a programming error
         # there, caught here once rather than as a strange prompt later.
         if self.prompt_language not in PROMPT_LANGUAGES:
-            raise FlashSettingsError(f"prompt_language must be one of {PROMPT_LANGUAGES}, not {self.prompt_language!r}")
+            raise FlashSettingsError(msg("rerank.flash.settings.not_one_of", name="prompt_language",
+                                         choices=str(PROMPT_LANGUAGES), value=repr(self.prompt_language)))
         if self.protocol not in PROTOCOLS:
-            raise FlashSettingsError(f"protocol must be one of {PROTOCOLS}, not {self.protocol!r}")
+            raise FlashSettingsError(msg("rerank.flash.settings.not_one_of", name="protocol", choices=str(PROTOCOLS),
+                                         value=repr(self.protocol)))
         if self.max_tool_calls < 0 or (self.total_timeout is not None and self.total_timeout <= 0):
-            raise FlashSettingsError("max_tool_calls must be ≥ 0 and total_timeout > 0")
+            raise FlashSettingsError(msg("rerank.flash.settings.calls_and_total"))
         if self.turn_timeout is not None and self.turn_timeout <= 0:
-            raise FlashSettingsError("turn_timeout must be > 0 (or None for total_timeout / (max_tool_calls + 1))")
+            raise FlashSettingsError(msg("rerank.flash.settings.turn_timeout"))
         if not 0 < self.turn1_share <= 1:
-            raise FlashSettingsError("turn1_share is a share of the total time: above 0, at most 1")
+            raise FlashSettingsError(msg("rerank.flash.settings.turn1_share"))
         if any(v is not None and v < 0 for v in (self.max_candidates, self.people_shown, self.artifacts_shown)):
-            raise FlashSettingsError("max_candidates, people_shown and artifacts_shown must be ≥ 0")
+            raise FlashSettingsError(msg("rerank.flash.settings.shown_counts"))
         positive = ("rewrite_timeout", "max_tokens_rewrite", "max_tokens_read", "max_tokens_answer",
                     "read_budget_tokens", "prompt_budget_tokens")
         bad = [name for name in positive if getattr(self, name) is not None and getattr(self, name) <= 0]
         if bad:
-            raise FlashSettingsError(f"{', '.join(bad)} must be > 0 (or None for the endpoint's default)")
+            raise FlashSettingsError(msg("rerank.flash.settings.positive", names=", ".join(bad)))
 
     def resolved(self, local: bool) -> FlashSettings:
         """A copy with every None budget set to the cloud or local default."""
