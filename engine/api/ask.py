@@ -32,7 +32,7 @@ class AskService:
         client = ChatClient(endpoint) if endpoint is not None else None
         deps = AskDeps(stage1=self._search.stage1, reranker=reranker, connect=self._context.connect,
                        embedder=embedder, client=client, model=endpoint.default_model if endpoint else None,
-                       chats=chats, languages=languages)
+                       chats=chats, languages=languages, client_name=client_name)
         try:
             return await ask(question, deps, settings, now=now or datetime.now().astimezone(), cancel=cancel,
                              on_step=on_step, on_answer_text=on_answer_text)

@@ -38,6 +38,8 @@ def save_ask_run(deps: AskDeps, outcome: AskOutcome, settings: AskSettings) -> i
     result = run_result(outcome, settings, secrets)
     stored_settings: dict[str, Any] = {"ask": settings.as_dict(), "model": outcome.model,
                                        "reranker": {"name": deps.reranker.name}}
+    if deps.client_name:  # RunRecord.client: Run history names the assistant that asked
+        stored_settings["client"] = deps.client_name
     connection = deps.connect()
     try:
         return save_run(connection, query=outcome.question, reranker=RERANKER_NAME, settings=stored_settings,
