@@ -21,6 +21,7 @@ import numpy as np
 
 from engine.evaluation.frozen import FrozenQuery
 from engine.evaluation.sweep import DEFAULT_BUDGET, Figures, SweepData
+from engine.messages import msg
 from engine.rerank.threshold import ThresholdSettings
 
 OBJECTIVES = ("f1", "recall@budget")
@@ -158,7 +159,8 @@ def tune(frozen: Mapping[float | None, Sequence[FrozenQuery]], current: Threshol
         noise["cross_validated_minus_before"] = round(float(paired.mean()), 4)
         noise["standard_error"] = round(_se(paired), 4)
     else:
-        noise["note"] = "fewer than two scorable queries: nothing to cross-validate with"
+        note = msg("evaluation.tune.too_few_queries")
+        noise["note"], noise["note_message"] = str(note), note.to_json()
     after = data[tuned.lexical_weight].at(tuned.settings)
     return TuneResult(objective, budget, tuned, metrics_of(base.at(current)), metrics_of(after), metrics_of(cross),
                       folds, noise)

@@ -184,4 +184,5 @@ CATALOGUE: dict[str, str] = {
     "rerank.rewrite.prose": "answer is prose, not a query",
     "rerank.rewrite.cut_off": "cut off at the reply bound",
     "rerank.rewrite.unchanged": "unchanged",
+    "evaluation.tune.too_few_queries": "fewer than two scorable queries: nothing to cross-validate with",
 }

@@ -184,4 +184,6 @@ CATALOGUE: dict[str, str] = {
     "rerank.rewrite.prose": "ответ — рассуждение, а не запрос",
     "rerank.rewrite.cut_off": "ответ обрезан на пределе длины",
     "rerank.rewrite.unchanged": "запрос не изменился",
+    "evaluation.tune.too_few_queries": "меньше двух запросов, которые можно оценить: перекрёстной проверке не на чем "
+                                       "работать",
 }

@@ -9,6 +9,9 @@ import pytest
 from engine.evaluation.frozen import EvaluationCancelled
 from engine.evaluation.labels import LabelStore
 from engine.evaluation.qrels import QrelsError, load_qrels
+from engine.evaluation.tune import tune
+from engine.messages import Message
+from engine.rerank.threshold import ThresholdSettings
 from tests.engine.russian_text import assert_russian
 
 
@@ -48,3 +51,10 @@ def test_a_stopped_evaluation_is_said_in_russian():
     error = EvaluationCancelled()
     assert str(error) == "Stopped before every labelled query was searched."
     assert_russian(error.render("ru"))
+
+
+
+def test_the_tuners_note_is_said_in_russian():
+    result = tune({None: []}, ThresholdSettings())
+    assert result.noise["note"] == "fewer than two scorable queries: nothing to cross-validate with"
+    assert_russian(Message.from_json(result.noise["note_message"]).render("ru"))
