@@ -89,6 +89,7 @@ CATALOGUE: dict[str, str] = {
                                       "chats it was made from first.",
     "evaluation.qrels.nothing_known_in": "None of the {count:,} messages in {file} names is in this store: import "
                                          "the chats it was made from first.",
+    "evaluation.tune.too_few_queries": "fewer than two scorable queries: nothing to cross-validate with",
     # engine/topics
     "topics.topic_missing": "Topic {topic_id} does not exist (it may have been merged into another).",
     "topics.build_cancelled": "Topic building cancelled; topics built so far are kept and the rest will be built "
@@ -184,5 +185,4 @@ CATALOGUE: dict[str, str] = {
     "rerank.rewrite.prose": "answer is prose, not a query",
     "rerank.rewrite.cut_off": "cut off at the reply bound",
     "rerank.rewrite.unchanged": "unchanged",
-    "evaluation.tune.too_few_queries": "fewer than two scorable queries: nothing to cross-validate with",
 }
