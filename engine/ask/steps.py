@@ -151,20 +151,19 @@ class Steps:
             self.add(StepRecord("verify", 0.0, True, "off" if mode == "off" else None, {"note": why}))
             return None
         mark = time.perf_counter()
+        # The offline check first (the issue's order): a verify call that fails or skips a claim
+        # leaves that claim with the offline verdict.
+        figures = await asyncio.to_thread(check_offline, answer.claims, sources, self.deps.embedder)
+        offline = [{"support": c.support, "supported": c.supported, "note": c.note} for c in answer.claims]
         if mode == "llm" and self.deps.client is not None:
             call = await check_with_model(self.deps.client, answer.claims, sources,
                                           max_tokens=self.settings.max_tokens_verify or 512, timeout=timeout,
                                           model=self.deps.model)
-            if call.ok:
-                figures = supported_share(answer.claims)
-                self.add(self.call_record("verify", mark, call, {"method": "llm", **figures}))
-                return figures["share"]
-            figures = await asyncio.to_thread(check_offline, answer.claims, sources, self.deps.embedder)
-            self.add(self.call_record("verify", mark, call, {"method": "offline", **figures}, fallback=call.reason))
+            figures = supported_share(answer.claims)
+            method = "llm" if call.ok else "offline"
+            self.add(self.call_record("verify", mark, call, {"method": method, **figures, "offline": offline}))
             return figures["share"]
-        figures = await asyncio.to_thread(check_offline, answer.claims, sources, self.deps.embedder)
-        claims = [{"support": c.support, "supported": c.supported, "note": c.note} for c in answer.claims]
-        self.add(StepRecord("verify", self.ms(mark), True, None, {"method": "offline", **figures, "claims": claims}))
+        self.add(StepRecord("verify", self.ms(mark), True, None, {"method": "offline", **figures, "claims": offline}))
         return figures["share"]
 
     def caveat(self, answer: Answer | None, language: str) -> None:

@@ -9,7 +9,9 @@ Offline, with no model: a claim's support is the larger of
 and a claim naming a number the cited messages do not hold is capped below the bar.
 A claim in another script than its sources cannot be compared by a monolingual embedder and
 has no shared words: it is left unchecked (supported None) rather than called unsupported.
-With `verify="llm"`, one bounded call judges every claim against its cited sources.
+With `verify="llm"` the offline check still runs first; then one bounded call judges every
+claim against its cited sources, and a claim it skips (or a call that fails) keeps the
+offline verdict.
 """
 
 from __future__ import annotations

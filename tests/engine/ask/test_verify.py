@@ -117,6 +117,15 @@ def test_llm_verify_judges_each_claim_under_an_enum_of_claims(server, service, d
     assert verify.name == "verify" and verify.ok and verify.detail["method"] == "llm" and verify.usage["prompt_tokens"]
 
 
+def test_a_claim_the_verify_call_skips_keeps_the_offline_verdict(server, service, data_dir):
+    server.handle(CHAT, ScriptedModel(plan=PLAN, answer=TWO, verify={"verdicts": [{"claim": 2, "supported": False}]}))
+    outcome = run_ask(QUESTION, service, data_dir, server, settings=AskSettings(verify="llm", refine=False))
+
+    first, second = outcome.answer.claims
+    assert (first.supported, first.method) == (True, "offline") and (second.supported, second.method) == (False, "llm")
+    assert [c["supported"] for c in outcome.steps[-1].detail["offline"]] == [True, True]
+
+
 def test_a_failed_llm_verify_falls_back_to_the_offline_check(server, service, data_dir):
     broken = FakeResponse(status=500, json={"error": {"message": "verify crashed"}})
     server.handle(CHAT, ScriptedModel(plan=PLAN, answer=TWO, verify=broken))
