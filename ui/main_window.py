@@ -5,10 +5,15 @@ central view (the empty state stands in while the store is empty), browsing and 
 import/build pipeline is `ImportController` with `ProgressPanel` showing it, and errors
 go through `ui.shell.errors`. This class wires them together and handles what only a
 window can: menus, drag and drop, geometry, closing.
+
+What a write changed (`engine.api.Changes`) reaches `apply_changes`, whoever made it: this
+window's import, build, search or label, or another process seen by the `StoreWatcher`;
+each view re-reads only what it shows of the kinds that moved.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -23,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.service import FlashbackService
+from engine.api import Changes, Flashback
 from ui import i18n
 from ui.app_icon import app_icon
 from ui.evaluate import EvaluatePanel
@@ -48,7 +53,7 @@ DOCK_WIDTH = 300  # at 1280 px the candidates, the cards and the settings need t
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, service: FlashbackService, keys, *, demo_export: Path | None = None,
+    def __init__(self, service: Flashback, keys, *, demo_export: Path | None = None,
                  about: AboutInfo | None = None) -> None:
         super().__init__()
         self._service = service
@@ -109,7 +114,7 @@ class MainWindow(QMainWindow):
         self.update_key_state()
         self._default_state = self.saveState()
         window_state.restore(self)
-        self.refresh()
+        self.apply_changes(Changes.everything())  # the first look: everything is news
         self.watcher.start()
 
     def _dock(self, title: str, name: str, widget: QWidget) -> QDockWidget:
@@ -148,15 +153,32 @@ class MainWindow(QMainWindow):
             panel.failed.connect(lambda error: show_error(self, self.tr("Could not read the store"), error))
         self.search_panel.open_topic.connect(self.open_topic)
         self.browse.chats_loaded.connect(self.search_panel.settings_panel.set_chats)
-        self.search_panel.run_recorded.connect(self.history.refresh)
+        self.search_panel.changed.connect(self.apply_changes)
+        self.imports.changed.connect(self.apply_changes)
+        self.evaluate_panel.labels_imported.connect(self.apply_changes)
         self.watcher.changed.connect(self._on_store_changed_elsewhere)
         self.watcher.writer_changed.connect(self._on_writer_changed)
         self.history.rerun_requested.connect(self._on_rerun_requested)
 
     # -- state ----------------------------------------------------------------------------
+    def apply_changes(self, changes: Changes) -> None:
+        """Bring every view up to date with a write, this window's or another process's:
+        counts and browse lists for messages, chats and topics; cached search state for
+        vectors; run history for runs; the shown query's labels and Evaluate for labels."""
+        if changes.messages or changes.chats or changes.topics:
+            self.refresh()
+            self.browse.apply_changes(changes)
+        if changes.vectors:
+            self._service.memory.invalidate()  # another embedder, a rebuilt index: search reads anew
+        self.history.apply_changes(changes)
+        if changes.labels:
+            self.search_panel.reload_labels()
+        if (changes.labels or changes.topics) and self.evaluate_dock.isVisible():
+            self.evaluate_panel.refresh()  # new labels, or topics cut anew: labels map onto other topics
+
     def refresh(self) -> None:
         """Re-read the store's counts (in a worker) and show the empty state or the search."""
-        run_in_background(self, self._service.stats, self._on_stats,
+        run_in_background(self, self._service.store.stats, self._on_stats,
                           lambda error: show_error(self, self.tr("Could not open the store"), error))
 
     def _on_stats(self, stats) -> None:
@@ -172,21 +194,19 @@ class MainWindow(QMainWindow):
                 self.history_dock.setVisible(not empty)
             self._showing_empty = empty
         if not empty:
-            self.browse.refresh()
-            self.history.refresh()
             if stats.topics == 0 and not self.imports.busy:
                 self.statusBar().showMessage(self.tr(
                     "These messages are not in memory yet: choose Memory → Build memory to search them."))
 
-    def _on_store_changed_elsewhere(self) -> None:
-        """Another process imported or built: drop cached search state and re-read the counts."""
-        if self.imports.busy:
-            return  # our own pipeline's commits: it refreshes when it ends
-        invalidate = getattr(self._service, "invalidate", None)
-        if callable(invalidate):
-            invalidate()
-        self.refresh()
-        self.statusBar().showMessage(self.tr("The store was changed by another Flashback process: updated."), 8000)
+    def _on_store_changed_elsewhere(self, changes: Changes) -> None:
+        """The watcher saw writes since its last look: update what they changed. An import or a
+        build is news from another process; runs and labels may be this window's own."""
+        if self.imports.busy:  # the store's contents move with our own pipeline's commits: it says when it ends
+            changes = replace(changes, messages=False, chats=False, topics=False, vectors=False)
+        self.apply_changes(changes)
+        if changes.messages or changes.chats or changes.topics or changes.vectors:
+            self.statusBar().showMessage(self.tr("The store was changed by another Flashback process: updated."),
+                                         8000)
 
     def _on_writer_changed(self, writer: str) -> None:
         if self.imports.busy:
@@ -238,8 +258,6 @@ class MainWindow(QMainWindow):
 
     def _on_pipeline_succeeded(self, summary: PipelineSummary) -> None:
         self.progress_panel.show_summary(summary)  # stays until closed: no status-bar echo
-        if self.evaluate_dock.isVisible():  # a build may cut topics differently: labels map anew
-            self.evaluate_panel.refresh()
 
     def _on_pipeline_cancelled(self, phase: str) -> None:
         self.progress_panel.show_cancelled(phase)
@@ -251,8 +269,7 @@ class MainWindow(QMainWindow):
     def _on_pipeline_finished(self) -> None:
         self.actions.set_busy(False)
         self.empty_state.set_busy(False)
-        self.watcher.resync()  # our own changes: not news from elsewhere
-        self.refresh()
+        self.watcher.resync()  # our own changes (applied from `imports.changed`): not news from elsewhere
 
     # -- dialogs ------------------------------------------------------------------------------
     def open_topic(self, topic_id: int) -> TopicViewer:
@@ -291,7 +308,8 @@ class MainWindow(QMainWindow):
         self.actions.show_key_state(key_state(self._keys, self.search_panel.settings_panel.settings().preset))
 
     def show_about(self) -> AboutDialog:
-        return about_dialog(self, self.about_info, self._service.embedding, self.search_panel.settings_panel.settings())
+        return about_dialog(self, self.about_info, self._service.memory.embedding,
+                            self.search_panel.settings_panel.settings())
 
     def open_data_folder(self) -> bool:
         folder = self.about_info.data_dir

@@ -20,8 +20,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from engine.errors import CancelToken
-from engine.progress import PROGRESS_INTERVAL_S, ProgressThrottle
+from engine.api import PROGRESS_INTERVAL_S, CancelToken, ProgressThrottle
 
 Work = Callable[[Callable[[Any], None], CancelToken], Any]
 

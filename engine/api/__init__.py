@@ -48,6 +48,18 @@ _EXPORTS: dict[str, str] = {
     "DEFAULT_BUDGET": "engine.evaluation.sweep", "OBJECTIVES": "engine.evaluation.tune",
     "to_json": "engine.export.render", "to_markdown": "engine.export.render",
     "scrub_text": "engine.scrub",
+    # the window (ui/): its pipeline, embedder choice, progress, Flash presets and Evaluate's arithmetic
+    "PIPELINE_CHANGES": "engine.api.store", "PipelineSummary": "engine.jobs.import_build",
+    "Step": "engine.jobs.import_build", "EMBEDDING_PRESETS": "engine.api.memory", "INSTALL_HINT": "engine.api.memory",
+    "local_model_available": "engine.api.memory", "WriterBusy": "engine.store.lock",
+    "PROGRESS_INTERVAL_S": "engine.progress", "ProgressThrottle": "engine.progress",
+    "CLOUD": "engine.rerank.flash.settings", "LOCAL": "engine.rerank.flash.settings",
+    "filters_of": "engine.evaluation.frozen", "FrozenQuery": "engine.evaluation.frozen",
+    "QueryReport": "engine.evaluation.report", "averages": "engine.evaluation.report",
+    "report_keep_all": "engine.evaluation.report", "report_threshold": "engine.evaluation.report",
+    "SweepData": "engine.evaluation.sweep", "tune": "engine.evaluation.tune",
+    "FlashOutcome": "engine.evaluation.flash_compare", "CostEstimate": "engine.evaluation.flash_compare",
+    "ImportSummary": "engine.evaluation.labels",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -69,8 +81,11 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__ loads them
     from engine.api.context import StoreContext as StoreContext
     from engine.api.facade import Flashback as Flashback
+    from engine.api.memory import EMBEDDING_PRESETS as EMBEDDING_PRESETS
+    from engine.api.memory import INSTALL_HINT as INSTALL_HINT
     from engine.api.memory import IndexLost as IndexLost
     from engine.api.memory import MemoryStatus as MemoryStatus
+    from engine.api.memory import local_model_available as local_model_available
     from engine.api.search import EmptyQueryError as EmptyQueryError
     from engine.api.search import SearchOutcome as SearchOutcome
     from engine.api.search import clean_query as clean_query
@@ -79,6 +94,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.api.settings import Setting as Setting
     from engine.api.settings import SettingError as SettingError
     from engine.api.settings import setting as setting
+    from engine.api.store import PIPELINE_CHANGES as PIPELINE_CHANGES
     from engine.api.views import RunRecord as RunRecord
     from engine.ask import Answer as Answer
     from engine.ask import AskCancelled as AskCancelled
@@ -101,15 +117,28 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.errors import ImportFormatError as ImportFormatError
     from engine.errors import StoreError as StoreError
     from engine.errors import is_cancel as is_cancel
+    from engine.evaluation.flash_compare import CostEstimate as CostEstimate
+    from engine.evaluation.flash_compare import FlashOutcome as FlashOutcome
+    from engine.evaluation.frozen import FrozenQuery as FrozenQuery
+    from engine.evaluation.frozen import filters_of as filters_of
+    from engine.evaluation.labels import ImportSummary as ImportSummary
     from engine.evaluation.qrels import QueryFilters as QueryFilters
     from engine.evaluation.qrels import load_qrels as load_qrels
+    from engine.evaluation.report import QueryReport as QueryReport
+    from engine.evaluation.report import averages as averages
+    from engine.evaluation.report import report_keep_all as report_keep_all
+    from engine.evaluation.report import report_threshold as report_threshold
     from engine.evaluation.sweep import DEFAULT_BUDGET as DEFAULT_BUDGET
+    from engine.evaluation.sweep import SweepData as SweepData
     from engine.evaluation.tune import OBJECTIVES as OBJECTIVES
+    from engine.evaluation.tune import tune as tune
     from engine.export.render import to_json as to_json
     from engine.export.render import to_markdown as to_markdown
     from engine.importers.base import ImportProgress as ImportProgress
     from engine.importers.runner import FORMATS as FORMATS
     from engine.importers.runner import ImportReport as ImportReport
+    from engine.jobs.import_build import PipelineSummary as PipelineSummary
+    from engine.jobs.import_build import Step as Step
     from engine.llm.presets import PRESETS as PRESETS
     from engine.llm.presets import Endpoint as Endpoint
     from engine.llm.presets import get_preset as get_preset
@@ -120,9 +149,13 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.messages import msg as msg
     from engine.messages import normalise_language as normalise_language
     from engine.messages import render as render
+    from engine.progress import PROGRESS_INTERVAL_S as PROGRESS_INTERVAL_S
+    from engine.progress import ProgressThrottle as ProgressThrottle
     from engine.rerank.base import Candidate as Candidate
     from engine.rerank.base import RerankResult as RerankResult
     from engine.rerank.base import Selection as Selection
+    from engine.rerank.flash.settings import CLOUD as CLOUD
+    from engine.rerank.flash.settings import LOCAL as LOCAL
     from engine.rerank.flash.settings import FlashSettings as FlashSettings
     from engine.rerank.threshold import ThresholdReranker as ThresholdReranker
     from engine.rerank.threshold import ThresholdSettings as ThresholdSettings
@@ -131,5 +164,6 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.retrieval.search import day_bounds as day_bounds
     from engine.scrub import scrub_text as scrub_text
     from engine.store.lock import LockHolder as LockHolder
+    from engine.store.lock import WriterBusy as WriterBusy
     from engine.store.stats import StoreStats as StoreStats
     from engine.traces.runs import RunSummary as RunSummary

@@ -55,6 +55,15 @@ class EvaluationService:
 
         return await compare(self._search, queries, reranker, threshold, on_outcome)
 
+    def estimate_flash(self, queries, flash_settings, endpoint):
+        """What Flash would cost on these frozen queries (a CostEstimate): tokens counted here, the
+        price asked of the provider (a GET of its model list, never a chat call; none for a local
+        server). Blocking: run it in a worker."""
+        from engine.evaluation.flash_compare import estimate, model_price
+
+        price = None if endpoint.is_local else model_price(endpoint.url, flash_settings.model, endpoint.api_key)
+        return estimate(queries, flash_settings, price)
+
     def evaluate(self, qrels_path: Path, settings: RetrievalSettings | None = None,
                  reranker: Reranker | None = None, on_progress=None) -> dict:
         queries = load_qrels(qrels_path)

@@ -1,19 +1,26 @@
 """The store as a whole: counts, who writes it, what changed since the face last looked, and
-imports (the writes that bring messages in)."""
+imports (the writes that bring messages in), alone or followed by a build (the window's pipeline)."""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from engine.api.context import StoreContext
+from engine.api.memory import BUILD_CHANGES, MemoryService
 from engine.changes import Changes, ChangeToken, read_change_token
+from engine.embeddings.base import EmbeddingConfig
 from engine.errors import CancelToken
 from engine.importers.base import ProgressCallback
 from engine.importers.runner import FORMATS, ImportReport, import_path
+from engine.jobs.import_build import PipelineSummary, Step, run_in_child, run_steps
+from engine.llm.presets import Endpoint
 from engine.store.lock import LockHolder, WaitCallback, current_holder
 from engine.store.stats import StoreStats, store_stats
 
 IMPORT_CHANGES = Changes(messages=True, chats=True)
+PIPELINE_CHANGES = IMPORT_CHANGES | BUILD_CHANGES  # what a pipeline that failed or was cancelled may have changed
 
 
 class StoreService:
@@ -58,3 +65,42 @@ class ImportService:
         What it changed: `IMPORT_CHANGES` when `report` added anything."""
         context = self._context
         return import_path(context.data_dir, Path(path), format_name, on_progress, cancel, on_wait, context.origin)
+
+    def child_possible(self) -> bool:
+        """Whether `pipeline` can run in a child process (not in a frozen app: no Python to start)."""
+        return not getattr(sys, "frozen", False)
+
+    def pipeline(self, paths: Sequence[Path], build: bool, progress: Callable[[Step], None], cancel: CancelToken,
+                 on_phase: Callable[[str], None], topic_llm: Endpoint | None = None, *,
+                 in_child: bool = True) -> tuple[PipelineSummary, Changes]:
+        """Import each path (one transaction each), then build when `build` (blocking: run it in a
+        worker). `in_child` runs it in a child Python (engine.jobs.import_build: the window's GIL
+        stays free); `on_phase` says which phase runs ("import", "build"), for a failure's words.
+        Returns the summary and what it changed; a failed or cancelled run may have changed
+        `PIPELINE_CHANGES` (a cancelled build keeps its finished stages)."""
+        steps = _PipelineSteps(self._context)
+        runner = run_in_child if in_child and self.child_possible() else run_steps
+        summary = runner(steps, list(paths), build, progress, cancel, on_phase, topic_llm)
+        imported = summary.imported and bool(summary.sources)
+        return summary, Changes(messages=imported, chats=imported) | (BUILD_CHANGES if summary.built else Changes())
+
+
+class _PipelineSteps:
+    """What engine.jobs.import_build's steps call, over this store's sub-services."""
+
+    def __init__(self, context: StoreContext) -> None:
+        self._context = context
+        self.import_path = ImportService(context).import_path
+        self.build = MemoryService(context).build
+
+    @property
+    def data_dir(self) -> Path:
+        return self._context.data_dir
+
+    @property
+    def embedding(self) -> EmbeddingConfig:
+        return self._context.embedding
+
+    def invalidate(self) -> None:
+        """The child rebuilt the indexes behind this process: drop the cached retriever."""
+        self._context.invalidate()

@@ -3,6 +3,7 @@ and the relevance labels the person gives (the one write among them, under the s
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -105,17 +106,21 @@ class RunService:
 
 class LabelService:
     """Relevance labels (Evaluate): each write takes the store's write lock without waiting
-    (refused at once, naming the writer) and returns what changed."""
+    (refused at once, naming the writer) and returns what changed. Writes from this process
+    take turns instead: two labels clicked in quick succession run in two workers, and the
+    second must not be refused because the first holds the lock for a few milliseconds."""
 
     def __init__(self, context: StoreContext) -> None:
         self._context = context
+        self._writing = threading.Lock()
 
     def _store(self) -> LabelStore:
         return LabelStore(self._context.data_dir)
 
     def label_topic(self, query: str, filters: QueryFilters, topic_id: int,
                     verdict: bool | None) -> tuple[dict[int, bool], Changes]:
-        return self._store().label_topic(query, filters, topic_id, verdict), Changes(labels=True)
+        with self._writing:
+            return self._store().label_topic(query, filters, topic_id, verdict), Changes(labels=True)
 
     def topic_labels(self, query: str, filters: QueryFilters) -> dict[int, bool]:
         return self._store().topic_labels(query, filters)
@@ -124,11 +129,13 @@ class LabelService:
         return self._store().queries()
 
     def delete(self, query_id: int) -> Changes:
-        self._store().delete(query_id)
+        with self._writing:
+            self._store().delete(query_id)
         return Changes(labels=True)
 
     def export_qrels(self) -> dict:
         return self._store().export_qrels()
 
     def import_qrels(self, path: Path) -> tuple[ImportSummary, Changes]:
-        return self._store().import_qrels(path), Changes(labels=True)
+        with self._writing:
+            return self._store().import_qrels(path), Changes(labels=True)

@@ -68,11 +68,11 @@ class FakeKeys:
 @pytest.fixture
 def demo_service(tmp_path):
     """A real store: the bundled bilingual Telegram demo imported and built (topics, vectors, index)."""
-    from engine.service import FlashbackService
+    from engine.api import Flashback
 
-    service = FlashbackService(tmp_path / "demo-data")
-    service.import_path(DEMO_EXPORT)
-    service.build()
+    service = Flashback(tmp_path / "demo-data")
+    service.imports.import_path(DEMO_EXPORT)
+    service.memory.build()
     return service
 
 

@@ -11,7 +11,7 @@ import pytest
 from keyring.backends.fail import Keyring as FailKeyring
 
 from app.keys import KeyStore
-from engine.service import FlashbackService
+from engine.api import Flashback
 from tests.engine.topics.conftest import BASE, line, write_jsonl
 from tests.fake_openai import FakeOpenAI
 from tests.test_cli_build_llm import BROKEN, TRIP, scripted_agents
@@ -24,7 +24,7 @@ def window(qtbot, qapp, tmp_path):
     isolate_qsettings(tmp_path / "qsettings")
     previous = keyring.get_keyring()
     keyring.set_keyring(FailKeyring())
-    window = MainWindow(FlashbackService(tmp_path / "data"), KeyStore())
+    window = MainWindow(Flashback(tmp_path / "data"), KeyStore())
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)

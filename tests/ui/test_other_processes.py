@@ -19,9 +19,7 @@ from keyring.backends.fail import Keyring as FailKeyring
 
 from app.gui import DEMO_EXPORT
 from app.keys import KeyStore
-from engine.errors import CancelToken
-from engine.jobs.import_build import Step, run_in_child
-from engine.service import FlashbackService
+from engine.api import CancelToken, Flashback, Step
 from tests.cli_run import ROOT, flashback
 from tests.ui.conftest import write_jsonl
 from tests.ui.test_main_window import isolate_qsettings
@@ -74,9 +72,9 @@ def other_writer(tmp_path):
 
 @pytest.fixture
 def window(qtbot, tmp_path) -> MainWindow:
-    service = FlashbackService(tmp_path / "data")
-    service.import_path(DEMO_EXPORT)
-    service.build()
+    service = Flashback(tmp_path / "data")
+    service.imports.import_path(DEMO_EXPORT)
+    service.memory.build()
     window = MainWindow(service, KeyStore(), demo_export=DEMO_EXPORT)
     qtbot.addWidget(window)
     window.show()
@@ -103,7 +101,7 @@ def test_another_writer_is_named_in_the_status_bar(qtbot, window, tmp_path, othe
 
 def test_an_import_in_the_window_waits_for_another_writer_says_for_whom_and_can_be_cancelled(
         qapp, tmp_path, other_writer):
-    service = FlashbackService(tmp_path / "data")
+    service = Flashback(tmp_path / "data")
     other_writer(tmp_path / "data")
     cancel, steps = CancelToken(), []
 
@@ -112,7 +110,8 @@ def test_an_import_in_the_window_waits_for_another_writer_says_for_whom_and_can_
         cancel.cancel()  # the person gives up waiting
 
     try:
-        run_in_child(service, [write_jsonl(tmp_path / "chat.jsonl", 20)], True, progress, cancel, lambda phase: None)
+        service.imports.pipeline([write_jsonl(tmp_path / "chat.jsonl", 20)], True, progress, cancel,
+                                 lambda phase: None)
     except Exception as error:  # the test is about which one
         assert is_cancel(error), error
     else:
@@ -120,11 +119,11 @@ def test_an_import_in_the_window_waits_for_another_writer_says_for_whom_and_can_
     assert steps and steps[0].phase == "wait"
     words = ProgressPanel().describe(steps[0])
     assert words.startswith("Waiting for `flashback build` in another terminal (pid ") and words.endswith("to finish…")
-    assert service.stats().messages == 0  # nothing was written while it waited
+    assert service.store.stats().messages == 0  # nothing was written while it waited
 
 
 def test_an_import_in_the_window_goes_on_once_the_other_writer_is_done(qapp, tmp_path, other_writer):
-    service = FlashbackService(tmp_path / "data")
+    service = Flashback(tmp_path / "data")
     writer = other_writer(tmp_path / "data")
     steps = []
 
@@ -133,8 +132,8 @@ def test_an_import_in_the_window_goes_on_once_the_other_writer_is_done(qapp, tmp
         if step.phase == "wait":
             writer.release()
 
-    summary = run_in_child(service, [write_jsonl(tmp_path / "chat.jsonl", 20)], False, progress, CancelToken(),
-                           lambda phase: None)
+    summary, _changes = service.imports.pipeline([write_jsonl(tmp_path / "chat.jsonl", 20)], False, progress,
+                                                 CancelToken(), lambda phase: None)
     assert summary.messages == 20
     assert steps[0].phase == "wait" and any(step.phase == "import" for step in steps)
 
@@ -158,7 +157,7 @@ def test_who_writes_is_said_in_the_window_language(qapp):
     import os
     import time
 
-    from engine.store.lock import LockHolder
+    from engine.api import LockHolder
     from ui import i18n
     from ui.shell.writer_words import writer_words
 

@@ -12,8 +12,9 @@ import pytest
 from PySide6.QtCore import QDate, QPoint, QSettings, Qt
 from PySide6.QtGui import QGuiApplication
 
-from engine.errors import EngineError
-from engine.service import FlashbackService
+from engine.api import EngineError, Flashback
+from engine.api.evaluation import EvaluationService
+from engine.api.search import SearchService
 from tests.ui.conftest import FakeKeys
 from ui.search import SearchPanel
 from ui.search.settings_panel import SettingsPanel
@@ -21,23 +22,34 @@ from ui.search.settings_panel import SettingsPanel
 QUERY = "Postgres upgrade incident"
 
 
-class CountingService(FlashbackService):
-    """The real service, counting stage-1 runs (search() runs stage1() too) and able to stall or fail."""
+class CountingSearch(SearchService):
+    """The real search sub-service, counting stage-1 runs (run() runs stage1() too) and able to stall or fail."""
+
+    def __init__(self, context, owner: CountingService) -> None:
+        super().__init__(context)
+        self._owner = owner
+
+    def stage1(self, query, settings=None):
+        owner = self._owner
+        with owner.calls_lock:
+            owner.stage1_calls.append(query)
+        time.sleep(owner.slow_queries.get(query, 0.0))
+        if query in owner.failing_queries:
+            raise EngineError("The search index is missing; rebuild the memory (Memory → Build).")
+        return super().stage1(query, settings)
+
+
+class CountingService(Flashback):
+    """The real facade with a counting search sub-service (Evaluate reads through it too)."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.stage1_calls: list[str] = []
         self.slow_queries: dict[str, float] = {}
         self.failing_queries: set[str] = set()
-        self._calls_lock = threading.Lock()
-
-    def stage1(self, query, settings=None):
-        with self._calls_lock:
-            self.stage1_calls.append(query)
-        time.sleep(self.slow_queries.get(query, 0.0))
-        if query in self.failing_queries:
-            raise EngineError("The search index is missing; rebuild the memory (Memory → Build).")
-        return super().stage1(query, settings)
+        self.calls_lock = threading.Lock()
+        self.search = CountingSearch(self._context, self)
+        self.evaluation = EvaluationService(self._context, self.search)
 
 
 @pytest.fixture
@@ -84,7 +96,7 @@ def test_search_fills_the_table_and_the_threshold_selections(qtbot, panel, servi
     assert "retrieved" in panel.report.text() and "kept" in panel.report.text()
     assert "Stage 1:" in panel.status.text()
     assert recorded == [outcome.run_id] and outcome.run_id is not None
-    assert service.runs(5)[0].id == outcome.run_id
+    assert service.runs.list(5)[0].id == outcome.run_id
     qtbot.wait(50)
     panel.grab().save(str(screenshots_dir / "search_threshold.png"))
 
@@ -187,7 +199,7 @@ def test_chat_and_date_filters_rerun_stage1_and_are_not_saved(qtbot, panel, serv
     everything = [c for c in panel.outcome().stage1.candidates if c.kind == "topic"]
     chats = {c.chat for c in everything}
     assert len(chats) > 1  # the query matches topics in several chats: the filter has work to do
-    panel.settings_panel.set_chats([(chat.id, chat.name) for chat in service.chats()])
+    panel.settings_panel.set_chats([(chat.id, chat.name) for chat in service.browse.chats()])
     combo = panel.settings_panel.combo("chat_id")
     backend = combo.findText("Backend team")
     assert backend > 0 and combo.itemText(0) == "All chats"

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication, QLineEdit, QMessageBox
 import resources
 from app.gui import DEMO_EXPORT
 from app.keys import KeyStore
-from engine.service import FlashbackService, make_reranker
+from engine.api import Flashback, make_reranker
 from tests.ui.test_main_window import isolate_qsettings
 from ui import i18n
 from ui.i18n.update import CATALOGUE
@@ -158,7 +158,7 @@ def test_every_string_in_the_russian_catalogue_is_translated():
 
 
 def test_the_language_menu_remembers_the_choice(qtbot, tmp_path):
-    window = MainWindow(FlashbackService(tmp_path / "data"), KeyStore())
+    window = MainWindow(Flashback(tmp_path / "data"), KeyStore())
     qtbot.addWidget(window)
     russian = next(action for action in window.actions.language.actions() if action.data() == "ru")
     russian.trigger()
@@ -169,12 +169,12 @@ def test_the_language_menu_remembers_the_choice(qtbot, tmp_path):
 
 # -- run history ------------------------------------------------------------------------------
 def test_run_history_lists_runs_shows_one_and_reruns_it(qtbot, tmp_path, screenshots_dir):
-    service = FlashbackService(tmp_path / "data")
-    service.import_path(DEMO_EXPORT)
-    service.build()
+    service = Flashback(tmp_path / "data")
+    service.imports.import_path(DEMO_EXPORT)
+    service.memory.build()
     threshold = make_reranker("threshold")
     for query in ("hotel in Lisbon", "прививка для кота"):
-        assert service.search(query, reranker=threshold, record=True).run_id is not None
+        assert service.search.run(query, reranker=threshold, record=True).run_id is not None
 
     window = MainWindow(service, KeyStore(), demo_export=DEMO_EXPORT)
     qtbot.addWidget(window)
@@ -195,6 +195,6 @@ def test_run_history_lists_runs_shows_one_and_reruns_it(qtbot, tmp_path, screens
     assert reruns and reruns[0][1] == "hotel in Lisbon"
     assert reruns[0][0]["reranker"]["name"] == "threshold"
 
-    service.search("Postgres upgrade", reranker=threshold, record=True)
+    service.search.run("Postgres upgrade", reranker=threshold, record=True)
     window.search_panel.run_recorded.emit(3)  # what the panel says after a recorded search
     qtbot.waitUntil(lambda: history.runs.topLevelItemCount() == 3)

@@ -8,9 +8,9 @@ import sys
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from engine.errors import CancelToken, EngineError, ImportCancelled
-from engine.jobs.import_build import PipelineCrashed, child_possible, run_in_child
-from engine.service import FlashbackService
+from engine.api import CancelToken, Changes, EngineError, Flashback
+from engine.errors import ImportCancelled
+from engine.jobs.import_build import PipelineCrashed
 from engine.topics.errors import TopicBuildCancelled
 from tests.ui.conftest import write_jsonl
 from ui.shell.errors import is_cancel, plain_message, show_error
@@ -24,23 +24,24 @@ def test_the_child_side_never_loads_qt():
 
 
 def test_the_child_imports_and_builds_and_reports_progress(tmp_path):
-    service = FlashbackService(tmp_path / "data")
-    assert child_possible(service)
+    service = Flashback(tmp_path / "data")
+    assert service.imports.child_possible()
     steps, phases = [], []
-    summary = run_in_child(service, [write_jsonl(tmp_path / "chat.jsonl", 60)], True, steps.append,
-                           CancelToken(), phases.append)
+    summary, changes = service.imports.pipeline([write_jsonl(tmp_path / "chat.jsonl", 60)], True, steps.append,
+                                                CancelToken(), phases.append)
+    assert changes == Changes(messages=True, chats=True, topics=True, vectors=True)
     assert summary.messages == 60 and summary.chats == 2 and summary.built and summary.topics > 0
     assert {step.phase for step in steps} == {"import", "build"} and phases[-1] == "build"
-    assert service.stats().topics == summary.topics
-    assert service.search("message worth remembering").stage1.candidates  # the parent sees the new index
+    assert service.store.stats().topics == summary.topics
+    assert service.search.run("message worth remembering").stage1.candidates  # the parent sees the new index
 
 
 def test_a_broken_file_in_the_child_is_an_engine_error_in_plain_words(tmp_path):
     broken = tmp_path / "broken.json"
     broken.write_text('{"messages": [', encoding="utf-8")
-    service = FlashbackService(tmp_path / "data")
+    service = Flashback(tmp_path / "data")
     try:
-        run_in_child(service, [broken], True, lambda step: None, CancelToken(), lambda phase: None)
+        service.imports.pipeline([broken], True, lambda step: None, CancelToken(), lambda phase: None)
     except EngineError as error:
         assert str(error).startswith("Could not import") and "Traceback" not in str(error)
     else:
@@ -50,19 +51,19 @@ def test_a_broken_file_in_the_child_is_an_engine_error_in_plain_words(tmp_path):
 def test_a_cancel_before_the_start_comes_back_as_a_cancel(tmp_path):
     cancel = CancelToken()
     cancel.cancel()
-    service = FlashbackService(tmp_path / "data")
+    service = Flashback(tmp_path / "data")
     try:
-        run_in_child(service, [write_jsonl(tmp_path / "chat.jsonl", 50)], True, lambda step: None, cancel,
+        service.imports.pipeline([write_jsonl(tmp_path / "chat.jsonl", 50)], True, lambda step: None, cancel,
                      lambda phase: None)
     except Exception as error:  # the test is about which one
         assert is_cancel(error)
     else:
         raise AssertionError("the cancel was ignored")
-    assert service.stats().messages == 0
+    assert service.store.stats().messages == 0
 
 
 def test_the_in_thread_fallback_runs_the_same_steps(qtbot, tmp_path):
-    service = FlashbackService(tmp_path / "data")
+    service = Flashback(tmp_path / "data")
     controller = ImportController(service)
     controller.use_child_process = False  # what a frozen app or a fake service gets
     with qtbot.waitSignal(controller.succeeded, timeout=30_000) as blocker:

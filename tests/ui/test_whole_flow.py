@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 
 from app.gui import DEMO_EXPORT
 from app.keys import KeyStore
-from engine.service import FlashbackService
+from engine.api import Flashback
 from tests.fake_openai import FakeOpenAI, FakeResponse, RecordedRequest, chat_reply, tool_call
 from tests.ui.test_main_window import isolate_qsettings, wait_idle
 from ui.main_window import MainWindow
@@ -39,7 +39,7 @@ def window(qtbot, qapp, tmp_path):
     isolate_qsettings(tmp_path / "qsettings")
     previous = keyring.get_keyring()
     keyring.set_keyring(FailKeyring())
-    window = MainWindow(FlashbackService(tmp_path / "data"), KeyStore(), demo_export=DEMO_EXPORT)
+    window = MainWindow(Flashback(tmp_path / "data"), KeyStore(), demo_export=DEMO_EXPORT)
     qtbot.addWidget(window)
     window.resize(1440, 900)
     window.show()

@@ -79,24 +79,24 @@ def test_about_names_version_folder_models_licence_and_privacy(qtbot, demo_servi
 
 
 def test_about_defaults_to_the_installed_version_and_the_services_folder(qtbot, tmp_path):
-    from engine.service import FlashbackService
+    from engine.api import Flashback
 
-    service = FlashbackService(tmp_path / "data")
+    service = Flashback(tmp_path / "data")
     window = make_window(qtbot, service)
     assert window.about_info == AboutInfo(version("flashback"), service.data_dir, "MIT")
 
 
 def test_a_folder_the_desktop_cannot_open_is_said_in_the_status_bar(qtbot, tmp_path, monkeypatch):
-    from engine.service import FlashbackService
+    from engine.api import Flashback
 
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: False)
-    window = make_window(qtbot, FlashbackService(tmp_path / "data"))
+    window = make_window(qtbot, Flashback(tmp_path / "data"))
     assert window.open_data_folder() is False
     assert "Could not open" in window.statusBar().currentMessage()
 
 
 def test_the_app_icon_is_installed_and_its_absence_is_harmless(qtbot, tmp_path, monkeypatch):
-    from engine.service import FlashbackService
+    from engine.api import Flashback
 
     app = QApplication.instance()
     before_icon, before_name = app.windowIcon(), app.desktopFileName()
@@ -106,7 +106,7 @@ def test_the_app_icon_is_installed_and_its_absence_is_harmless(qtbot, tmp_path, 
             assert not icon.isNull() and not app.windowIcon().isNull()
             assert not icon.pixmap(64, 64).isNull()
             assert app.desktopFileName() == app_icon.APP_ID
-            window = make_window(qtbot, FlashbackService(tmp_path / "data"))
+            window = make_window(qtbot, Flashback(tmp_path / "data"))
             assert window.windowIcon().cacheKey() == icon.cacheKey()
 
         app.setWindowIcon(before_icon)
@@ -114,7 +114,7 @@ def test_the_app_icon_is_installed_and_its_absence_is_harmless(qtbot, tmp_path, 
         app_icon.app_icon.cache_clear()
         assert app_icon.install(app).isNull()
         assert app.windowIcon().cacheKey() == before_icon.cacheKey()  # left as it was
-        make_window(qtbot, FlashbackService(tmp_path / "data2"))  # and the window still opens
+        make_window(qtbot, Flashback(tmp_path / "data2"))  # and the window still opens
     finally:
         app_icon.app_icon.cache_clear()
         app.setWindowIcon(before_icon)
@@ -122,9 +122,9 @@ def test_the_app_icon_is_installed_and_its_absence_is_harmless(qtbot, tmp_path, 
 
 
 def test_the_key_action_shows_the_real_key_state(qtbot, tmp_path):
-    from engine.service import FlashbackService
+    from engine.api import Flashback
 
-    window = make_window(qtbot, FlashbackService(tmp_path / "data"))
+    window = make_window(qtbot, Flashback(tmp_path / "data"))
     action = window.actions.api_key
     assert action.icon().cacheKey() == key_icon(MISSING).cacheKey()  # no keyring, no env: no green check
     assert "No API key for OpenRouter" in action.toolTip()

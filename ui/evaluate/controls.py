@@ -16,8 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.evaluation.sweep import DEFAULT_BUDGET
-from engine.evaluation.tune import OBJECTIVES
+from engine.api import DEFAULT_BUDGET, OBJECTIVES
 
 
 class EvaluateControls(QObject):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from engine.evaluation.flash_compare import compare, estimate, model_price
+from engine.api import Flashback
 from ui.search.flash_runner import plain_words
 from ui.tasks import CoroutineTask, run_in_background
 
@@ -18,7 +18,7 @@ class FlashComparer(QObject):
     failed = Signal(str)
     cancelled = Signal(int)  # how many queries had finished
 
-    def __init__(self, service, parent: QObject | None = None) -> None:
+    def __init__(self, service: Flashback, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._service = service
         self._task = CoroutineTask(self)
@@ -32,12 +32,9 @@ class FlashComparer(QObject):
 
     def estimate(self, frozen, flash_settings, endpoint) -> None:
         """Price (a GET to the provider, never a chat call) and token estimate, off the GUI thread."""
-        def work():
-            price = None if endpoint.is_local else model_price(endpoint.url, flash_settings.model,
-                                                                endpoint.api_key)
-            return estimate(frozen, flash_settings, price)
-
-        run_in_background(self, work, self.estimated.emit, lambda error: self.failed.emit(plain_words(error, "Flash")))
+        evaluation = self._service.evaluation
+        run_in_background(self, lambda: evaluation.estimate_flash(frozen, flash_settings, endpoint),
+                          self.estimated.emit, lambda error: self.failed.emit(plain_words(error, "Flash")))
 
     def start(self, frozen, reranker, threshold) -> None:
         self.cancel(quiet=True)
@@ -48,7 +45,7 @@ class FlashComparer(QObject):
             self._done = done
             self.progressed.emit(done, total, outcome)
 
-        self._task.start(compare(self._service, frozen, reranker, threshold, on_outcome))
+        self._task.start(self._service.evaluation.compare_flash(frozen, reranker, threshold, on_outcome))
 
     def cancel(self, quiet: bool = False) -> None:
         self._task.cancel(quiet)

@@ -24,10 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.evaluation.frozen import freeze_with_service, labelled_targets
-from engine.evaluation.report import averages, report_keep_all, report_threshold
-from engine.evaluation.sweep import SweepData
-from engine.evaluation.tune import tune
+from engine.api import Flashback, SweepData, averages, report_keep_all, report_threshold, tune
 from ui.evaluate.controls import EvaluateControls
 from ui.evaluate.flash_compare import FlashComparer
 from ui.evaluate.help import help_html
@@ -42,8 +39,9 @@ SWEPT = ("threshold", "gap", "top_k", "mode")
 
 class EvaluatePanel(QWidget):
     open_query = Signal()  # a row was opened in the search view: the window may bring it forward
+    labels_imported = Signal(object)  # Changes: labels read from a QRELS file were stored
 
-    def __init__(self, service, search_panel, keys=None, parent: QWidget | None = None) -> None:
+    def __init__(self, service: Flashback, search_panel, keys=None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._service, self._search, self._keys = service, search_panel, keys
         self._frozen: list = []
@@ -126,11 +124,11 @@ class EvaluatePanel(QWidget):
         settings = self._search.settings_panel.settings().retrieval()
         if settings != self._cache_settings:  # other candidates: every query must be searched again
             self._cache, self._cache_settings = {}, settings
-        service, cache = self._service, self._cache
+        evaluation, cache = self._service.evaluation, self._cache
         searching = self.tr("Searching the labelled queries… {0} of {1}")
         self._freezing.start(
-            lambda progress, cancel: freeze_with_service(service, labelled_targets(service), settings,
-                                                         lambda done, total: progress((done, total)), cancel, cache),
+            lambda progress, cancel: evaluation.freeze(evaluation.labelled_targets(), settings,
+                                                       lambda done, total: progress((done, total)), cancel, cache),
             self._on_frozen, self._on_frozen, lambda p: self.activity.setText(searching.format(*p)))
         self.activity.setText(self.tr("Searching the labelled queries…"))  # beside the status: errors stay
 
@@ -167,21 +165,17 @@ class EvaluatePanel(QWidget):
             panel.set_value(name, getattr(settings, name))
 
     def import_labels(self, path: Path) -> None:
-        from engine.evaluation.labels import LabelStore
-
-        store = LabelStore(self._service.data_dir)
-        run_in_background(self, lambda: store.import_qrels(path), self._on_imported,
+        labels = self._service.labels
+        run_in_background(self, lambda: labels.import_qrels(path), self._on_imported,
                           lambda error: self._say(plain_words(error, self.tr("The import")), error=True))
 
     def export_labels(self, path: Path) -> None:
         import json
 
-        from engine.evaluation.labels import LabelStore
-
-        store = LabelStore(self._service.data_dir)
+        labels = self._service.labels
 
         def work() -> int:
-            document = store.export_qrels()
+            document = labels.export_qrels()
             Path(path).write_text(json.dumps(document, ensure_ascii=False, indent=1), encoding="utf-8")
             return len(document["queries"])
 
@@ -208,7 +202,7 @@ class EvaluatePanel(QWidget):
         settings = self._search.settings_panel.settings()
         try:
             endpoint = settings.endpoint(self._keys.get(settings.preset) if self._keys else None)
-            reranker = self._service.flash_reranker(endpoint, settings.flash_settings())
+            reranker = self._service.search.flash_reranker(endpoint, settings.flash_settings())
         except Exception as error:
             self._say(plain_words(error, "Flash"), error=True)
             return
@@ -291,7 +285,9 @@ class EvaluatePanel(QWidget):
         self.controls.show_tuned(result)
         self._say("")
 
-    def _on_imported(self, summary) -> None:
+    def _on_imported(self, result) -> None:
+        summary, changes = result
+        self.labels_imported.emit(changes)
         self.refresh()
         self._note = (self.tr("Imported {0} queries with {1} labels; {2} messages were not in this store.")
                       .format(summary.queries, summary.labels, summary.unmatched))

@@ -6,8 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
-from engine.evaluation.flash_compare import FlashOutcome
-from engine.evaluation.report import QueryReport
+from engine.api import FlashOutcome, QueryReport
 
 Index = QModelIndex | QPersistentModelIndex
 COLUMNS = ("query", "filters", "relevant", "stage1", "kept", "precision", "recall", "f1", "evidence",

@@ -11,6 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QSettings, QTranslator
 
 import resources
+from engine.api import EngineError, Message, render
 
 SETTING = "ui/language"
 CHOICES = ("system", "en", "ru")
@@ -41,6 +42,14 @@ def current_language() -> str:
     """The window's language ("en" or "ru"): engine messages (`engine.messages`) are rendered in it,
     as Qt's translators render the window's own words."""
     return _current
+
+
+def engine_words(said: Message | EngineError | str) -> str:
+    """What the engine said, in the window's language: a `Message` (an error's, a search's
+    notes, who writes the store), an `EngineError`, or text the engine has no code for yet."""
+    if isinstance(said, EngineError):
+        return said.render(_current)
+    return render(said, _current)
 
 
 def install(app: QCoreApplication, choice: str | None = None) -> list[QTranslator]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
-from engine.rerank.base import Candidate
+from engine.api import Candidate
 from ui.search.glyphs import kind_icon
 
 Index = QModelIndex | QPersistentModelIndex

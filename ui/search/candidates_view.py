@@ -9,7 +9,7 @@ from PySide6.QtCore import QModelIndex, QPoint, QSettings, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QWidget
 
-from engine.rerank.base import Candidate
+from engine.api import Candidate
 from ui.search.candidates_model import COLUMN_KEYS, HIDDEN_BY_DEFAULT, CandidatesModel
 
 LABEL_KEYS = {Qt.Key.Key_R: True, Qt.Key.Key_N: False}

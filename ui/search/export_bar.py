@@ -1,6 +1,6 @@
 """Copy or save the selected context (Markdown or JSON) within a token budget.
 
-The context is assembled by the engine (`service.context`) in a worker thread, since it
+The context is assembled by the engine (`service.search.context`) in a worker thread, since it
 reads whole conversations from the store; only the clipboard is touched on the GUI thread.
 """
 
@@ -13,18 +13,18 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QSpinBox, QWidget
 
+from engine.api import SETTINGS, to_json, to_markdown
 from ui.search.flash_runner import plain_words
 from ui.search.settings_model import RANGES
+from ui.search.settings_panel import unit_suffix
 from ui.tasks import BackgroundTask
 
 
 def _render(service, outcome, budget: int, fmt: str, path: Path | None) -> tuple[str, Path | None, int] | Exception:
     """Worker side: assemble, render and (for a file) write; what the GUI reports, or the error
     (returned, so the GUI gets one signal per export: see SearchPanel.search on why)."""
-    from engine.export.render import to_json, to_markdown  # written alongside this view: imported late
-
     try:
-        pack = service.context(outcome, budget)
+        pack = service.search.context(outcome, budget)
         text = to_markdown(pack) if fmt == "md" else to_json(pack)
         if path is not None:
             path.write_text(text, encoding="utf-8")
@@ -51,7 +51,7 @@ class ExportBar(QWidget):
         self.budget.setRange(int(low), int(high))
         self.budget.setSingleStep(500)
         self.budget.setGroupSeparatorShown(True)
-        self.budget.setSuffix(self.tr(" tokens"))
+        self.budget.setSuffix(unit_suffix(SETTINGS["budget_tokens"].unit))
         self.budget.setValue(budget)
         self.budget.valueChanged.connect(self.budget_changed)
         layout.addWidget(self.budget)

@@ -12,8 +12,8 @@ import time
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
-from engine.errors import EngineError
-from engine.store.lock import WriterBusy
+from engine.api import EngineError, Flashback, WriterBusy
+from ui.i18n import engine_words
 from ui.shell.writer_words import writer_words
 from ui.tasks import CoroutineTask
 
@@ -25,7 +25,7 @@ def plain_words(error: BaseException, what: str) -> str:
                                                          "Try again when it has finished.")
         return text.format(what, writer_words(error.holder))
     if isinstance(error, EngineError):
-        return str(error)
+        return engine_words(error)
     text = QCoreApplication.translate("SearchPanel", "{0} hit an internal error ({1}: {2}). Please report it.")
     return text.format(what, type(error).__name__, error)
 
@@ -35,7 +35,7 @@ class FlashRunner(QObject):
     failed = Signal(str)  # plain words
     cancelled = Signal()
 
-    def __init__(self, service, parent: QObject | None = None) -> None:
+    def __init__(self, service: Flashback, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._service = service
         self._task = CoroutineTask(self)
@@ -48,9 +48,9 @@ class FlashRunner(QObject):
         return self._task.running()
 
     def start(self, stage1, reranker) -> None:
-        """Await `service.arerank(stage1, reranker)` (recorded) on the running qasync loop."""
+        """Await `service.search.arerank(stage1, reranker)` (recorded) on the running qasync loop."""
         self.started_at = time.perf_counter()
-        self._task.start(self._service.arerank(stage1, reranker))
+        self._task.start(self._service.search.arerank(stage1, reranker))
 
     def cancel(self, quiet: bool = False) -> None:
         """Stop the current run; `cancelled` tells the panel at once unless `quiet` (a newer run follows)."""

@@ -5,8 +5,9 @@ Flow (docs/interfaces.md): a search runs stage 1 in a worker (latest wins); its 
 are then frozen. The threshold and vector-only rerankers re-filter them on the GUI thread
 the moment a slider moves; Flash runs only when asked, as a coroutine on the qasync loop.
 Labels (issue 14): a topic row or card marked relevant or not is written to the store in a
-worker (engine/evaluation/labels.py keeps it per message) for the query and filters the
-candidates were found with, and read back after every search.
+worker (`service.labels`, kept per message) for the query and filters the candidates were
+found with, and read back after every search. What the panel's own writes changed (a run
+recorded, a label set) goes out as `Changes`, which the window updates from.
 """
 
 from __future__ import annotations
@@ -24,10 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.evaluation.frozen import filters_of
-from engine.evaluation.labels import LabelStore
-from engine.evaluation.qrels import QueryFilters
-from engine.service import SearchOutcome
+from engine.api import Changes, Flashback, QueryFilters, SearchOutcome, filters_of
+from ui.i18n import engine_words
 from ui.search.candidates_view import CandidatesView
 from ui.search.cards import SelectionCards
 from ui.search.columns import SearchColumns
@@ -42,6 +41,7 @@ from ui.search.presenter import (
     shown_candidates,
     stage1_work,
 )
+from ui.search.reasons import rewrite_reason
 from ui.search.report import StageReport, status_text
 from ui.search.score_chart import ScoreChart
 from ui.search.settings_panel import SettingsPanel
@@ -54,15 +54,16 @@ class SearchPanel(QWidget):
     open_topic = Signal(int)  # double-click on a topic row or card
     run_recorded = Signal(int)  # a rerank run was stored in the run history (its id)
     labels_changed = Signal()  # a label was stored: the Evaluate view's set changed
+    changed = Signal(object)  # Changes this panel's writes made (a run recorded, a label stored)
 
-    def __init__(self, service, keys, parent: QWidget | None = None, *, store: QSettings | None = None) -> None:
+    def __init__(self, service: Flashback, keys, parent: QWidget | None = None, *,
+                 store: QSettings | None = None) -> None:
         super().__init__(parent)
         self._service = service
         self._keys = keys
         self._store = store if store is not None else QSettings()
         self._state = SearchState()
         self._stage1 = LatestWins()  # results of older searches are dropped
-        self._label_store = LabelStore(service.data_dir)
         self._labels: dict[int, bool] = {}  # topic id → relevant?, for the shown query
         self._label_reads = LatestWins(self)  # an older write's read-back never overwrites a newer one
         self.settings_panel = SettingsPanel(store, self)
@@ -107,7 +108,8 @@ class SearchPanel(QWidget):
             self.settings_panel.set_value("mode", "flash")
         try:
             endpoint = settings.endpoint(self._keys.get(settings.preset))
-            reranker = self._service.flash_reranker(endpoint, settings.flash_settings(), self.recent.toPlainText())
+            reranker = self._service.search.flash_reranker(endpoint, settings.flash_settings(),
+                                                           self.recent.toPlainText())
         except Exception as error:  # a bad URL or missing key: plain words, never a traceback
             self._say(plain_words(error, self.tr("Flash")), error=True)
             return
@@ -143,12 +145,12 @@ class SearchPanel(QWidget):
         self._labels = {**self._labels, topic_id: verdict} if verdict is not None else \
             {t: v for t, v in self._labels.items() if t != topic_id}
         self._show_labels()  # at once; the store's answer follows
-        store = self._label_store
-        write = self._label_reads.call(lambda: store.label_topic(query, filters, topic_id, verdict),
-                                       lambda labels: self._on_labels_stored(stage1, labels))
+        labels = self._service.labels
+        write = self._label_reads.call(lambda: labels.label_topic(query, filters, topic_id, verdict),
+                                       lambda stored: self._on_labels_stored(stage1, stored[0]))
         # Whether or not a newer label superseded its read-back, every write changed the
         # store or was refused: both are said.
-        write.signals.succeeded.connect(lambda _labels: self.labels_changed.emit())
+        write.signals.succeeded.connect(lambda stored: self._on_label_written(stored[1]))
         write.signals.failed.connect(lambda error: self._on_label_refused(stage1, error))
 
     def cancel_flash(self) -> None:
@@ -243,7 +245,7 @@ class SearchPanel(QWidget):
         self._apply_reranker()
         self._say(self._with_notes(self._timings_text(), outcome))
         if outcome is not None and outcome.run_id is not None:
-            self.run_recorded.emit(outcome.run_id)
+            self._on_run_recorded(outcome.run_id)
 
     def _restage_if_searched(self) -> None:
         if self._state.stage1 is not None and self.query.text().strip():
@@ -296,15 +298,24 @@ class SearchPanel(QWidget):
                                                                                    rewrite.elapsed_ms / 1000)
         else:
             text = self.tr("Searched as typed: the rewrite from the recent messages was not used ({0}).").format(
-                rewrite.reason or "")
+                rewrite_reason(rewrite.reason))
         self.rewrite_note.setText(text)
         self.rewrite_note.setVisible(True)
 
     # -- labels ---------------------------------------------------------------------------
+    def reload_labels(self) -> None:
+        """Read the shown query's labels again (another process labelled, or imported labels)."""
+        if self._state.stage1 is not None:
+            self._load_labels(self._state.stage1)
+
     def _load_labels(self, stage1) -> None:
-        query, filters, store = stage1.query, filters_of(stage1.settings), self._label_store
-        self._label_reads.call(lambda: store.topic_labels(query, filters),
-                               lambda labels: self._on_labels_stored(stage1, labels))
+        query, filters, labels = stage1.query, filters_of(stage1.settings), self._service.labels
+        self._label_reads.call(lambda: labels.topic_labels(query, filters),
+                               lambda stored: self._on_labels_stored(stage1, stored))
+
+    def _on_label_written(self, changes: Changes) -> None:
+        self.labels_changed.emit()
+        self.changed.emit(changes)
 
     def _on_labels_stored(self, stage1, labels: dict[int, bool]) -> None:
         if stage1 is self._state.stage1:  # no newer search since (a newer label would have superseded this)
@@ -328,7 +339,11 @@ class SearchPanel(QWidget):
         self._apply_reranker()
         self._say(self._with_notes(self._timings_text(), outcome))
         if outcome.run_id is not None:
-            self.run_recorded.emit(outcome.run_id)
+            self._on_run_recorded(outcome.run_id)
+
+    def _on_run_recorded(self, run_id: int) -> None:
+        self.run_recorded.emit(run_id)
+        self.changed.emit(Changes(runs=True))
 
     def _on_flash_failed(self, message: str) -> None:
         self._say(message, error=True)
@@ -353,7 +368,7 @@ class SearchPanel(QWidget):
     def _with_notes(text: str, outcome) -> str:
         """The status line plus what the engine said about this search (an index searched
         through a stand-in while another process builds, a run that could not be recorded)."""
-        notes = getattr(outcome, "notes", None) or []
+        notes = [engine_words(note) for note in (getattr(outcome, "notes", None) or [])]
         return " — ".join([text, *notes]) if notes else text
 
     def _timings_text(self) -> str:

@@ -11,11 +11,9 @@ from urllib.parse import urlsplit
 
 from PySide6.QtCore import QCoreApplication
 
-from engine.llm.presets import PRESETS
-from engine.retrieval.search import Stage1Result
-from engine.service import SearchOutcome, make_reranker
+from engine.api import PRESETS, Flashback, SearchOutcome, Stage1Result, make_reranker
 from ui.search.cards import CardData
-from ui.search.reasons import threshold_reasons
+from ui.search.reasons import fallback_name, shown_reasons
 from ui.search.score_chart import ChartData, ChartPoint
 from ui.search.settings_model import SearchSettings
 
@@ -30,7 +28,7 @@ class SearchState:
     flash: SearchOutcome | None = None  # the last Flash run on these candidates
 
 
-def stage1_work(service, query: str, settings: SearchSettings) -> tuple[Stage1Result | None, object]:
+def stage1_work(service: Flashback, query: str, settings: SearchSettings) -> tuple[Stage1Result | None, object]:
     """Worker side of a search: (stage 1, its recorded outcome or None) or (None, the exception).
 
     Threshold and vector-only runs are recorded in the run history here, once per search (not
@@ -38,8 +36,8 @@ def stage1_work(service, query: str, settings: SearchSettings) -> tuple[Stage1Re
     not raised, so the GUI gets exactly one signal per search (see SearchPanel.search)."""
     try:
         if settings.mode == "flash":
-            return service.stage1(query, settings.retrieval()), None
-        outcome = service.search(query, settings.retrieval(), _local_reranker(settings), record=True)
+            return service.search.stage1(query, settings.retrieval()), None
+        outcome = service.search.run(query, settings.retrieval(), _local_reranker(settings), record=True)
     except Exception as error:  # shown in plain words by the panel
         return None, error
     return outcome.stage1, outcome
@@ -49,14 +47,14 @@ def _local_reranker(settings: SearchSettings):
     return make_reranker("threshold" if settings.mode == "threshold" else "none", settings.threshold_settings())
 
 
-def local_rerank(service, state: SearchState, settings: SearchSettings) -> SearchOutcome:
+def local_rerank(service: Flashback, state: SearchState, settings: SearchSettings) -> SearchOutcome:
     """The threshold / vector-only result for the frozen candidates, instantly (GUI thread)."""
     reranker = _local_reranker(settings)
     base = state.base
     if base is not None and base.result.reranker == reranker.name and (
             reranker.name == "none" or base.result.report.get("settings") == settings.threshold_settings().__dict__):
         return base  # exactly what the worker recorded: keep it (and its run id)
-    return service.rerank_frozen(state.stage1, reranker)
+    return service.search.rerank_frozen(state.stage1, reranker)
 
 
 def shown_candidates(state: SearchState) -> list:
@@ -94,12 +92,12 @@ def selection_cards(state: SearchState, settings: SearchSettings) -> tuple[list[
         return [], translate("SearchPanel", "Press “Run Flash” to let the LLM choose among the candidates.")
     by_key = {(c.kind, c.id): c for c in shown_candidates(state)}
     selected = outcome.result.selected
-    reasons = [s.reason for s in selected]
-    if outcome.result.reranker == "threshold":  # the engine's reasons are English: say them in the UI's words
-        run_settings = outcome.result.report.get("settings") or settings.threshold_settings().__dict__
-        ours = threshold_reasons([(s.kind, s.id) for s in selected],
-                                 {key: c.score for key, c in by_key.items()}, run_settings)
-        reasons = [mine or theirs for mine, theirs in zip(ours, reasons, strict=True)]
+    report = outcome.result.report or {}
+    # The engine's reasons are English: the window says them in its own words where it can.
+    reasons = shown_reasons(outcome.result.reranker, outcome.result.fallback, [(s.kind, s.id) for s in selected],
+                            {key: (c.rank, c.score) for key, c in by_key.items()},
+                            report.get("settings") or settings.threshold_settings().__dict__,
+                            set(report.get("requested_ids") or ()), [s.reason for s in selected])
     cards = []
     for selection, reason in zip(selected, reasons, strict=True):
         candidate = by_key.get((selection.kind, selection.id))
@@ -111,7 +109,7 @@ def selection_cards(state: SearchState, settings: SearchSettings) -> tuple[list[
     if outcome.result.reranker == "threshold":
         return [], translate("SearchPanel", "Nothing passed the threshold. Lower the similarity or widen the gap.")
     if outcome.result.fallback:
-        return [], translate("SearchPanel", "Flash kept nothing ({0}).").format(outcome.result.fallback)
+        return [], translate("SearchPanel", "Flash kept nothing ({0}).").format(fallback_name(outcome.result.fallback))
     return [], translate("SearchPanel", "Nothing was kept.")
 
 

@@ -7,7 +7,8 @@ import html
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
-from engine.rerank.base import RerankResult
+from engine.api import RerankResult
+from ui.search.reasons import fallback_name
 
 
 class StageReport(QLabel):
@@ -80,7 +81,7 @@ class StageReport(QLabel):
         fallback = result.fallback or report.get("fallback")
         if fallback:
             lines.append(self.tr("<span style='color:#b45309'><b>Fallback</b>: {0}</span>").format(
-                html.escape(str(fallback))))
+                html.escape(fallback_name(str(fallback)))))
         return "<br>".join(lines)
 
 

@@ -1,9 +1,11 @@
 """What the search view's settings panel edits: one plain frozen dataclass, kept in QSettings.
 
 Kept apart from the widgets so the panel, the tests and the main window all read one typed
-object. The engine's own settings (RetrievalSettings, ThresholdSettings, FlashSettings,
-Endpoint) are built from it only when a search or a Flash run starts, so the engine never
-sees Qt and the widgets never hold engine defaults twice (they are read from the engine).
+object. Each setting the engine defines (`engine.api.SETTINGS`: default, range, decimals,
+unit, choices) is taken from there, so the window, the CLI and the engine agree on what is
+allowed; values read back from QSettings are brought into that range by `Setting.clamp`.
+The engine's own settings (RetrievalSettings, ThresholdSettings, FlashSettings, Endpoint) are
+built from it only when a search or a Flash run starts, so the engine never sees Qt.
 """
 
 from __future__ import annotations
@@ -12,14 +14,22 @@ from dataclasses import dataclass, fields, replace
 
 from PySide6.QtCore import QSettings
 
-from engine.embeddings.base import EmbeddingConfig
-from engine.llm.presets import PRESETS, Endpoint
-from engine.rerank.threshold import ThresholdSettings
-from engine.retrieval.search import RetrievalSettings, day_bounds
+from engine.api import (
+    CLOUD,
+    LOCAL,
+    PRESETS,
+    SETTINGS,
+    EmbeddingConfig,
+    Endpoint,
+    FlashSettings,
+    RetrievalSettings,
+    ThresholdSettings,
+    day_bounds,
+)
 
 GROUP = "search"
 MODES = ("vector", "threshold", "flash")
-EFFORTS = ("none", "minimal", "low", "medium", "high")
+EFFORTS = SETTINGS["reasoning_effort"].choices
 PRESET_ORDER = ("openrouter", "openai", "ollama", "llamacpp", "lmstudio", "custom")
 EMBEDDERS = ("builtin", "local")  # Settings → Embeddings; API embedders are set up from the command line
 
@@ -34,45 +44,39 @@ MODEL_CHOICES: dict[str, tuple[str, ...]] = {
     "custom": (),
 }
 
-# (minimum, maximum, decimals) of every numeric setting: the sliders and spin boxes use
-# these, and values read back from QSettings are clamped into them.
+# (minimum, maximum, decimals) of every numeric setting the window shows, from the engine's
+# schema: the sliders and spin boxes use these (the CLI accepts the same range).
 RANGES: dict[str, tuple[float, float, int]] = {
-    "candidates": (3, 50, 0),
-    "threshold": (0.10, 0.90, 2),
-    "gap": (0.02, 0.50, 2),
-    "top_k": (1, 10, 0),
-    "max_topics": (1, 10, 0),
-    "max_people": (0, 20, 0),
-    "max_artifacts": (0, 20, 0),
-    "timeout": (1, 300, 0),  # a CPU model on a local server needs minutes (docs/llm_servers.md)
-    "max_tool_calls": (1, 5, 0),
-    "budget_tokens": (500, 100_000, 0),
-}
+    key: (float(spec.minimum), float(spec.maximum), spec.decimals) for key, spec in SETTINGS.items()
+    if spec.window and spec.kind in (int, float) and spec.minimum is not None and spec.maximum is not None}
+
+
+def _default(key: str):
+    return SETTINGS[key].default
 
 
 @dataclass(frozen=True)
 class SearchSettings:
     mode: str = "threshold"  # vector | threshold | flash
-    candidates: int = RetrievalSettings.candidates
-    hybrid: bool = RetrievalSettings.hybrid
-    threshold: float = ThresholdSettings.threshold
-    gap: float = ThresholdSettings.gap
-    top_k: int = ThresholdSettings.top_k
-    # Flash: the defaults of engine.rerank.flash.FlashSettings (docs/interfaces.md); written
-    # out because that package is imported only when a Flash run starts.
+    candidates: int = _default("candidates")
+    hybrid: bool = _default("hybrid")
+    threshold: float = _default("threshold")
+    gap: float = _default("gap")
+    top_k: int = _default("top_k")
+    # Flash (docs/interfaces.md)
     preset: str = "openrouter"
     base_url: str = ""  # empty: the preset's URL
     model: str = PRESETS["openrouter"].default_model
-    reasoning_effort: str = "low"
-    timeout: int = 60
-    max_tool_calls: int = 3
-    max_topics: int = 5
-    max_people: int = 10
-    max_artifacts: int = 10
+    reasoning_effort: str = _default("reasoning_effort")
+    timeout: int = int(_default("timeout"))  # whole seconds: the spin box shows no decimals
+    max_tool_calls: int = _default("max_tool_calls")
+    max_topics: int = _default("max_topics")
+    max_people: int = _default("max_people")
+    max_artifacts: int = _default("max_artifacts")
     # Seed 000 step 1: with recent messages, Flash first restates the query and stage 1
-    # searches both (engine.service.arerank). Costs nothing without recent messages.
+    # searches both (Flashback.search.arerank). Costs nothing without recent messages.
     rewrite_query: bool = True
-    budget_tokens: int = 8000  # context export
+    budget_tokens: int = _default("budget_tokens")  # context export
     # Builds: seed 004's splitter and merger agents on this endpoint and model (API calls
     # per session chunk, so off until asked for).
     topics_llm: bool = False
@@ -93,9 +97,7 @@ class SearchSettings:
     def threshold_settings(self) -> ThresholdSettings:
         return ThresholdSettings(threshold=self.threshold, gap=self.gap, top_k=self.top_k)
 
-    def flash_settings(self):
-        from engine.rerank.flash import FlashSettings  # only Flash runs need the LLM stack
-
+    def flash_settings(self) -> FlashSettings:
         return FlashSettings(
             model=self.model, max_tool_calls=self.max_tool_calls, total_timeout=float(self.timeout),
             reasoning_effort=None if self.reasoning_effort == "none" else self.reasoning_effort,
@@ -105,8 +107,6 @@ class SearchSettings:
     @staticmethod
     def default_timeout(preset: str) -> int:
         """The Flash time budget a preset starts with: a cloud model's, or a CPU model's minutes."""
-        from engine.rerank.flash.settings import CLOUD, LOCAL
-
         return int((LOCAL if PRESETS[preset].local else CLOUD).total_timeout)
 
     def endpoint(self, api_key: str | None) -> Endpoint:
@@ -145,15 +145,22 @@ def save(store: QSettings, settings: SearchSettings) -> None:
 
 
 def _coerce(name: str, raw: object, default: object) -> object:
-    try:
-        if isinstance(default, bool):  # INI files give "true"/"false" back as strings
-            return raw if isinstance(raw, bool) else str(raw).lower() in ("true", "1", "yes")
-        if isinstance(default, int | float):
-            value = type(default)(float(raw))
-            low, high, _ = RANGES.get(name, (value, value, 0))
-            return min(max(value, type(default)(low)), type(default)(high))
-        value = str(raw)
-    except (TypeError, ValueError):
-        return default
-    allowed = {"mode": MODES, "reasoning_effort": EFFORTS, "preset": PRESET_ORDER, "embedder": EMBEDDERS}.get(name)
+    """A value read back from the settings file as the field's type: what the engine's schema
+    allows (`Setting.clamp`: out of range → the nearest end, unreadable → the default)."""
+    if isinstance(default, bool):  # INI files give "true"/"false" back as strings
+        return raw if isinstance(raw, bool) else str(raw).lower() in ("true", "1", "yes")
+    spec = SETTINGS.get(name)
+    if spec is not None and spec.window:
+        value = spec.clamp(raw)
+        try:
+            return type(default)(value)  # the schema's float timeout is the window's whole seconds
+        except (TypeError, ValueError):
+            return default
+    if isinstance(default, int | float):
+        try:
+            return type(default)(float(raw))
+        except (TypeError, ValueError):
+            return default
+    allowed = {"mode": MODES, "preset": PRESET_ORDER, "embedder": EMBEDDERS}.get(name)
+    value = str(raw)
     return value if allowed is None or value in allowed else default

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from dataclasses import fields, replace
 
-from PySide6.QtCore import QDate, QEvent, QSettings, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QDate, QEvent, QSettings, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -23,13 +23,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.embeddings.local import INSTALL_HINT, local_model_available
-from engine.llm.presets import PRESETS
+from engine.api import INSTALL_HINT, PRESETS, SETTINGS, local_model_available
 from ui.search import settings_model
 from ui.search.settings_model import EFFORTS, MODEL_CHOICES, PRESET_ORDER, RANGES, SearchSettings
 from ui.search.slider_spin import SliderSpin
 
 NO_DATE = QDate(1970, 1, 1)  # the date edits' minimum, shown as "any": no bound
+
+
+def unit_suffix(unit: str) -> str:
+    """The schema's unit (" s", " tokens") as a spin box suffix in the window's language."""
+    words = {" s": QCoreApplication.translate("SettingsPanel", " s"),
+             " tokens": QCoreApplication.translate("SettingsPanel", " tokens")}
+    return words.get(unit, unit)
 
 
 class _DayEdit(QDateEdit):
@@ -135,7 +141,7 @@ class SettingsPanel(QWidget):
         reasoning = self._combo("reasoning_effort", [(efforts[e], e) for e in EFFORTS])
         reasoning.setToolTip(self.tr("How long the model may think before it answers (the API's reasoning effort)."))
         form.addRow(self.tr("Reasoning"), reasoning)
-        form.addRow(self.tr("Timeout"), self._slider("timeout", suffix=self.tr(" s")))
+        form.addRow(self.tr("Timeout"), self._slider("timeout"))
         form.addRow(self.tr("Max tool calls"), self._slider("max_tool_calls"))
         form.addRow(self.tr("Max topics"), self._slider("max_topics"))
         form.addRow(self.tr("Max people"), self._slider("max_people"))
@@ -175,9 +181,10 @@ class SettingsPanel(QWidget):
         form.addRow(self.tr("Model"), combo)
         return group
 
-    def _slider(self, name: str, suffix: str = "") -> SliderSpin:
+    def _slider(self, name: str) -> SliderSpin:
+        """A slider and spin box over the range the engine's schema allows (the CLI's too)."""
         low, high, decimals = RANGES[name]
-        widget = SliderSpin(low, high, decimals, suffix)
+        widget = SliderSpin(low, high, decimals, unit_suffix(SETTINGS[name].unit))
         widget.valueChanged.connect(lambda value: self._update({name: value}))
         self._sliders[name] = widget
         return widget

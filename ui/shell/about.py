@@ -17,9 +17,8 @@ from PySide6.QtCore import QCoreApplication, Qt, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from engine.embeddings.base import EmbeddingConfig
-from engine.embeddings.openai_compat import PRESETS as EMBEDDING_PRESETS
-from engine.llm.presets import PRESETS as CHAT_PRESETS
+from engine.api import EMBEDDING_PRESETS, EmbeddingConfig
+from engine.api import PRESETS as CHAT_PRESETS
 from ui.app_icon import app_icon
 
 log = logging.getLogger(__name__)

@@ -1,6 +1,6 @@
 """Browse what the store holds: chats, topics (filter by chat and text) and people, with counts.
 
-Every list is read in a worker (`service.chats()` etc. are blocking); the topic filter is
+Every list is read in a worker (`service.browse.chats()` etc. are blocking); the topic filter is
 latest-wins: a reply for an older filter is dropped, so typing never shows stale rows.
 Double-clicking a chat shows its topics; double-clicking a topic asks for the viewer.
 """
@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.service import FlashbackService
+from engine.api import Changes, Flashback
 from ui.shell.formatting import day, fill, row, span
 from ui.tasks import LatestWins, run_in_background
 
@@ -48,7 +48,7 @@ class BrowsePanel(QWidget):
     failed = Signal(object)  # an exception from a read, for the window's error helper
     chats_loaded = Signal(list)  # [(chat id, title)] after each refresh, for the search's chat filter
 
-    def __init__(self, service: FlashbackService, parent: QWidget | None = None) -> None:
+    def __init__(self, service: Flashback, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._service = service
         self._topics_read = LatestWins(self)  # the filter typed last is the one shown
@@ -97,13 +97,23 @@ class BrowsePanel(QWidget):
     # -- loading --------------------------------------------------------------------------
     def refresh(self) -> None:
         """Reload all three lists (after an import or a build)."""
-        run_in_background(self, self._service.chats, self._show_chats, self.failed.emit)
-        run_in_background(self, self._service.people, self._show_people, self.failed.emit)
+        browse = self._service.browse
+        run_in_background(self, browse.chats, self._show_chats, self.failed.emit)
+        run_in_background(self, browse.people, self._show_people, self.failed.emit)
         self.refresh_topics()
 
+    def apply_changes(self, changes: Changes) -> None:
+        """Re-read the lists a write changed: messages or chats touch all three (counts, people),
+        topics only the topic list and the chats' topic counts."""
+        if changes.messages or changes.chats:
+            self.refresh()
+        elif changes.topics:
+            run_in_background(self, self._service.browse.chats, self._show_chats, self.failed.emit)
+            self.refresh_topics()
+
     def refresh_topics(self) -> None:
-        chat_id, text, service = self.chat_filter.currentData(), self.text_filter.text(), self._service
-        self._topics_read.call(lambda: service.topics(chat_id=chat_id, text=text, limit=TOPIC_LIMIT),
+        chat_id, text, browse = self.chat_filter.currentData(), self.text_filter.text(), self._service.browse
+        self._topics_read.call(lambda: browse.topics(chat_id=chat_id, text=text, limit=TOPIC_LIMIT),
                                self._show_topics, self.failed.emit)
 
     def _schedule_topics(self, *_args) -> None:

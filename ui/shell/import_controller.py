@@ -2,7 +2,7 @@
 
 One pipeline at a time: the store has one writer, and a second import while a build runs
 would only make both slower. The pipeline is a single background task (which relays a
-child process, see `engine.jobs.import_build`) so that a cancel stops whatever step it is in,
+child process: `service.imports.pipeline`) so that a cancel stops whatever step it is in,
 and the user sees one progress panel from file to index.
 """
 
@@ -14,12 +14,17 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from engine.embeddings.base import EmbeddingConfig
-from engine.embeddings.local import local_model_available
-from engine.errors import is_cancel
-from engine.jobs.import_build import PipelineSummary, Step, child_possible, run_in_child, run_steps
-from engine.llm.presets import Endpoint
-from engine.service import FlashbackService
+from engine.api import (
+    PIPELINE_CHANGES,
+    Changes,
+    EmbeddingConfig,
+    Endpoint,
+    Flashback,
+    PipelineSummary,
+    Step,
+    is_cancel,
+    local_model_available,
+)
 from ui.tasks import BackgroundTask
 
 __all__ = ["ImportController", "PipelineSummary", "Step"]
@@ -34,11 +39,12 @@ class ImportController(QObject):
     cancelled = Signal(str)  # the phase that was stopped: "import" | "build"
     failed = Signal(str, object)  # the phase ("import" | "build") and the exception (not a cancel)
     finished = Signal()  # after any of the three above; the store may have changed
+    changed = Signal(object)  # Changes: what the run (or an embedder switch) changed, before `finished`
     embedder_reverted = Signal(str)  # a switch failed: the provider searches use again
 
-    def __init__(self, service: FlashbackService, parent: QObject | None = None) -> None:
+    def __init__(self, service: Flashback, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.use_child_process = True  # see engine.jobs.import_build: the GUI keeps its GIL to itself
+        self.use_child_process = True  # a child Python (service.imports.pipeline): the GUI keeps its GIL to itself
         # Asked when a build starts: the chat model to make topics with, or None (extractive).
         self.topic_llm: Callable[[], Endpoint | None] = lambda: None
         self._service = service
@@ -47,6 +53,7 @@ class ImportController(QObject):
         self._started = 0.0
         self._previous_embedding: EmbeddingConfig | None = None  # until a switch's build succeeds
         self._pending_embedding: EmbeddingConfig | None = None  # a switch asked for while busy
+        self._changes = Changes()  # what the running pipeline changed, said when it ends
 
     @property
     def busy(self) -> bool:
@@ -73,14 +80,14 @@ class ImportController(QObject):
         back and `embedder_reverted` says which. While another pipeline runs, the switch
         waits for it to finish.
         """
-        if config == self._service.embedding:
+        memory = self._service.memory
+        if config == memory.embedding:
             return False
         if self._task is not None:
             self._pending_embedding = config
             return True
-        self._previous_embedding = self._service.embedding
-        self._service.embedding = config
-        self._forget_search_state()
+        self._previous_embedding = memory.embedding
+        self.changed.emit(memory.use_embedding(config))  # searches use it at once (cached state dropped)
         label = self.tr("the local model") if config.provider == "local" else self.tr("the built-in embedder")
         return self._start(self.tr("Embedding topics with {model}…").format(model=label), [], True)
 
@@ -90,7 +97,8 @@ class ImportController(QObject):
         panel to that one; a saved choice of the local model whose extra is gone falls back to
         the built-in one (the panel shows why) rather than failing every search."""
         wanted = panel.settings().embedding_config()
-        built = self._service.built_embedding()  # one small read of the store, once at start
+        memory = self._service.memory
+        built = memory.built_embedding()  # one small read of the store, once at start
         if built is not None and built.provider in ("builtin", "local") and built.provider != wanted.provider \
                 and (built.provider == "builtin" or local_model_available()):
             # Built elsewhere (`flashback build --embedder local`): keep to it. Searching with the
@@ -100,16 +108,11 @@ class ImportController(QObject):
         if wanted.provider == "local" and not local_model_available():
             panel.set_value("embedder", "builtin")
             wanted = panel.settings().embedding_config()
-        if wanted.provider != self._service.embedding.provider:
-            self._service.embedding = wanted  # a store built with another one says so on the next search
+        if wanted.provider != memory.embedding.provider:
+            memory.use_embedding(wanted)  # a store built with another one says so on the next search
         panel.changed.connect(lambda name: self.switch_embedder(panel.settings().embedding_config())
                               if name == "embedder" else None)
         self.embedder_reverted.connect(lambda provider: panel.set_value("embedder", provider))
-
-    def _forget_search_state(self) -> None:
-        invalidate = getattr(self._service, "invalidate", None)
-        if callable(invalidate):
-            invalidate()
 
     def cancel(self) -> None:
         if self._task is not None:
@@ -118,12 +121,11 @@ class ImportController(QObject):
     def _start(self, title: str, paths: list[Path], build: bool) -> bool:
         if self._task is not None:
             return False
-        service, phase = self._service, self._set_phase
-        runner = run_in_child if self.use_child_process and child_possible(service) else run_steps
+        imports, phase, in_child = self._service.imports, self._set_phase, self.use_child_process
         topic_llm = self.topic_llm() if build else None
 
-        def work(progress, cancel) -> PipelineSummary:
-            return runner(service, paths, build, progress, cancel, phase, topic_llm)
+        def work(progress, cancel) -> tuple[PipelineSummary, Changes]:
+            return imports.pipeline(paths, build, progress, cancel, phase, topic_llm, in_child=in_child)
 
         task = BackgroundTask(work, self, progress_key=lambda step: (step.phase, step.name))
         task.signals.progress.connect(self.progress)
@@ -131,12 +133,14 @@ class ImportController(QObject):
         task.signals.failed.connect(self._on_failed)
         task.signals.finished.connect(self._on_finished)
         self._phase = "import" if paths else "build"
+        self._changes = Changes()
         self._started = time.monotonic()
         self._task = task.start()
         self.started.emit(title)
         return True
 
-    def _on_succeeded(self, summary: PipelineSummary) -> None:
+    def _on_succeeded(self, result: tuple[PipelineSummary, Changes]) -> None:
+        summary, self._changes = result
         summary.seconds = time.monotonic() - self._started  # what the person waited, start-up included
         self.succeeded.emit(summary)
 
@@ -145,6 +149,7 @@ class ImportController(QObject):
         self._phase = phase
 
     def _on_failed(self, error: Exception) -> None:
+        self._changes = PIPELINE_CHANGES  # a cancelled build keeps its finished stages; an import may have committed
         if is_cancel(error):  # a cancelled switch keeps the new model: building again resumes it
             self.cancelled.emit(self._phase)
         else:
@@ -154,13 +159,15 @@ class ImportController(QObject):
     def _revert_embedder(self) -> None:
         previous, self._previous_embedding = self._previous_embedding, None
         if previous is not None:
-            self._service.embedding = previous
-            self._forget_search_state()
+            self._changes = self._changes | self._service.memory.use_embedding(previous)
             self.embedder_reverted.emit(previous.provider)  # the panel follows; equal config: no new switch
 
     def _on_finished(self) -> None:
         self._task = None
         self._previous_embedding = None
+        changes, self._changes = self._changes, Changes()
+        if changes.any:
+            self.changed.emit(changes)
         self.finished.emit()
         pending, self._pending_embedding = self._pending_embedding, None
         if pending is not None:

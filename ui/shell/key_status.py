@@ -13,7 +13,7 @@ from functools import cache
 from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPainterPath, QPen, QPixmap
 
-from engine.llm.presets import PRESETS
+from engine.api import PRESETS
 
 translate = QCoreApplication.translate  # lupdate reads translate("KeyStatus", "…") calls
 

@@ -22,7 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.errors import EngineError
+from engine.api import EngineError
+from ui.i18n import engine_words
 
 PROVIDERS = ("openrouter", "openai", "custom")
 
@@ -112,7 +113,7 @@ class KeysDialog(QDialog):
         try:
             self._keys.save(self.current_provider(), key)
         except EngineError as error:  # KeyStoreError: the keyring refused after all
-            self._offer_session(str(error))
+            self._offer_session(engine_words(error))
             return
         self.key_field.clear()
         self.status.setText(self.tr("Saved in the system keyring."))

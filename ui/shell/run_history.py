@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.service import FlashbackService
-from ui.search.reasons import threshold_reasons
+from engine.api import Changes, Flashback, RunRecord
+from ui.search.reasons import fallback_name, shown_reasons
 from ui.shell.formatting import minute, row
 from ui.tasks import LatestWins, run_in_background
 
@@ -34,11 +34,11 @@ class RunHistoryPanel(QWidget):
     rerun_requested = Signal(object, str)  # the run's settings (dict), its query
     failed = Signal(object)
 
-    def __init__(self, service: FlashbackService, parent: QWidget | None = None) -> None:
+    def __init__(self, service: Flashback, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._service = service
         self._detail = LatestWins(self)  # the run picked last is the one shown
-        self._run: dict | None = None
+        self._run: RunRecord | None = None
         self.metrics = QLabel()
         self.metrics.setWordWrap(True)
         self.runs = QTreeWidget()
@@ -79,9 +79,14 @@ class RunHistoryPanel(QWidget):
 
     # -- loading --------------------------------------------------------------------------
     def refresh(self, *_args) -> None:
-        service = self._service
-        run_in_background(self, lambda: service.runs(RUN_LIMIT), self._show_runs, self.failed.emit)
-        run_in_background(self, service.run_metrics, self._show_metrics, self.failed.emit)
+        runs = self._service.runs
+        run_in_background(self, lambda: runs.list(RUN_LIMIT), self._show_runs, self.failed.emit)
+        run_in_background(self, runs.metrics, self._show_metrics, self.failed.emit)
+
+    def apply_changes(self, changes: Changes) -> None:
+        """A run was recorded (here or in another process): the list and the figures follow."""
+        if changes.runs:
+            self.refresh()
 
     def _on_current_changed(self, current, _previous) -> None:
         self._detail.supersede()
@@ -90,8 +95,8 @@ class RunHistoryPanel(QWidget):
             self._run = None
             self.detail.clear()
             return
-        run_id, service = current.data(0, ID_ROLE), self._service
-        self._detail.call(lambda: service.run(run_id), self._show_run, self.failed.emit)
+        run_id, runs = current.data(0, ID_ROLE), self._service.runs
+        self._detail.call(lambda: runs.get(run_id), self._show_run, self.failed.emit)
 
     # -- showing --------------------------------------------------------------------------
     def _show_runs(self, runs: list) -> None:
@@ -111,8 +116,8 @@ class RunHistoryPanel(QWidget):
         if not runs:
             self.metrics.setText(self.tr("No searches recorded yet. Each search you run is kept here."))
             return
-        fallbacks = ", ".join(f"{name} {count}" for name, count in (metrics.get("fallbacks") or {}).items()
-                              if count and name != "none")
+        fallbacks = ", ".join(f"{fallback_name(name)} {count}" for name, count in
+                              (metrics.get("fallbacks") or {}).items() if count and name != "none")
         self.metrics.setText(self.tr(
             "Runs: {runs} · fallbacks: {fallbacks} · tool calls per run: {tools} · cost: ${cost} · "
             "p50 {p50} ms").format(runs=runs, fallbacks=fallbacks or "0",
@@ -120,34 +125,35 @@ class RunHistoryPanel(QWidget):
                                    cost=f"{metrics.get('cost_total') or 0:.4f}",
                                    p50=f"{metrics.get('latency_ms_p50') or 0:,.0f}"))
 
-    def _show_run(self, run: dict | None) -> None:
+    def _show_run(self, run: RunRecord | None) -> None:
         self._run = run
         self.rerun_button.setEnabled(run is not None)
         self.detail.setHtml(self.run_html(run) if run else self.tr("This run is no longer stored."))
 
     def _on_rerun_clicked(self) -> None:
         if self._run is not None:
-            self.rerun_requested.emit(self._run.get("settings") or {}, self._run.get("query") or "")
+            self.rerun_requested.emit(self._run.settings, self._run.query)
 
-    def run_html(self, run: dict) -> str:
+    def run_html(self, run: RunRecord) -> str:
         esc = html.escape
-        kept = {(s.get("kind"), s.get("id")) for s in run.get("selected") or []}
-        duration = self.tr("{0} ms").format(f"{run.get('duration_ms') or 0:,.0f}")
-        out = [f"<h3>{esc(run.get('query') or '')}</h3>",
-               f"<p>{esc(minute(run.get('created_at')))} · {esc(run.get('reranker') or '')}"
-               f"{' · ' + esc(run['model']) if run.get('model') else ''} · {esc(duration)}"]
-        if run.get("fallback"):
-            out.append(" · <b>" + esc(self.tr("fallback: {reason}").format(reason=run["fallback"])) + "</b>")
-        tokens = (run.get("prompt_tokens") or 0) + (run.get("completion_tokens") or 0)
+        kept = {(s.get("kind"), s.get("id")) for s in run.selected}
+        duration = self.tr("{0} ms").format(f"{run.duration_ms or 0:,.0f}")
+        out = [f"<h3>{esc(run.query)}</h3>",
+               f"<p>{esc(minute(run.created_at))} · {esc(run.reranker)}"
+               f"{' · ' + esc(run.model) if run.model else ''} · {esc(duration)}"]
+        if run.fallback:
+            out.append(" · <b>" + esc(self.tr("fallback: {reason}").format(reason=fallback_name(run.fallback)))
+                       + "</b>")
+        tokens = (run.prompt_tokens or 0) + (run.completion_tokens or 0)
         if tokens:
             out.append(" · " + esc(self.tr("{tokens} tokens").format(tokens=f"{tokens:,}")))
-        if run.get("cost") is not None:
-            out.append(f" · ${run['cost']:.4f}")
+        if run.cost is not None:
+            out.append(f" · ${run.cost:.4f}")
         out.append("</p><h4>" + esc(self.tr("Selected")) + "</h4><ol>")
-        for selection, reason in zip(run.get("selected") or [], _reasons(run), strict=True):
+        for selection, reason in zip(run.selected, _reasons(run), strict=True):
             out.append(f"<li>{esc(selection.get('kind', ''))} {selection.get('id')}: {esc(reason)}</li>")
         out.append("</ol><h4>" + esc(self.tr("Candidates")) + "</h4><table cellspacing='0' cellpadding='2'>")
-        candidates = run.get("candidates") or []
+        candidates = run.candidates
         for candidate in candidates[:_CANDIDATES_SHOWN]:
             mark = "✔" if (candidate.get("kind"), candidate.get("id")) in kept else ""
             out.append(f"<tr><td>{candidate.get('rank')}</td><td>{mark}</td><td>{esc(candidate.get('kind', ''))} "
@@ -157,26 +163,27 @@ class RunHistoryPanel(QWidget):
         if len(candidates) > _CANDIDATES_SHOWN:
             out.append("<p>" + esc(self.tr("…and {more} more").format(more=len(candidates) - _CANDIDATES_SHOWN))
                        + "</p>")
-        tool_calls = run.get("tool_calls") or []
+        tool_calls = run.tool_calls
         if tool_calls:
             out.append("<h4>" + esc(self.tr("Tool calls")) + "</h4><ol>")
             out.extend(f"<li>{esc(', '.join(str(i) for i in call))}</li>" for call in tool_calls)
             out.append("</ol>")
-        out.append("<h4>" + esc(self.tr("Settings")) + "</h4>" + _settings_html(run.get("settings") or {}))
+        out.append("<h4>" + esc(self.tr("Settings")) + "</h4>" + _settings_html(run.settings))
         return "".join(out)
 
 
-def _reasons(run: dict) -> list[str]:
-    """The selections' reasons; a threshold run's are said again in the UI's language (ui.search.reasons)."""
-    selected = run.get("selected") or []
-    engine = [s.get("reason") or "" for s in selected]
-    reranker = (run.get("settings") or {}).get("reranker") or {}
-    if run.get("reranker") != "threshold" or "threshold" not in reranker:
-        return engine
-    scores = {(c.get("kind"), c.get("id")): c.get("score") for c in run.get("candidates") or []
-              if c.get("score") is not None}
-    ours = threshold_reasons([(s.get("kind"), s.get("id")) for s in selected], scores, reranker)
-    return [mine or theirs for mine, theirs in zip(ours, engine, strict=True)]
+def _reasons(run: RunRecord) -> list[str]:
+    """The selections' reasons, said again in the UI's language where the engine's are its own
+    English (threshold, keep-all, a Flash fallback: ui.search.reasons)."""
+    engine = [s.get("reason") or "" for s in run.selected]
+    reranker = run.settings.get("reranker") or {}
+    if run.reranker == "threshold" and "threshold" not in reranker:
+        return engine  # an old run without its threshold settings: its own words
+    candidates = {(c.get("kind"), c.get("id")): (c.get("rank"), c.get("score")) for c in run.candidates
+                  if c.get("score") is not None and c.get("rank") is not None}
+    requested = set((run.report or {}).get("requested_ids") or ())
+    return shown_reasons(run.reranker, run.fallback, [(s.get("kind"), s.get("id")) for s in run.selected],
+                         candidates, reranker, requested, engine)
 
 
 def _clip(text: str, limit: int) -> str:

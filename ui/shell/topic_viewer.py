@@ -12,7 +12,7 @@ import html
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QTextBrowser, QVBoxLayout, QWidget
 
-from engine.service import FlashbackService
+from engine.api import Flashback
 from ui.shell.errors import plain_message
 from ui.shell.formatting import minute, span
 from ui.tasks import run_in_background
@@ -21,7 +21,7 @@ _BURST_SECONDS = 5 * 60
 
 
 class TopicViewer(QDialog):
-    def __init__(self, service: FlashbackService, topic_id: int, parent: QWidget | None = None) -> None:
+    def __init__(self, service: Flashback, topic_id: int, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.topic_id = topic_id
         self.loaded = False
@@ -43,7 +43,7 @@ class TopicViewer(QDialog):
         layout.addWidget(self.facts)
         layout.addWidget(self.conversation, stretch=1)
         layout.addWidget(buttons)
-        run_in_background(self, lambda: service.topic_detail(topic_id), self._show, self._show_error)
+        run_in_background(self, lambda: service.browse.topic_detail(topic_id), self._show, self._show_error)
 
     def _show(self, detail) -> None:
         info = detail.info
