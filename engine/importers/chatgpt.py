@@ -28,7 +28,10 @@ _BOM = b"\xef\xbb\xbf"
 _LIST_OF_OBJECTS = re.compile(rb"\A\s*\[\s*\{")
 _TITLE_NEAR_ID = re.compile(rb'"title".{0,4000}?"(?:conversation_id|mapping)"', re.DOTALL)
 _TITLE_AFTER_ID = re.compile(rb'"(?:conversation_id|mapping)".{0,4000}?"title"', re.DOTALL)
-_DATA_ERRORS = (KeyError, TypeError, ValueError, AttributeError, UnicodeDecodeError, RecursionError)
+# What bad bytes make the JSON reader raise (JsonCutOff and JsonDamaged are ValueErrors too;
+# RecursionError: nesting deeper than it recurses). The fields are checked where they are
+# read, so a KeyError, TypeError or AttributeError is a bug and goes on to the registry's guard.
+_DECODE_ERRORS = (ValueError, RecursionError)
 
 Record = ChatRecord | MessageRecord
 
@@ -69,18 +72,13 @@ def _stream(handle: BinaryIO, name: str, report: Callable[[int], None]) -> Itera
         except JsonDamaged as exc:
             problem = f"the file is damaged: it is not valid JSON ({exc})"
             raise ImportFormatError(name, problem, where=f"conversation {index + 1}") from exc
-        except _DATA_ERRORS as exc:
+        except _DECODE_ERRORS as exc:
             where = f"conversation {index + 1}"
             problem = "the file is damaged and could not be read"
             if isinstance(exc, UnicodeDecodeError):
                 problem = "the file is damaged: it holds bytes that are not valid UTF-8 text"
             raise ImportFormatError(name, problem, where=where) from exc
-        try:
-            records = _conversation_records(conversation, index, name)
-        except _DATA_ERRORS as exc:  # a shape we did not foresee: still a plain-words error
-            where = f"conversation {index + 1}"
-            problem = "a conversation is not laid out as a ChatGPT export expects"
-            raise ImportFormatError(name, problem, where=where) from exc
+        records = _conversation_records(conversation, index, name)
         # Yield outside the try blocks: errors raised by the consumer must not be relabelled.
         yield from records
         report(handle.tell())
@@ -111,7 +109,9 @@ def _conversation_records(conv: Any, index: int, name: str) -> list[Record]:
     title = raw_title.strip() if isinstance(raw_title, str) and raw_title.strip() else "Untitled conversation"
     conv_id = _as_id(conv.get("id")) or _as_id(conv.get("conversation_id"))
     if conv_id is None:  # no id at all: derive one that stays the same on re-import
-        conv_id = "h" + hashlib.sha256(f"{raw_title}\x00{conv.get('create_time')}".encode()).hexdigest()[:24]
+        # surrogatepass: a JSON string may hold a lone surrogate, which plain UTF-8 refuses
+        seed = f"{raw_title}\x00{conv.get('create_time')}".encode("utf-8", "surrogatepass")
+        conv_id = "h" + hashlib.sha256(seed).hexdigest()[:24]
     chat = ChatRecord(key=f"chatgpt:{conv_id}", title=title, kind="assistant")
     mapping = conv.get("mapping")
     if not mapping:  # missing, null or empty: a conversation with nothing in it
@@ -159,8 +159,7 @@ def _displayed_thread(conv: dict, mapping: dict, index: int, title: str, name: s
             raise _cycle(name, index, title)
         seen.add(node_id)
         path.append(node_id)
-        node = mapping[node_id]
-        node_id = node.get("parent") if isinstance(node, dict) else None
+        node_id = _parent(mapping[node_id])
     path.reverse()
     return path
 
@@ -171,11 +170,7 @@ def _latest_leaf(mapping: dict, index: int, title: str, name: str) -> str:
     ChatGPT appends an edited prompt or a regenerated answer as a new, last child, so the
     last child at each fork is the newest version, which is also what the app shows first.
     """
-    roots = [
-        key
-        for key, node in mapping.items()
-        if not isinstance(node, dict) or node.get("parent") not in mapping
-    ]
+    roots = [key for key, node in mapping.items() if _parent(node) not in mapping]
     if not roots:  # every node has a parent inside the mapping: the links go round in a circle
         raise _cycle(name, index, title)
     node_id = roots[0]
@@ -192,6 +187,12 @@ def _latest_leaf(mapping: dict, index: int, title: str, name: str) -> str:
         if node_id in seen:
             raise _cycle(name, index, title)
         seen.add(node_id)
+
+
+def _parent(node: Any) -> str | None:
+    """A node's parent id; None for a root, and for a parent that is no id (a list, a number)."""
+    parent = node.get("parent") if isinstance(node, dict) else None
+    return parent if isinstance(parent, str) else None
 
 
 def _cycle(name: str, index: int, title: str) -> ImportFormatError:

@@ -135,7 +135,10 @@ def _message(row: dict, chat: str, name: str, where: str) -> MessageRecord:
     if role not in ROLES:
         raise ImportFormatError(name, f"role must be one of {', '.join(ROLES)}, not '{role}'", where)
     attachments = []
-    for item in row.get("attachments") or []:
+    items = row.get("attachments") or []
+    if not isinstance(items, list):
+        raise ImportFormatError(name, "attachments must be a list of objects with kind and name", where)
+    for item in items:
         if not isinstance(item, dict):
             raise ImportFormatError(name, "each attachment must be an object with kind and name", where)
         kind = str(item.get("kind") or "file")

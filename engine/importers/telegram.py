@@ -95,19 +95,19 @@ class TelegramImporter(Importer):
                     raise ImportFormatError(name, "a message is not a JSON object", f"chat '{chat.title}'")
                 ident = raw.get("id")
                 where = f"chat '{chat.title}', message {ident if ident is not None else '#' + str(index)}"
-                record = _message_record(raw, chat.key, self_id, where)
+                record = _message_record(raw, chat.key, self_id, name, where)
                 if record is not None:
                     yield record
                 if index % 2000 == 0:
                     report(reader.position)
+        # Only what the reader raises for bad bytes is the file's fault here: the fields are
+        # checked where they are read, so a TypeError or KeyError is a bug for the guard.
         except JsonCutOff as exc:
             raise ImportFormatError(name, "the file ends too early (it looks cut off; export it again)", where) from exc
         except JsonDamaged as exc:
             raise ImportFormatError(name, "the file is damaged: it is not valid JSON here", where) from exc
         except UnicodeDecodeError as exc:
             raise ImportFormatError(name, "the file is not valid UTF-8 text", where) from exc
-        except (TypeError, ValueError, AttributeError, OverflowError) as exc:
-            raise ImportFormatError(name, f"a message has an unexpected shape ({exc})", where) from exc
         report(reader.position)
 
 
@@ -151,20 +151,38 @@ def _self_in_personal_chat(header: dict) -> str | None:
     return None
 
 
-def _timestamp(raw: dict) -> float | None:
-    unix = raw.get("date_unixtime")
+def _timestamp(raw: dict, unix: object, name: str, where: str) -> float | None:
+    """The message's time from `date_unixtime` (`unix`) or else `date`; None when it has neither."""
     if unix is not None:
-        return float(unix)
+        if not isinstance(unix, int | float):  # a str goes the fast way, in `_message_record`
+            raise _not_a_date(unix, name, where)
+        try:
+            return float(unix)
+        except OverflowError as exc:  # an integer past a float's range
+            raise _not_a_date(unix, name, where) from exc
     date = raw.get("date")
     if date is None:
         return None
-    return datetime.fromisoformat(str(date)).timestamp()  # naive: the exporter's local time
+    try:
+        return datetime.fromisoformat(str(date)).timestamp()  # naive: the exporter's local time
+    except (ValueError, OverflowError, OSError) as exc:  # not ISO 8601, or a year no clock can hold
+        raise _not_a_date(date, name, where) from exc
 
 
-def _message_record(raw: dict, chat_key: str, self_id: str | None, where: str) -> MessageRecord | None:
+def _not_a_date(value: object, name: str, where: str) -> ImportFormatError:
+    return ImportFormatError(name, f"a message's date is not a date ({str(value)[:40]})", where)
+
+
+def _message_record(raw: dict, chat_key: str, self_id: str | None, name: str, where: str) -> MessageRecord | None:
     # The hot path of a big import (once per message): plain lookups, positional record.
     unix = raw.get("date_unixtime")
-    sent_at = float(unix) if unix is not None else _timestamp(raw)
+    if type(unix) is str:  # what tdesktop writes
+        try:
+            sent_at = float(unix)
+        except ValueError as exc:
+            raise _not_a_date(unix, name, where) from exc
+    else:
+        sent_at = _timestamp(raw, unix, name, where)
     if sent_at is None:  # "unsupported" messages are only {"id", "type"}: nothing to keep
         return None
     is_service = raw.get("type") == "service"
@@ -213,7 +231,9 @@ def _with_media_text(raw: dict, text: str) -> str:
     extra = []
     poll = raw.get("poll")
     if isinstance(poll, dict):
-        answers = ", ".join(str(a.get("text", "")) for a in poll.get("answers") or [] if isinstance(a, dict))
+        answers = poll.get("answers")
+        answers = ", ".join(str(a.get("text", "")) for a in answers if isinstance(a, dict)) \
+            if isinstance(answers, list) else ""
         extra.append(f"Poll: {poll.get('question', '')} ({answers})")
     location = raw.get("location_information")
     if isinstance(location, dict):
