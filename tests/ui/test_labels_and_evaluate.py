@@ -93,6 +93,20 @@ def test_rows_and_cards_are_labelled_with_mouse_and_keyboard(qtbot, panels, demo
     assert shown[third_topic] == "✓" and all(shown[t] == ("✓" if v else "✗") for t, v in labels.items())
 
 
+def test_labels_clicked_in_quick_succession_are_all_stored(qtbot, panels, demo_service):
+    """Each click writes in its own worker: a click while the previous label is being written
+    waits its turn (it was refused as "saving labels in this process is writing the store")."""
+    search, _ = panels
+    run_search(qtbot, search, QUERIES[0])
+    topics = [search.candidates.candidates_model.candidate(row).id for row in topic_rows(search)][:8]
+    for number, topic in enumerate(topics):
+        search.label_topic(topic, number % 2 == 0)
+    expected = {topic: number % 2 == 0 for number, topic in enumerate(topics)}
+    qtbot.waitUntil(lambda: search.labels() == expected and not search._label_reads.running(), timeout=15_000)
+    assert stored(demo_service, QUERIES[0]) == expected
+    assert "has to wait" not in search.status.text()
+
+
 def label_both(qtbot, search: SearchPanel) -> None:
     """Each query: its best topic relevant, its second not relevant (stored before this returns)."""
     for query in QUERIES:
