@@ -34,7 +34,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from engine.ask import date_patterns as patterns
-from engine.rerank.base import Candidate
+from engine.retrieval.candidate import Candidate
 from engine.retrieval.search import Stage1Result
 from engine.store.sql import select_in
 
@@ -55,6 +55,7 @@ class DateRange:
     until: float | None  # UTC epoch seconds, exclusive
     phrase: str  # the words that said it ("last week", "в прошлом месяце")
     source: str  # "plan" (the model's) | "parser" (offline)
+    utc_offset_s: float = 0.0  # the person's zone when it was read: what `label` shows its days in
 
     def contains(self, moment: float) -> bool:
         return (self.since is None or moment >= self.since) and (self.until is None or moment < self.until)
@@ -64,18 +65,17 @@ class DateRange:
         return (self.since is None or last >= self.since) and (self.until is None or first < self.until)
 
     def label(self) -> str:
-        """The days it covers, both ends inclusive, in UTC: "2025-10-01 … 2025-10-31"."""
-        first = _day(self.since) if self.since is not None else "…"
-        last = _day(self.until - 1) if self.until is not None else "…"
+        """The days it covers, both ends inclusive, in the person's zone: "2025-10-01 … 2025-10-31"."""
+        first = self._day(self.since) if self.since is not None else "…"
+        last = self._day(self.until - 1) if self.until is not None else "…"
         return first if first == last else f"{first} … {last}"
+
+    def _day(self, epoch: float) -> str:
+        return datetime.fromtimestamp(epoch + self.utc_offset_s, UTC).date().isoformat()
 
     def as_dict(self) -> dict[str, Any]:
         return {"since": self.since, "until": self.until, "phrase": self.phrase, "source": self.source,
-                "label": self.label()}
-
-
-def _day(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, UTC).date().isoformat()
+                "utc_offset_s": self.utc_offset_s, "label": self.label()}
 
 
 def find_date_range(question: str, now: datetime) -> DateRange | None:
@@ -90,7 +90,9 @@ def find_date_range(question: str, now: datetime) -> DateRange | None:
         return None
     start = min(span[0] for _, span in found)
     end = max(span[1] for _, span in found)
-    return DateRange(start.timestamp(), end.timestamp(), " … ".join(phrase for phrase, _ in found), "parser")
+    offset = now.utcoffset()
+    return DateRange(start.timestamp(), end.timestamp(), " … ".join(phrase for phrase, _ in found), "parser",
+                     offset.total_seconds() if offset else 0.0)
 
 
 def _resolved_phrases(question: str, now: datetime) -> Iterable[tuple[str, tuple[datetime, datetime] | None]]:

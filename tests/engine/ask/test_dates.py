@@ -12,6 +12,14 @@ MSK = timezone(timedelta(hours=3))
 NOW = datetime(2025, 11, 15, 12, 0, tzinfo=MSK)  # a Saturday
 
 
+def _next_day(text: str) -> str:
+    return (datetime.fromisoformat(text) + timedelta(days=1)).date().isoformat()
+
+
+def _previous_day(text: str) -> str:
+    return (datetime.fromisoformat(text) - timedelta(days=1)).date().isoformat()
+
+
 def day(text: str) -> float:
     """Local (MSK) midnight of "YYYY-MM-DD" as UTC epoch seconds."""
     return datetime.fromisoformat(text).replace(tzinfo=MSK).timestamp()
@@ -52,7 +60,8 @@ def test_phrases_resolve_to_calendar_ranges_in_the_persons_zone(question, since,
     found = find_date_range(question, NOW)
     assert found is not None, question
     assert (found.since, found.until) == (day(since), day(until)), (question, found.label())
-    assert found.source == "parser"
+    assert found.source == "parser" and found.label() == (since if until == _next_day(since) else
+                                                          f"{since} … {_previous_day(until)}")
     assert all(part.lower() in question.lower() for part in found.phrase.split(" … "))
 
 
