@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from engine.ask.answer_data import QAItem
+from engine.ask.answer_data import AnswerDataError, QAItem
 from engine.ask.answer_judge import Judge, Verdict
 from engine.errors import Cancelled, CancelToken, EngineError, is_cancel
 from engine.evaluation.qrels import resolve_messages
@@ -149,6 +149,7 @@ def summarise(questions: list[QuestionResult]) -> dict[str, Any]:
         "citation_coverage": _share(sum(q.every_claim_cited for q in answered), len(answered)),
         "fully_supported": _share(sum(q.fully_supported for q in answered), len(answered)),
         "evidence_in_sources": _share(sum(q.evidence_in_sources for q in questions), len(questions)),
+        "evidence_missing": sum(q.evidence_known == 0 for q in questions),  # the store lacks every evidence message
         "latency_ms_p50": _percentile(latencies, 0.5), "latency_ms_p95": _percentile(latencies, 0.95),
         "usage": _usage_total([q.usage for q in questions]),
         "judge_usage": _usage_total([q.judge_usage for q in questions]),
@@ -194,6 +195,9 @@ async def evaluate_answers(items: list[QAItem], ask: AskFn, connect: Callable[[]
     result = AnswerEvalResult(source, datetime.now(UTC).isoformat(timespec="seconds"), dict(settings or {}), model,
                               judge.describe() if judge is not None else None, total_questions=len(items))
     evidence = await asyncio.to_thread(_resolve_evidence, connect, items)
+    if items and not any(evidence.values()):
+        raise AnswerDataError(f"None of the evidence messages of {source or 'the QA file'} is in this store: "
+                              "import the conversations it asks about first.")
     started = time.perf_counter()
     try:
         for done, item in enumerate(items, 1):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import resources
 from bench.locomo_convert import convert
 from engine.ask.answer_data import AnswerDataError, load_questions
 from engine.ask.answer_eval import AnswerEvalCancelled, evaluate_answers
@@ -149,6 +150,7 @@ def test_figures_from_fixed_outcomes_with_a_scripted_judge(store):
     assert metrics["source_precision"] == round(2 / 3, 4)  # 2 of the 3 cited sources hold evidence
     assert metrics["citation_coverage"] == 1.0 and metrics["fully_supported"] == 0.5  # of the 2 answered
     assert metrics["evidence_in_sources"] == round(2 / 3, 4) and metrics["not_found"] == 1
+    assert metrics["evidence_missing"] == 0
     assert metrics["usage"] == {"prompt_tokens": 1300, "completion_tokens": 90, "cost": 0.002}
     assert metrics["judge_usage"]["prompt_tokens"] == 180 + 100  # the prose reply has the server's default usage
     assert metrics["latency_ms_p50"] >= 10 and metrics["latency_ms_p95"] >= metrics["latency_ms_p50"]
@@ -213,6 +215,20 @@ def test_cancel_stops_between_questions_and_keeps_what_was_done(store):
     with pytest.raises(AnswerEvalCancelled) as inside:
         asyncio.run(evaluate_answers(items, cancelled_inside, _connector(data_dir)))
     assert inside.value.partial.questions == []
+
+
+def test_a_store_without_the_evidence_is_refused_before_any_question(store, tmp_path):
+    qa, _, _ = store
+    empty = FlashbackService(tmp_path / "empty")
+    empty.import_path(resources.demo_export())
+    asked = []
+
+    async def ask(item):
+        asked.append(item)
+
+    with pytest.raises(AnswerDataError, match="None of the evidence messages"):
+        asyncio.run(evaluate_answers(load_questions(qa), ask, _connector(empty.data_dir)))
+    assert asked == []
 
 
 @pytest.mark.parametrize(("reply", "correct"), [
