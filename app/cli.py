@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 
-from app import __version__, cli_ask, cli_chats, cli_check, cli_keys, cli_memory, cli_runs, cli_tune, crash
+from app import __version__, cli_ask, cli_chats, cli_check, cli_keys, cli_memory, cli_runs, cli_tune, crash, mcp_server
 from app.cli_options import say
 from app.cli_output import plural, waiting_note
 from app.privacy import private_umask, tighten
@@ -42,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_runs.add_command(commands)
     cli_tune.add_command(commands)
     cli_check.add_command(commands)
+    mcp_server.add_command(commands)
     return parser
 
 
@@ -168,6 +169,8 @@ def _dispatch(args: argparse.Namespace, data_dir: Path) -> int:
         return cli_tune.run_tune(args, data_dir)
     if args.command == "ask":
         return cli_ask.run_ask(args, data_dir)
+    if args.command == "mcp":
+        return mcp_server.run_mcp(args, data_dir, settings_in_data_dir=data_dir_given(args.data_dir))
     if args.command in ("build", "search", "eval", "export"):
         return getattr(cli_memory, f"run_{args.command}")(args, data_dir)
     from app.gui import run_gui  # Qt is only loaded when a window is wanted

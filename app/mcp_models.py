@@ -1,0 +1,122 @@
+"""What the MCP tools return: pydantic models, so each tool publishes an output schema and its
+result arrives as `structured_content` (and as the same JSON in a text block for clients that
+read only text). Times are ISO 8601 in UTC; days are YYYY-MM-DD."""
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+class Item(BaseModel):
+    """One thing the reranker selected."""
+
+    id: int = Field(description="the topic's, person's or file's id (get_topic reads a topic)")
+    kind: Literal["topic", "person", "artifact"]
+    chat: str | None = Field(description="the chat it is in (topics, files)")
+    first_date: str | None = Field(description="day of the topic's first message (a file's day)")
+    last_date: str | None = Field(description="day of the topic's last message (a person's last message)")
+    score: float = Field(description="stage-1 similarity to the query, 0 to 1")
+    reason: str = Field(description="why the reranker kept it")
+    summary: str = Field(description="the topic's summary, the person's name or the file's name")
+
+
+class CandidateItem(BaseModel):
+    """One stage-1 candidate, selected or not."""
+
+    id: int
+    kind: Literal["topic", "person", "artifact"]
+    chat: str | None
+    date: str | None
+    score: float
+    summary: str
+    selected: bool
+
+
+class SearchResult(BaseModel):
+    query: str
+    reranker: str = Field(description="threshold, flash or none, as it ran")
+    selected: list[Item]
+    candidates: list[CandidateItem] | None = Field(description="stage 1's candidates, when asked for")
+    fallback: str | None = Field(description="why Flash fell back to stage 1's best (its reason name), else null")
+    run_id: int | None = Field(description="the run in Flashback's Run history, null if it could not be recorded")
+    notes: list[str] = Field(description="what the person would want to know about this search")
+    ms: float = Field(description="time the search took, in milliseconds")
+
+
+class MessageItem(BaseModel):
+    id: int
+    author: str
+    time: str = Field(description="when it was sent, ISO 8601 UTC")
+    text: str
+    truncated: bool = Field(description="the text was cut to the tool's per-message limit")
+
+
+class TopicResult(BaseModel):
+    id: int
+    chat: str
+    summary: str
+    first_time: str | None
+    last_time: str | None
+    total_messages: int
+    offset: int
+    messages: list[MessageItem]
+    next_offset: int | None = Field(description="pass it as offset for the next page; null on the last page")
+
+
+class ChatItem(BaseModel):
+    id: int = Field(description="pass it (or the name) as `chat` to search_memory or ask_memory")
+    name: str
+    kind: str
+    format: str = Field(description="the export it came from: telegram, whatsapp, chatgpt, jsonl")
+    messages: int
+    topics: int
+    first_date: str | None
+    last_date: str | None
+
+
+class ChatsResult(BaseModel):
+    chats: list[ChatItem]
+    notes: list[str]
+
+
+class ContextResult(BaseModel):
+    query: str
+    markdown: str = Field(description="the selected context as Flashback's export writes it")
+    items: int = Field(description="topics, people and files in it")
+    used_tokens: int
+    budget_tokens: int
+    run_id: int | None
+    notes: list[str]
+
+
+class SourceItem(BaseModel):
+    number: int = Field(description="the [n] the answer cites")
+    topic_id: int
+    chat: str
+    authors: list[str]
+    first_time: str
+    last_time: str
+    message_ids: list[int]
+    text: str = Field(description="a header line and one '[Author (time)]: text' line per message")
+
+
+class ClaimItem(BaseModel):
+    text: str
+    citations: list[int] = Field(description="source numbers")
+    verified: bool | None = Field(description="true: the cited messages support it; false: they do not; "
+                                              "null: not checked")
+    support: float = Field(description="the verifier's figure, 0 to 1")
+    note: str
+
+
+class AskResult(BaseModel):
+    question: str
+    answer: str | None = Field(description="the answer with [n] markers; null without a chat model")
+    not_found: bool = Field(description="the chats hold no answer (a valid answer)")
+    sources: list[SourceItem]
+    claims: list[ClaimItem]
+    model: str | None
+    fallback: str | None = Field(description="the step that fell back and why, e.g. no_model")
+    run_id: int | None
+    notes: list[str]
+    ms: float

@@ -1,0 +1,174 @@
+"""`flashback mcp`: the person's chat memory for assistants, over the Model Context Protocol.
+
+Built on the official `mcp` SDK (2.x `MCPServer`). stdio by default: the SDK keeps stdout for
+the protocol alone (it points file descriptor 1 at stderr while it serves); this process logs
+to `<data>/logs/flashback.log` (API keys scrubbed), never to stdout. `--http PORT` serves
+streamable HTTP on 127.0.0.1 only, behind a bearer token printed once on stderr; a request
+without it, or from a browser page of another origin (DNS rebinding, which the MCP
+specification warns about), is refused before the SDK sees it (`HttpGuard`).
+
+Read-only: no tool imports or builds. Tool failures are MCP tool errors (`is_error`) of one
+sentence in the client's language (`FlashbackMCP.call_tool`)."""
+
+from __future__ import annotations
+
+import argparse
+import hmac
+import logging
+import os
+import secrets
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+from app import __version__
+
+log = logging.getLogger(__name__)
+TOKEN_VARIABLE = "FLASHBACK_MCP_TOKEN"  # a fixed token, for a client configuration that outlives one start
+PATH = "/mcp"
+
+
+def add_command(commands: argparse._SubParsersAction) -> None:
+    mcp = commands.add_parser("mcp", help="serve your chat memory to assistants over the Model Context Protocol "
+                                          "(stdio; read-only)")
+    mcp.add_argument("--http", type=int, metavar="PORT", default=None,
+                     help="serve streamable HTTP on 127.0.0.1:PORT instead (0: any free port), behind a bearer "
+                          f"token printed once on stderr (or ${TOKEN_VARIABLE})")
+
+
+def run_mcp(args: argparse.Namespace, data_dir: Path, settings_in_data_dir: bool) -> int:
+    from app import crash
+    from app.mcp_settings import SettingsWatcher, settings_file
+
+    log_file = crash.install_window_log(data_dir)
+    logging.getLogger("mcp").setLevel(logging.WARNING)  # the SDK's per-request notes would drown ours
+    watcher = SettingsWatcher(settings_file(data_dir, settings_in_data_dir))
+    server = build_server(data_dir, watcher, log_file)
+    log.info("flashback mcp %s for %s (%s); settings from %s", __version__, data_dir,
+             "stdio" if args.http is None else "streamable HTTP", watcher.path or "the defaults")
+    if args.http is None:
+        import anyio
+
+        anyio.run(server.run_stdio_async)
+        return 0
+    return serve_http(server, args.http)
+
+
+def build_server(data_dir: Path, watcher, log_file: Path | None):
+    """The MCPServer with Flashback's tools (imported here: other commands never load the SDK)."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+    from pydantic import ValidationError
+
+    from app.mcp_memory import MemoryTools
+    from app.mcp_tools import language_of, register
+    from app.mcp_words import say
+
+    class FlashbackMCP(MCPServer):
+        async def call_tool(self, name: str, arguments: dict[str, Any], context=None):
+            """Every failure as one sentence in the caller's language (the SDK would prefix "Error
+            executing tool …" and give pydantic's multi-line report for a bad argument)."""
+            language = language_of(context)
+            tool = self._tool_manager.get_tool(name)
+            if tool is not None:
+                known = tool.parameters.get("properties", {})
+                stray = [key for key in arguments if key not in known]
+                if stray:
+                    raise ToolError(say("unknown_argument", language, tool=name, name=stray[0],
+                                        known=", ".join(known)))
+            try:
+                return await super().call_tool(name, arguments, context)
+            except UnexpectedToolError as exc:
+                log.error("%s failed unexpectedly", name, exc_info=exc.__cause__ or exc)
+                raise ToolError(say("unexpected", language, log=log_file or "the log")) from None
+            except ToolError as exc:
+                cause = exc.__cause__
+                if isinstance(cause, ValidationError):
+                    raise ToolError(_argument_sentence(cause, language)) from None
+                if isinstance(cause, ToolError):
+                    raise ToolError(str(cause)) from None
+                raise
+
+    server = FlashbackMCP("flashback", title="Flashback", version=__version__,
+                          instructions="The person's own chat history (imported Telegram, WhatsApp and ChatGPT "
+                                       "exports), searched the way they tuned it in Flashback. Read-only.")
+    register(server, MemoryTools(data_dir, watcher))
+    return server
+
+
+def _argument_sentence(error, language: str) -> str:
+    from app.mcp_words import say
+
+    first = error.errors()[0]
+    name = ".".join(str(part) for part in first.get("loc", ())) or "?"
+    if first.get("type") == "missing":
+        return say("missing_argument", language, name=name)
+    problem = str(first.get("msg", "")).rstrip(".")
+    return say("bad_argument", language, name=name, problem=problem[:1].lower() + problem[1:])
+
+
+class HttpGuard:
+    """ASGI middleware in front of the SDK's app: a foreign Origin → 403, a missing or wrong
+    bearer token → 401, a Host that is not this server → 421. Lifespan events pass through."""
+
+    def __init__(self, app, token: str, port: int) -> None:
+        self.app = app
+        self._expected = f"Bearer {token}".encode()
+        self.hosts = {f"127.0.0.1:{port}", f"localhost:{port}"}
+        self.origins = {f"http://{host}" for host in self.hosts}
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {key.decode("latin-1").lower(): value for key, value in scope.get("headers", [])}
+        origin = headers.get("origin", b"").decode("latin-1")
+        if origin and origin not in self.origins:
+            log.warning("refused a request from origin %r", origin[:100])
+            await _refuse(send, 403, "This server answers only its own origin.")
+            return
+        if headers.get("host", b"").decode("latin-1") not in self.hosts:
+            await _refuse(send, 421, "This server answers only at 127.0.0.1.")
+            return
+        if not hmac.compare_digest(headers.get("authorization", b""), self._expected):
+            log.warning("refused a request without the right bearer token")
+            await _refuse(send, 401, "Send the token flashback mcp printed: Authorization: Bearer TOKEN.",
+                          [(b"www-authenticate", b'Bearer realm="flashback"')])
+            return
+        await self.app(scope, receive, send)
+
+
+async def _refuse(send, status: int, text: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:
+    body = text.encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"text/plain; charset=utf-8"),
+                            (b"content-length", str(len(body)).encode()), *(extra or [])]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def serve_http(server, port: int) -> int:
+    import anyio
+    import uvicorn
+
+    from engine.api import EngineError
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(("127.0.0.1", port))
+    except OSError as exc:
+        sock.close()
+        raise EngineError(f"Port {port} on 127.0.0.1 cannot be used ({exc.strerror or exc}): "
+                          "choose another with --http PORT.") from None
+    port = sock.getsockname()[1]
+    token = os.environ.get(TOKEN_VARIABLE) or secrets.token_urlsafe(32)
+    app = HttpGuard(server.streamable_http_app(streamable_http_path=PATH, host="127.0.0.1"), token, port)
+    shown = "the one in $" + TOKEN_VARIABLE if os.environ.get(TOKEN_VARIABLE) else token
+    log.info("serving http://127.0.0.1:%d%s", port, PATH)  # never the token: the log outlives this start
+    sys.stderr.write(f"flashback mcp: serving http://127.0.0.1:{port}{PATH}\n"
+                     f"flashback mcp: token {shown} (send 'Authorization: Bearer <token>'; shown only now)\n")
+    sys.stderr.flush()
+    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on")
+    anyio.run(uvicorn.Server(config).serve, [sock])
+    return 0

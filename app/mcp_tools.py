@@ -1,0 +1,122 @@
+"""The tools `flashback mcp` offers, as an assistant sees them: names, documented and typed
+parameters (ranges from the engine's settings schema), structured results (app/mcp_models.py).
+
+Each tool reads the caller's language (Accept-Language over HTTP, FLASHBACK_LANG otherwise)
+and name (`clientInfo.name` from the MCP initialize request, kept with every recorded run)
+from the request context, and hands the work to `MemoryTools`."""
+
+# No `from __future__ import annotations`: the SDK reads these signatures at registration.
+import asyncio
+import logging
+import time
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import ToolAnnotations
+from pydantic import Field
+
+from app import mcp_models as out
+from app.mcp_memory import MemoryTools
+from app.mcp_words import environment_language, from_accept_language
+from engine.api import SETTINGS
+
+log = logging.getLogger(__name__)
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+_BUDGET = SETTINGS["budget_tokens"]
+
+Query = Annotated[str, Field(description="what to look for, in any words and in the chats' languages")]
+Since = Annotated[str | None, Field(description="only what was said on or after this day, YYYY-MM-DD (UTC)")]
+Until = Annotated[str | None, Field(description="only what was said on or before this day, YYYY-MM-DD (UTC)")]
+Chat = Annotated[str | None, Field(description="only this chat: its id or (part of) its name, see list_chats")]
+
+
+def language_of(ctx: Context | None) -> str:
+    """The client's language: Accept-Language on HTTP, else FLASHBACK_LANG, else English."""
+    try:
+        request = ctx.request_context.request if ctx is not None else None
+    except ValueError:  # no request context (a direct call)
+        request = None
+    headers = getattr(request, "headers", None)
+    return (from_accept_language(headers.get("accept-language")) if headers is not None else None) \
+        or environment_language()
+
+
+def client_of(ctx: Context) -> str:
+    """`clientInfo.name` of the MCP initialize request ("" when the client sent none)."""
+    try:
+        params = ctx.request_context.session.client_params
+    except ValueError:
+        return ""
+    info = params.client_info if params is not None else None
+    return (info.name if info is not None else "") or ""
+
+
+class _Timed:
+    """One log line per call: tool, client, outcome and time (never the arguments: they are the person's)."""
+
+    def __init__(self, tool: str, ctx: Context) -> None:
+        self.tool, self.client, self.started = tool, client_of(ctx), time.perf_counter()
+
+    def __enter__(self) -> "_Timed":
+        return self
+
+    def __exit__(self, kind: Any, *_: Any) -> None:
+        log.info("%s for %s: %s in %.0f ms", self.tool, self.client or "a client without a name",
+                 "failed" if kind else "done", (time.perf_counter() - self.started) * 1000)
+
+
+def register(server: MCPServer, memory: MemoryTools) -> None:
+    @server.tool(annotations=READ_ONLY)
+    async def search_memory(
+        query: Query, ctx: Context, since: Since = None, until: Until = None, chat: Chat = None,
+        reranker: Annotated[Literal["threshold", "flash", "none"], Field(
+            description="threshold: the person's tuned similarity threshold, gap and top-K (free, instant); "
+                        "flash: an LLM reads the candidates and keeps what answers the query (the endpoint and "
+                        "model chosen in Flashback's window; costs a call); none: stage 1's ranking")] = "threshold",
+        limit: Annotated[int, Field(ge=1, le=50, description="at most this many selected items")] = 10,
+        include_candidates: Annotated[bool, Field(description="also return every stage-1 candidate")] = False,
+    ) -> out.SearchResult:
+        """Search the person's own chat history (Telegram, WhatsApp, ChatGPT exports) for the topics, people
+        and files a query is about. Returns the selected items with why each was kept; read a topic's
+        messages with get_topic. Recorded in Flashback's Run history."""
+        with _Timed("search_memory", ctx) as call:
+            return await memory.search(query, since, until, chat, reranker, limit, include_candidates,
+                                       language_of(ctx), call.client)
+
+    @server.tool(annotations=READ_ONLY)
+    async def get_topic(
+        id: Annotated[int, Field(ge=1, description="a topic id from search_memory")], ctx: Context,
+        offset: Annotated[int, Field(ge=0, description="messages to skip (next_offset of the previous page)")] = 0,
+        limit: Annotated[int, Field(ge=1, le=200, description="messages per page")] = 50,
+    ) -> out.TopicResult:
+        """One topic's messages in order (author, time, text), a page at a time; a message longer than
+        4,000 characters is cut (truncated: true)."""
+        with _Timed("get_topic", ctx):
+            return await asyncio.to_thread(memory.topic, id, offset, limit, language_of(ctx))
+
+    @server.tool(annotations=READ_ONLY)
+    async def get_context(
+        query: Query, ctx: Context,
+        budget_tokens: Annotated[int | None, Field(
+            ge=int(_BUDGET.minimum), le=int(_BUDGET.maximum),
+            description="the most tokens the context may take (default: the budget saved in Flashback)")] = None,
+    ) -> out.ContextResult:
+        """Search with the person's threshold settings and return the selected topics, people and files
+        packed into a token budget as Markdown: what Flashback's "Export selected context" writes."""
+        with _Timed("get_context", ctx) as call:
+            return await memory.context(query, budget_tokens, language_of(ctx), call.client)
+
+    @server.tool(annotations=READ_ONLY)
+    async def list_chats(ctx: Context) -> out.ChatsResult:
+        """The imported chats with their ids, message and topic counts and date ranges (for `chat`)."""
+        with _Timed("list_chats", ctx):
+            return await asyncio.to_thread(memory.chats, language_of(ctx))
+
+    @server.tool(annotations=READ_ONLY)
+    async def ask_memory(question: Annotated[str, Field(description="a question about what was said in the chats")],
+                         ctx: Context, since: Since = None, until: Until = None, chat: Chat = None) -> out.AskResult:
+        """Answer a question from the person's chats with numbered sources ([n] markers in the answer) and
+        each claim marked verified or not against the messages it cites. Uses the chat model chosen in
+        Flashback's window; without one it returns the sources found and says what to set."""
+        with _Timed("ask_memory", ctx) as call:
+            return await memory.ask(question, since, until, chat, language_of(ctx), call.client)
