@@ -50,7 +50,7 @@ def _baseline(export: Path, work: Path) -> dict:
 
 
 def _flashback(export: Path, work: Path) -> dict:
-    from engine.importers import worker
+    from engine.importers import parse_child as worker
     from engine.importers.runner import import_path
 
     peaks = _ChildPeaks()

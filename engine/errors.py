@@ -82,6 +82,15 @@ class ImportCancelled(Cancelled):
         super().__init__()
 
 
+class BuildCancelled(Cancelled):
+    """The user cancelled a build. Unlike an import, it is not undone: each stage commits in
+    batches, so the topics and vectors made before the cancel stay, and the next build goes on
+    from there."""
+
+    def __init__(self) -> None:
+        super().__init__("Build cancelled: the topics and vectors made so far are kept; build again to finish.")
+
+
 class StoreError(EngineError):
     """The local database cannot be opened or is from a newer Flashback."""
 
@@ -104,6 +113,13 @@ class CancelToken:
     def raise_if_cancelled(self) -> None:
         if self._event.is_set():
             raise self._error()
+
+    def raising(self, error: Callable[[], Cancelled]) -> CancelToken:
+        """The same cancel (setting either sets both) raising `error()` instead: one Cancel button
+        stops an import and the build after it, and each says what it kept."""
+        token = CancelToken(error)
+        token._event = self._event
+        return token
 
 
 def is_cancel(error: BaseException) -> bool:

@@ -24,7 +24,7 @@ from typing import Any
 
 from engine import browse
 from engine.embeddings.base import Embedder, EmbeddingConfig, config_for_model, make_embedder
-from engine.errors import CancelToken, EngineError, StoreError
+from engine.errors import BuildCancelled, CancelToken, EngineError, StoreError
 from engine.evaluation.runner import evaluate, load_qrels
 from engine.importers.base import ProgressCallback
 from engine.importers.runner import ImportReport, import_path
@@ -184,7 +184,7 @@ class FlashbackService:
         004's splitter and merger agents on that chat model make and merge the topics; any
         chunk they fail on is summarised extractively and counted in `report.agents`.
         Waits for another process's import or build first (`on_wait(holder)`, cancellable)."""
-        cancel = cancel or CancelToken()
+        cancel = (cancel or CancelToken()).raising(BuildCancelled)  # a build keeps what it committed: says so
         with (plain_faults(self.data_dir, "build"),
               StoreWriteLock(self.data_dir, "build", self.origin, on_wait, cancel.raise_if_cancelled)):
             connection = self._connect()

@@ -5,37 +5,34 @@ the window smooth: parts of an import and a build hold Python's GIL for 100 ms a
 (measured: hnswlib's `save_index` ~130 ms for 6k topics, growing with the index; full
 garbage collections over the import's objects), and while a thread holds the GIL the GUI
 thread cannot run a single slot. A child has its own GIL and heap; the window's worker
-thread only relays its JSON lines. Where no child can be started (a frozen app) or the
+thread only relays its messages. Where no child can be started (a frozen app) or the
 service is not the real one (tests' fakes), the same steps run in the worker thread.
 
-Protocol, one JSON object per line. Parent → child (stdin): the request, then "cancel"
-(or EOF: the parent is gone). Child → parent (stdout): {"progress": Step}, then one of
-{"result": PipelineSummary}, {"cancelled": phase}, {"error": message, "engine": bool,
-"kind": class name}. Engine code never prints, so stdout carries only this.
+It runs under the engine's child-process harness (`engine.child_process`): the parent
+sends ("run", request) and, to stop it, ("cancel",) (or closes the pipe: the parent is gone);
+the child sends ("progress", Step fields), ("phase", "import" | "build") and then its result
+(PipelineSummary fields) or its error, which arrives here as the class it was raised as: an
+`ImportFormatError`, a `StoreError`, an `ImportCancelled` or `BuildCancelled`, a bug.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
-import queue
-import subprocess
 import sys
-import threading
 import time
-import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.errors import CancelToken, EngineError, ImportCancelled, is_cancel
+from engine.child_process import ChildEnded, ChildProcess, ParentChannel
+from engine.errors import BuildCancelled, Cancelled, CancelToken, ImportCancelled
 from engine.llm.presets import Endpoint
 from engine.progress import ProgressThrottle
 
-_ROOT = str(Path(__file__).resolve().parents[2])  # the folder holding `engine` and `ui`
-_BOOT = f"import sys; sys.path.insert(0, {_ROOT!r}); from engine.jobs.import_build import child_main; child_main()"
+CHILD = ("engine.jobs.import_build", "child_main")  # what the child runs (module, function)
 _KILL_AFTER_CANCEL_S = 30.0  # a cancel is checked between batches; past this the child is stuck
+_POLL_S = 0.1
 
 
 @dataclass(frozen=True)
@@ -70,7 +67,7 @@ class PipelineSummary:
 
 
 class PipelineCrashed(Exception):
-    """The child failed in a way that is a bug (not an EngineError), or died."""
+    """The child died without an answer (not an error it raised: that arrives as its own class)."""
 
 
 Progress = Callable[[Step], None]
@@ -126,52 +123,49 @@ def child_possible(service) -> bool:
 
 def run_in_child(service, paths: Sequence[Path], build: bool, progress: Progress, cancel: CancelToken,
                  phase: Phase, topic_llm: Endpoint | None = None) -> PipelineSummary:
-    """`run_steps` in a child Python; blocks the calling (worker) thread until it ends."""
-    cancel.raise_if_cancelled()  # cancelled before it began (the window closing): start nothing
+    """`run_steps` in a child Python; blocks the calling (worker) thread until it ends. What
+    the child raises is raised here as the same class (a cancel too, by the phase it stopped)."""
+    if cancel.cancelled:  # cancelled before it began (the window closing): start nothing
+        raise _cancel_error(importing=bool(paths))
     request = {"data_dir": str(service.data_dir), "embedding": dataclasses.asdict(service.embedding),
                "paths": [str(p) for p in paths], "build": build,
                "topic_llm": dataclasses.asdict(topic_llm) if topic_llm is not None else None}
-    child = subprocess.Popen([sys.executable, "-c", _BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             text=True, encoding="utf-8")
-    lines: queue.Queue[str | None] = queue.Queue()
-    reader = threading.Thread(target=_pump, args=(child.stdout, lines), daemon=True)
-    reader.start()
-    outcome: dict | None = None
-    cancelled_at: float | None = None
+    current = "import" if paths else "build"
     try:
-        _send(child, json.dumps(request))  # the API key travels on the pipe, never in argv or env
-        while True:
-            if cancel.cancelled and cancelled_at is None:
-                cancelled_at = time.monotonic()
-                _send(child, "cancel")
-            if cancelled_at is not None and time.monotonic() - cancelled_at > _KILL_AFTER_CANCEL_S:
-                child.kill()
-            try:
-                line = lines.get(timeout=0.1)
-            except queue.Empty:
-                continue
-            if line is None:
-                break
-            message = json.loads(line)
-            if "progress" in message:
-                step = Step(**message["progress"])
-                if step.phase != "wait":
-                    phase(step.phase)
-                progress(step)
-            else:
-                outcome = message
+        with ChildProcess(*CHILD) as child:
+            child.send(("run", request))  # the API key travels on the pipe, never in argv or env
+            while True:
+                if cancel.cancelled:
+                    child.cancel(_KILL_AFTER_CANCEL_S)
+                try:
+                    message = child.receive(_POLL_S)
+                except ChildEnded as ended:
+                    if child.cancelling:  # killed after a cancel it did not answer
+                        raise _cancel_error(importing=current == "import") from ended
+                    raise PipelineCrashed(f"the import process ended without an answer (exit code "
+                                          f"{ended.returncode})") from ended
+                if message is None:
+                    continue
+                kind, body = message
+                if kind == "phase":
+                    current = body
+                    phase(body)
+                elif kind == "progress":
+                    step = Step(**body)
+                    if step.phase != "wait":
+                        current = step.phase
+                        phase(step.phase)
+                    progress(step)
+                elif kind == "result":
+                    return PipelineSummary(**body)
     finally:
-        if child.poll() is None and outcome is None:
-            child.kill()
-        child.wait()
-        for stream in (child.stdin, child.stdout):
-            try:
-                stream.close()
-            except OSError:
-                pass  # a pipe to a dead child: nothing left to flush
         if build:
             _forget_cached_state(service)
-    return _result(outcome, child.returncode, phase)
+
+
+def _cancel_error(importing: bool) -> Cancelled:
+    """The cancel of the phase that was stopped: an import keeps nothing, a build what it made."""
+    return ImportCancelled() if importing else BuildCancelled()
 
 
 def _forget_cached_state(service) -> None:
@@ -182,73 +176,29 @@ def _forget_cached_state(service) -> None:
         invalidate()
 
 
-def _result(outcome: dict | None, returncode: int, phase: Phase) -> PipelineSummary:
-    if outcome is None:
-        raise PipelineCrashed(f"the import process ended without an answer (exit code {returncode})")
-    if "result" in outcome:
-        return PipelineSummary(**outcome["result"])
-    if "cancelled" in outcome:
-        phase(outcome["cancelled"])
-        raise ImportCancelled()  # a cancel type: the controller reports it by phase
-    if outcome.get("engine"):
-        raise EngineError(outcome["error"])  # already plain words
-    raise PipelineCrashed(f"{outcome.get('kind')}: {outcome.get('error')}")
-
-
-def _send(child: subprocess.Popen, line: str) -> None:
-    try:
-        child.stdin.write(line + "\n")
-        child.stdin.flush()
-    except (BrokenPipeError, OSError):
-        pass  # the child has ended; its last words (or silence) are on stdout
-
-
-def _pump(stream, lines: queue.Queue) -> None:
-    for line in stream:
-        lines.put(line)
-    lines.put(None)
-
-
 # -- the child ----------------------------------------------------------------------------
-def child_main() -> None:
+def child_main(channel: ParentChannel) -> dict:
+    """The child's work (see `CHILD`): the parent's request, run; progress as it goes."""
     from engine.embeddings.base import EmbeddingConfig
     from engine.service import FlashbackService
 
     _yield_cpu_to_the_window()
-    request = json.loads(sys.stdin.readline())
-    cancel = CancelToken()
-    threading.Thread(target=_watch_stdin, args=(cancel,), daemon=True).start()
-    out_lock = threading.Lock()
-    current = {"phase": "import"}
+    _, request = channel.receive()
+    cancel = channel.cancel_token()
     worth_sending = ProgressThrottle(key=lambda step: (step.phase, step.name))
-
-    def send(message: dict) -> None:
-        with out_lock:
-            sys.stdout.write(json.dumps(message, ensure_ascii=False) + "\n")
-            sys.stdout.flush()
 
     def progress(step: Step) -> None:
         if worth_sending(step):
-            send({"progress": dataclasses.asdict(step)})
+            channel.progress(dataclasses.asdict(step))
 
     def phase(name: str) -> None:
-        current["phase"] = name
+        channel.send(("phase", name))
 
-    try:
-        service = FlashbackService(Path(request["data_dir"]), EmbeddingConfig(**request["embedding"]), origin="window")
-        topic_llm = Endpoint(**request["topic_llm"]) if request.get("topic_llm") else None
-        summary = run_steps(service, [Path(p) for p in request["paths"]], request["build"], progress, cancel, phase,
-                            topic_llm)
-    except Exception as exc:  # every way out is one line the parent understands
-        if is_cancel(exc):
-            send({"cancelled": current["phase"]})
-        elif isinstance(exc, EngineError):
-            send({"error": str(exc), "engine": True, "kind": type(exc).__name__})
-        else:
-            traceback.print_exc(file=sys.stderr)  # for the log; the window shows one sentence
-            send({"error": str(exc), "engine": False, "kind": type(exc).__name__})
-        return
-    send({"result": dataclasses.asdict(summary)})
+    service = FlashbackService(Path(request["data_dir"]), EmbeddingConfig(**request["embedding"]), origin="window")
+    topic_llm = Endpoint(**request["topic_llm"]) if request.get("topic_llm") else None
+    summary = run_steps(service, [Path(p) for p in request["paths"]], request["build"], progress, cancel, phase,
+                        topic_llm)
+    return dataclasses.asdict(summary)
 
 
 def _yield_cpu_to_the_window() -> None:
@@ -261,10 +211,3 @@ def _yield_cpu_to_the_window() -> None:
         cores = sorted(os.sched_getaffinity(0))
         if len(cores) > 1:
             os.sched_setaffinity(0, cores[1:])  # threads and grandchildren started later inherit it
-
-
-def _watch_stdin(cancel: CancelToken) -> None:
-    for line in sys.stdin:
-        if line.strip() == "cancel":
-            break
-    cancel.cancel()  # "cancel", or EOF: the window is gone, stop at the next batch

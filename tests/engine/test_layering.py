@@ -46,7 +46,7 @@ def test_importing_the_engine_loads_no_qt():
 LAYERS = (
     {"messages"},  # message codes and their catalogues: everything below the faces says things through them
     {"errors", "scrub", "http_retry", "text", "progress", "changes"},
-    {"store", "llm", "index", "embeddings"},
+    {"store", "llm", "index", "embeddings", "child_process"},  # child_process: the one child-process harness
     {"importers", "topics"},
     {"memory", "browse"},
     {"retrieval"},

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from engine import child_process
 from engine.errors import CancelToken, ImportCancelled, ImportFormatError
 from engine.importers import parse_child
 from engine.importers.runner import import_path
@@ -177,7 +178,7 @@ def test_cancel_stops_the_child_and_keeps_nothing(tmp_path, children):
 def test_cancel_while_waiting_for_the_child(tmp_path, monkeypatch, children):
     """The writer waits for a batch: cancel must not wait for the child to finish parsing."""
     token = CancelToken()
-    monkeypatch.setattr(parse_child, "_BOOT", "import time; time.sleep(60)")
+    monkeypatch.setattr(parse_child, "CHILD", ("tests.engine.children", "sleep"))
     original_run = parse_child.ParseWorker.run
 
     def run_then_cancel(self, setup, check):
@@ -204,14 +205,14 @@ def test_a_child_that_dies_midway_is_an_import_error(tmp_path, children):
 
 
 def test_a_child_that_cannot_run_falls_back_to_in_process(tmp_path, monkeypatch, children):
-    monkeypatch.setattr(parse_child, "_BOOT", "import sys; sys.exit(3)")
+    monkeypatch.setattr(parse_child, "CHILD", ("tests.engine.children", "exit_at_once"))
     assert import_path(tmp_path / "a", rich_export(tmp_path / "r.json")).messages_added == 304
     assert children[-1].frames == 0
 
     def no_python(*_args, **_kwargs):
         raise OSError("no interpreter here")
 
-    monkeypatch.setattr(parse_child.subprocess, "Popen", no_python)
+    monkeypatch.setattr(child_process.subprocess, "Popen", no_python)
     assert import_path(tmp_path / "b", rich_export(tmp_path / "r.json")).messages_added == 304
 
 
