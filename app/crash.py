@@ -1,6 +1,7 @@
 """What the CLI does with an exception nobody planned for: one sentence for the person, the
 traceback for whoever fixes it, in `<data dir>/logs/flashback.log` (0600, rotated at
-512 KiB, two old files kept), never with an API key in it.
+512 KiB, two old files kept), never with an API key in it. The window writes the same file
+for as long as it runs (`install_window_log`): its "the details are in …" names it.
 
 Keys are scrubbed twice: every key this process read (`app.keys.keys_in_use`) and the
 key environment variables' values are replaced, then anything shaped like a key or a
@@ -49,21 +50,59 @@ class _ReportingFileHandler(RotatingFileHandler):
         self.failure = error if isinstance(error, OSError) else OSError(str(error))
 
 
-def _logger(data_dir: Path) -> logging.Logger:
+def _file_handler(data_dir: Path, form: str) -> _ReportingFileHandler:
     path = log_path(data_dir)
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    Path(data_dir).mkdir(mode=0o700, parents=True, exist_ok=True)  # the window logs before the store makes it
+    path.parent.mkdir(mode=0o700, exist_ok=True)
     if not path.exists():  # created private whatever the umask; the rotated copies are renames of it
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+    handler = _ReportingFileHandler(path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8",
+                                    errors="backslashreplace")
+    handler.setFormatter(_Scrubbed(form))
+    return handler
+
+
+def _logger(data_dir: Path) -> logging.Logger:
     logger = logging.getLogger("flashback.crash")
     logger.propagate = False  # the traceback goes to the file only, never to the terminal
     for old in list(logger.handlers):
         logger.removeHandler(old)
         old.close()
-    handler = _ReportingFileHandler(path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8",
-                                    errors="backslashreplace")
-    handler.setFormatter(_Scrubbed("%(asctime)s %(levelname)s %(message)s"))
-    logger.addHandler(handler)
+    logger.addHandler(_file_handler(data_dir, "%(asctime)s %(levelname)s %(message)s"))
     return logger
+
+
+# What the window's log keeps: the engine's and the window's own notes (a Flash fallback's
+# reason, a retry, an index rebuilt) and every warning or error, whoever logs it.
+WINDOW_LOGGERS = ("engine", "ui", "app")
+_window_handler: logging.Handler | None = None  # what a second call replaces
+
+
+def install_window_log(data_dir: Path) -> Path | None:
+    """Send this process's logging to the data folder's log (same file, same scrubbing as
+    the CLI's crash report) instead of the terminal, and return the file's path. With a
+    handler on the root logger, Python's last-resort handler (which printed an unhandled
+    record's traceback, unscrubbed, on stderr) is never used. Where the file cannot be
+    made (a read-only folder), warnings go to stderr, scrubbed too, and None is returned."""
+    global _window_handler
+    form = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+    try:
+        handler: logging.Handler = _file_handler(data_dir, form)
+        handler.setLevel(logging.INFO)
+        path: Path | None = log_path(data_dir)
+    except OSError:
+        handler, path = logging.StreamHandler(sys.stderr), None
+        handler.setFormatter(_Scrubbed(form))
+        handler.setLevel(logging.WARNING)
+    root = logging.getLogger()
+    if _window_handler is not None:
+        root.removeHandler(_window_handler)
+        _window_handler.close()
+    _window_handler = handler
+    root.addHandler(handler)
+    for name in WINDOW_LOGGERS:
+        logging.getLogger(name).setLevel(logging.INFO)
+    return path
 
 
 def report(exc: BaseException, data_dir: Path | None, command: str | None) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import sys
 from collections.abc import Mapping
@@ -12,6 +13,7 @@ import resources
 from engine.errors import EngineError
 
 DEMO_EXPORT = resources.demo_export()  # None in an installation that does not carry it
+log = logging.getLogger(__name__)
 
 
 class NoDisplayError(EngineError):
@@ -60,30 +62,91 @@ def create_app(settings_dir: Path | None = None):
     return app
 
 
-def run_gui(data_dir: Path, demo: bool = False, settings_in_data_dir: bool = False) -> int:
-    check_display()
+_QT_LEVELS = {"QtDebugMsg": logging.DEBUG, "QtInfoMsg": logging.INFO, "QtWarningMsg": logging.WARNING,
+              "QtCriticalMsg": logging.ERROR, "QtFatalMsg": logging.CRITICAL}
+
+
+def _qt_message_to_log(mode, _context, message: str) -> None:
+    logging.getLogger("ui.qt").log(_QT_LEVELS.get(getattr(mode, "name", ""), logging.WARNING), "%s", message)
+
+
+def watch_errors(app, data_dir: Path):
+    """The window's log: what goes wrong is written to `<data dir>/logs/flashback.log` (the
+    CLI's crash log: same file, same key scrubbing), which the window's "internal error"
+    sentence names, and an exception no slot caught is logged and shown in one dialog,
+    never printed on the terminal. Qt's own warnings go to the log too. Returns the
+    `UnexpectedErrors` reporter, whose `window` the caller sets once the window exists."""
+    from PySide6.QtCore import qInstallMessageHandler
+
+    from app import crash
+    from ui.shell import errors
+
+    path = crash.install_window_log(data_dir)
+    errors.use_log_file(path)
+    if path is not None:  # without a file, Qt's warnings stay on the terminal, where they were
+        qInstallMessageHandler(_qt_message_to_log)
+    reporter = errors.UnexpectedErrors(app)
+    reporter.install()
+    return reporter
+
+
+def open_service(data_dir: Path):
+    """The store's service, or None after telling why it cannot be opened (damaged, written
+    by a newer Flashback…) in a dialog: a window started from a launcher has no terminal."""
+    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtWidgets import QMessageBox
+
+    from engine.api import Flashback
+    from ui.shell.errors import plain_message
+
+    try:
+        return Flashback(data_dir)
+    except EngineError as error:
+        log.warning("the store in %s cannot be opened: %s", data_dir, error)
+        title = QCoreApplication.translate("MainWindow", "Could not open the store")
+        QMessageBox(QMessageBox.Icon.Critical, title, plain_message(error)).exec()
+        return None
+
+
+def open_window(data_dir: Path, demo: bool = False, settings_in_data_dir: bool = False):
+    """Everything `run_gui` does before it waits: the app with its log and error hooks, the
+    qasync loop, the service and the window, shown. None when the store cannot be opened
+    (a dialog has said why)."""
     import qasync
     from PySide6.QtCore import QTimer
 
     from app import __version__
     from app.keys import KeyStore
-    from engine.service import FlashbackService
     from ui.main_window import MainWindow
     from ui.shell.about import AboutInfo
 
     app = create_app(data_dir if settings_in_data_dir else None)
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
+    errors = watch_errors(app, data_dir)
+    service = open_service(data_dir)
+    if service is None:
+        return None
+    asyncio.set_event_loop(qasync.QEventLoop(app))
     demo_export = DEMO_EXPORT
-    window = MainWindow(FlashbackService(data_dir), KeyStore(), demo_export=demo_export,
-                        about=AboutInfo(__version__, data_dir))
+    window = MainWindow(service, KeyStore(), demo_export=demo_export, about=AboutInfo(__version__, data_dir))
+    errors.window = window
     window.show()
     if demo and demo_export is not None:
         # After the first paint: the window shows at once, the import and build run behind
         # the progress panel. Idempotent: a second start imports nothing and builds nothing new.
         QTimer.singleShot(0, window.open_demo)
+    return window
+
+
+def run_gui(data_dir: Path, demo: bool = False, settings_in_data_dir: bool = False) -> int:
+    check_display()
+    window = open_window(data_dir, demo, settings_in_data_dir)  # held: dropping it would close it
+    if window is None:
+        return 1
+    from PySide6.QtWidgets import QApplication
+
+    loop = asyncio.get_event_loop()
     closed = asyncio.Event()
-    app.aboutToQuit.connect(closed.set)
+    QApplication.instance().aboutToQuit.connect(closed.set)
     with loop:
         loop.run_until_complete(closed.wait())
     return 0

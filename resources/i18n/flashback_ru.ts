@@ -2235,5 +2235,15 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <source>Flashback hit an internal error ({kind}). Nothing you did caused it; the details are in the log.</source>
         <translation>Во Flashback произошла внутренняя ошибка ({kind}). Вы ни при чём; подробности — в журнале.</translation>
     </message>
+    <message>
+        <location filename="../../ui/shell/errors.py" line="45"/>
+        <source>Flashback hit an internal error ({kind}). Nothing you did caused it; the details are in {log} (please attach it when you report this).</source>
+        <translation>Во Flashback произошла внутренняя ошибка ({kind}). Вы ни при чём; подробности — в файле {log} (приложите его, когда будете сообщать об ошибке).</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/errors.py" line="120"/>
+        <source>Unexpected error</source>
+        <translation>Непредвиденная ошибка</translation>
+    </message>
 </context>
 </TS>
