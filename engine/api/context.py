@@ -20,6 +20,7 @@ from engine.memory.embedder_state import load_embedder
 from engine.memory.indexes import IndexSet
 from engine.retrieval.search import Retriever
 from engine.store.database import connect, db_path
+from engine.store.faults import plain_faults
 
 T = TypeVar("T")
 
@@ -64,11 +65,14 @@ class StoreContext:
         return connect(db_path(self.data_dir))
 
     def read(self, query: Callable[[sqlite3.Connection], T]) -> T:
-        connection = self.connect()
-        try:
-            return query(connection)
-        finally:
-            connection.close()
+        """A damaged or full store is met as the plain `StoreError` an import or a search
+        raises (one sentence with what to do), never as a bare sqlite3 error."""
+        with plain_faults(self.data_dir, ""):
+            connection = self.connect()
+            try:
+                return query(connection)
+            finally:
+                connection.close()
 
     def vector_counts(self, connection: sqlite3.Connection) -> dict[str, int]:
         return dict(connection.execute(

@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from engine.store.database import connect, db_path, open_engine
+from engine.store.faults import plain_faults
 
 _TABLES = ("source", "chat", "person", "message", "artifact", "topic")
 
@@ -25,9 +26,10 @@ class StoreStats:
 
 def store_stats(data_dir: Path) -> StoreStats:
     open_engine(data_dir).dispose()  # creates/migrates an empty store on first use
-    connection = connect(db_path(data_dir))
-    try:
-        counts = [connection.execute(f"SELECT count(*) FROM {table}").fetchone()[0] for table in _TABLES]
-    finally:
-        connection.close()
+    with plain_faults(data_dir, ""):  # a damaged page: the one sentence with what to do, not a bare sqlite3 error
+        connection = connect(db_path(data_dir))
+        try:
+            counts = [connection.execute(f"SELECT count(*) FROM {table}").fetchone()[0] for table in _TABLES]
+        finally:
+            connection.close()
     return StoreStats(*counts)
