@@ -60,6 +60,7 @@ _EXPORTS: dict[str, str] = {
     "SweepData": "engine.evaluation.sweep", "tune": "engine.evaluation.tune",
     "FlashOutcome": "engine.evaluation.flash_compare", "CostEstimate": "engine.evaluation.flash_compare",
     "ImportSummary": "engine.evaluation.labels",
+    "fallback_message": "engine.rerank.base",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -154,6 +155,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.rerank.base import Candidate as Candidate
     from engine.rerank.base import RerankResult as RerankResult
     from engine.rerank.base import Selection as Selection
+    from engine.rerank.base import fallback_message as fallback_message
     from engine.rerank.flash.settings import CLOUD as CLOUD
     from engine.rerank.flash.settings import LOCAL as LOCAL
     from engine.rerank.flash.settings import FlashSettings as FlashSettings

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 from urllib.parse import urlsplit
 
+from engine.messages import Message
+
 ReasoningStyle = Literal["openrouter", "openai", "none"]
 # How the Flash reranker runs its two turns on this server (engine/rerank/flash/protocol.py):
 # "tools" = the seeds' forced get_topics_content call; "constrained" = both turns asked
@@ -49,6 +51,10 @@ class Preset:
     # Send a JSON schema as `{"type": "json_object", "schema": …}` instead of OpenAI's
     # `{"type": "json_schema", "json_schema": {"schema": …}}`.
     schema_as_json_object: bool = False
+
+    def label_message(self) -> Message:
+        """`label` as a code, for a face to say in its language ("the LLM server" is words, not a name)."""
+        return Message(f"llm.preset.{self.name}", {"label": self.label})
 
 
 # OpenRouter

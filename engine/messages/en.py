@@ -185,4 +185,35 @@ CATALOGUE: dict[str, str] = {
     "rerank.rewrite.prose": "answer is prose, not a query",
     "rerank.rewrite.cut_off": "cut off at the reply bound",
     "rerank.rewrite.unchanged": "unchanged",
+    # ui-visible (issue 22): what the window shows of the store's faults and who writes it, and
+    # the chat presets' names in messages (engine/store/faults.py, lock.py; engine/llm/presets.py)
+    "store.operation.labels": "labelling",
+    "store.full": "The disk holding {folder} is full: free some space and {again} (nothing half-written was kept).",
+    "store.damaged": "The store in {folder} is damaged ({detail}): run `flashback check` to see what can be repaired, "
+                     "or import your exports into a new data folder.",
+    "store.busy": "Another program keeps the store in {folder} busy (database is locked): close it, or wait for it to "
+                  "finish, and try again.",
+    "store.disk_error": "The disk holding {folder} could not be read or written (disk I/O error): check the disk and "
+                        "its free space, then {again} (nothing half-written was kept).",
+    "store.again.import": "run the import again",
+    "store.again.build": "run the build again",
+    "store.again.check": "run the check again",
+    "store.again.search": "run the search again",
+    "store.again.other": "try again",
+    "store.read_only": "The data folder {folder} is read-only: searching works, but importing and building need a "
+                       "folder you can write to (check its permissions or the disk).",
+    "store.read_only_detail": "The data folder {folder} is read-only ({detail}): searching works, but importing and "
+                              "building need a folder you can write to (check its permissions or the disk).",
+    "store.writer_busy": "The store is being written by {writer}: try again when it has finished.",
+    "store.damage.malformed": "database disk image is malformed",
+    "store.damage.not_a_database": "file is not a database",
+    "store.os.read_only_fs": "Read-only file system",
+    "store.os.access_denied": "Permission denied",
+    "store.os.not_permitted": "Operation not permitted",
+    "llm.preset.openrouter": "OpenRouter",
+    "llm.preset.openai": "OpenAI",
+    "llm.preset.ollama": "Ollama",
+    "llm.preset.llamacpp": "llama.cpp server",
+    "llm.preset.lmstudio": "LM Studio",
+    "llm.preset.custom": "the LLM server",
 }

@@ -186,4 +186,37 @@ CATALOGUE: dict[str, str] = {
     "rerank.rewrite.prose": "ответ — рассуждение, а не запрос",
     "rerank.rewrite.cut_off": "ответ обрезан на пределе длины",
     "rerank.rewrite.unchanged": "запрос не изменился",
+    # ui-visible (issue 22): what the window shows of the store's faults and who writes it, and
+    # the chat presets' names in messages (engine/store/faults.py, lock.py; engine/llm/presets.py).
+    "store.operation.labels": "сохранение разметки",
+    "store.full": "Диск, на котором лежит {folder}, заполнен: освободите место и {again} (наполовину записанное не "
+                  "сохранено).",
+    "store.damaged": "Хранилище в {folder} повреждено ({detail}): запустите `flashback check`, чтобы узнать, что "
+                     "можно восстановить, или импортируйте выгрузки в новую папку данных.",
+    "store.busy": "Другая программа держит хранилище в {folder} занятым: закройте её или дождитесь, пока она "
+                  "закончит, и попробуйте снова.",
+    "store.disk_error": "Диск, на котором лежит {folder}, не удалось прочитать или записать (ошибка ввода-вывода): "
+                        "проверьте диск и свободное место на нём, затем {again} (наполовину записанное не сохранено).",
+    "store.again.import": "повторите импорт",
+    "store.again.build": "постройте память снова",
+    "store.again.check": "повторите проверку",
+    "store.again.search": "повторите поиск",
+    "store.again.other": "попробуйте снова",
+    "store.read_only": "Папка данных {folder} доступна только для чтения: искать можно, но для импорта и построения "
+                       "памяти нужна папка, в которую можно писать (проверьте права доступа или диск).",
+    "store.read_only_detail": "Папка данных {folder} доступна только для чтения ({detail}): искать можно, но для "
+                              "импорта и построения памяти нужна папка, в которую можно писать (проверьте права "
+                              "доступа или диск).",
+    "store.writer_busy": "В хранилище сейчас пишет {writer}: попробуйте снова, когда запись закончится.",
+    "store.damage.malformed": "образ базы данных испорчен",
+    "store.damage.not_a_database": "файл — не база данных",
+    "store.os.read_only_fs": "файловая система только для чтения",
+    "store.os.access_denied": "нет доступа",
+    "store.os.not_permitted": "операция не разрешена",
+    "llm.preset.openrouter": "OpenRouter",
+    "llm.preset.openai": "OpenAI",
+    "llm.preset.ollama": "Ollama",
+    "llm.preset.llamacpp": "сервер llama.cpp",
+    "llm.preset.lmstudio": "LM Studio",
+    "llm.preset.custom": "сервер LLM",
 }

@@ -23,37 +23,56 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from engine.errors import EngineError, StoreError
+from engine.messages import Message, msg
 from engine.store.lock import StoreReadOnly
 
 __all__ = ["StoreBusy", "StoreDamaged", "StoreDiskError", "StoreFull", "StoreReadOnly", "plain_faults", "translate"]
 
 
-def _again(what: str) -> str:
-    return f"run the {what} again" if what else "try again"
+_AGAIN = ("import", "build", "check", "search")  # what `plain_faults` callers name
+
+
+def _again(what: str) -> Message:
+    """"run the import again", or "try again" for work without a name."""
+    return msg(f"store.again.{what}" if what in _AGAIN else "store.again.other", what=what)
 
 
 class StoreFull(StoreError):
+    code = "store.full"
+
     def __init__(self, data_dir: Path, what: str = "") -> None:
-        super().__init__(f"The disk holding {data_dir} is full: free some space and {_again(what)} "
-                         "(nothing half-written was kept).")
+        super().__init__(folder=str(data_dir), again=_again(what))
 
 
 class StoreDamaged(StoreError):
+    code = "store.damaged"
+
     def __init__(self, data_dir: Path, detail: str) -> None:
-        super().__init__(f"The store in {data_dir} is damaged ({detail}): run `flashback check` to see what can be "
-                         "repaired, or import your exports into a new data folder.")
+        super().__init__(folder=str(data_dir), detail=_damage_words(detail))
+
+
+# SQLite's fixed words for a damaged file, as codes (what else it says is shown as it is).
+_DAMAGE_WORDS = {"database disk image is malformed": "store.damage.malformed",
+                 "file is not a database": "store.damage.not_a_database"}
+
+
+def _damage_words(detail: str) -> Message:
+    code = _DAMAGE_WORDS.get(detail.strip().lower())
+    return Message(code) if code else Message("error.text", {"text": detail})
 
 
 class StoreBusy(StoreError):
+    code = "store.busy"
+
     def __init__(self, data_dir: Path) -> None:
-        super().__init__(f"Another program keeps the store in {data_dir} busy (database is locked): close it, or "
-                         "wait for it to finish, and try again.")
+        super().__init__(folder=str(data_dir))
 
 
 class StoreDiskError(StoreError):
+    code = "store.disk_error"
+
     def __init__(self, data_dir: Path, what: str = "") -> None:
-        super().__init__(f"The disk holding {data_dir} could not be read or written (disk I/O error): check the "
-                         f"disk and its free space, then {_again(what)} (nothing half-written was kept).")
+        super().__init__(folder=str(data_dir), again=_again(what))
 
 
 _FULL = ("database or disk is full",)
@@ -85,7 +104,7 @@ def _translate_one(exc: BaseException, data_dir: Path, what: str) -> EngineError
         if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
             return StoreFull(data_dir, what)
         if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
-            return StoreReadOnly(data_dir, exc.strerror or "")
+            return StoreReadOnly(data_dir, exc)
         return None
     if not isinstance(exc, sqlite3.Error):
         return None

@@ -85,7 +85,7 @@ class LockHolder:
         return Message("store.writer.since", {"who": who, "pid": self.pid, "since": when})
 
 
-_OPERATIONS = ("import", "build", "check", "schema", "forget")
+_OPERATIONS = ("import", "build", "check", "schema", "forget", "labels")
 
 
 UNKNOWN_HOLDER = LockHolder(0, "write", "", 0.0)
@@ -95,18 +95,36 @@ WaitCallback = Callable[[LockHolder], None]
 class StoreReadOnly(StoreError):
     """The data folder cannot be written to."""
 
-    def __init__(self, data_dir: Path, detail: str = "") -> None:
-        extra = f" ({detail})" if detail else ""
-        super().__init__(f"The data folder {data_dir} is read-only{extra}: searching works, but importing and "
-                         "building need a folder you can write to (check its permissions or the disk).")
+    code = "store.read_only"
+
+    def __init__(self, data_dir: Path, error: OSError | None = None) -> None:
+        """`error`: the system's refusal, said after the folder (as a code where it has one)."""
+        detail = os_words(error) if error is not None and error.strerror else None
+        if detail is not None:
+            super().__init__(Message("store.read_only_detail", {"folder": str(data_dir), "detail": detail}))
+        else:
+            super().__init__(folder=str(data_dir))
+
+
+_OS_WORDS = {errno.EROFS: "store.os.read_only_fs", errno.EACCES: "store.os.access_denied",
+             errno.EPERM: "store.os.not_permitted"}
+
+
+def os_words(error: OSError) -> Message:
+    """The system's reason for refusing a file operation, in the person's language where it is
+    one of the refusals a read-only folder gives; the system's own words otherwise."""
+    code = _OS_WORDS.get(error.errno or 0)
+    return Message(code) if code else Message("error.text", {"text": error.strerror or str(error)})
 
 
 class WriterBusy(StoreError):
     """Another process writes the store and the caller chose not to wait."""
 
+    code = "store.writer_busy"
+
     def __init__(self, holder: LockHolder) -> None:
         self.holder = holder
-        super().__init__(f"The store is being written by {holder.describe()}: try again when it has finished.")
+        super().__init__(writer=holder.message())
 
 
 def lock_path(data_dir: Path) -> Path:
@@ -235,7 +253,7 @@ def _open(path: Path) -> int:
         return os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     except OSError as exc:
         if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
-            raise StoreReadOnly(path.parent, exc.strerror or "") from exc
+            raise StoreReadOnly(path.parent, exc) from exc
         raise
 
 

@@ -9,11 +9,11 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QApplication
 
-from engine.api import make_reranker
+from engine.api import Selection, make_reranker, msg
 from tests.ui.conftest import FakeKeys
 from ui import i18n
 from ui.search import SearchPanel, SettingsPanel
-from ui.search.reasons import threshold_reason
+from ui.search.reasons import selection_reason
 from ui.search.report import status_text
 from ui.search.score_chart import ChartData, ChartPoint, ScoreChart
 from ui.shell.run_history import RunHistoryPanel
@@ -82,8 +82,11 @@ def test_a_narrow_chart_wraps_its_legend_instead_of_clipping_it(qtbot):
 
 
 def test_threshold_reasons_durations_and_reasoning_levels_in_russian(qtbot, russian):
-    assert threshold_reason(0.6612, 0.5) == "оценка 0.66 ≥ 0.50"
-    assert threshold_reason(0.57, 0.5, previous=0.66, gap=0.15) == \
+    def reason(code: str, **params) -> str:  # what a card shows for the engine's reason code
+        return selection_reason(Selection.because("topic", 1, msg(code, **params)))
+
+    assert reason("rerank.threshold.reason", score=0.6612, threshold=0.5) == "оценка 0.66 ≥ 0.50"
+    assert reason("rerank.threshold.reason_gap", score=0.57, threshold=0.5, drop=0.66 - 0.57, gap=0.15) == \
         "оценка 0.57 ≥ 0.50, на 0.09 ниже предыдущей (предел разрыва 0.15)"
     assert status_text(12.0, 1500.0, "Flash", None) == "Этап 1: 12 мс · Flash: 1.50 с"
     panel = SettingsPanel()

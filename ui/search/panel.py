@@ -298,7 +298,7 @@ class SearchPanel(QWidget):
                                                                                    rewrite.elapsed_ms / 1000)
         else:
             text = self.tr("Searched as typed: the rewrite from the recent messages was not used ({0}).").format(
-                rewrite_reason(rewrite.reason))
+                rewrite_reason(rewrite))
         self.rewrite_note.setText(text)
         self.rewrite_note.setVisible(True)
 

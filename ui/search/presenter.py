@@ -12,8 +12,9 @@ from urllib.parse import urlsplit
 from PySide6.QtCore import QCoreApplication
 
 from engine.api import PRESETS, Flashback, SearchOutcome, Stage1Result, make_reranker
+from ui.i18n import engine_words
 from ui.search.cards import CardData
-from ui.search.reasons import fallback_name, shown_reasons
+from ui.search.reasons import fallback_name, selection_reason
 from ui.search.score_chart import ChartData, ChartPoint
 from ui.search.settings_model import SearchSettings
 
@@ -92,14 +93,9 @@ def selection_cards(state: SearchState, settings: SearchSettings) -> tuple[list[
         return [], translate("SearchPanel", "Press “Run Flash” to let the LLM choose among the candidates.")
     by_key = {(c.kind, c.id): c for c in shown_candidates(state)}
     selected = outcome.result.selected
-    report = outcome.result.report or {}
-    # The engine's reasons are English: the window says them in its own words where it can.
-    reasons = shown_reasons(outcome.result.reranker, outcome.result.fallback, [(s.kind, s.id) for s in selected],
-                            {key: (c.rank, c.score) for key, c in by_key.items()},
-                            report.get("settings") or settings.threshold_settings().__dict__,
-                            set(report.get("requested_ids") or ()), [s.reason for s in selected])
     cards = []
-    for selection, reason in zip(selected, reasons, strict=True):
+    for selection in selected:
+        reason = selection_reason(selection)  # the engine's code in the window's language, or the model's words
         candidate = by_key.get((selection.kind, selection.id))
         cards.append(CardData(selection.kind, selection.id, candidate.summary if candidate else "",
                               reason, selection.excerpt, candidate.date if candidate else None,
@@ -116,6 +112,7 @@ def selection_cards(state: SearchState, settings: SearchSettings) -> tuple[list[
 def flash_hint(state: SearchState, settings: SearchSettings, keys) -> tuple[str, bool]:
     """What the Run Flash button will do (and what it costs), or why it cannot run yet."""
     preset = PRESETS[settings.preset]
+    label = engine_words(preset.label_message())  # "the LLM server" is words: in the window's language
     model = settings.model.strip()
     if settings.preset == "custom" and not settings.base_url.strip():
         return translate("SearchPanel", "Enter the server's URL in Settings → Flash to use a custom endpoint."), True
@@ -124,15 +121,15 @@ def flash_hint(state: SearchState, settings: SearchSettings, keys) -> tuple[str,
     if preset.needs_key and not (keys is not None and keys.get(settings.preset)):
         env = " or ".join(getattr(keys, "env_vars", lambda _p: ("FLASHBACK_API_KEY",))(settings.preset))
         text = translate("SearchPanel", "No API key for {0}: add one in the API key dialog, or set {1}.")
-        return text.format(preset.label, env), True
+        return text.format(label, env), True
     if state.stage1 is None or not state.stage1.candidates:
         return translate("SearchPanel", "Search first; Flash then chooses among the candidates."), True
     if preset.needs_key:
         text = translate("SearchPanel", "Costs one paid API call to {0} ({1}), up to {2} tool turns.")
-        return text.format(preset.label, model, settings.max_tool_calls), False
+        return text.format(label, model, settings.max_tool_calls), False
     url = settings.effective_url()
     if urlsplit(url).hostname in ("localhost", "127.0.0.1", "::1"):
         text = translate("SearchPanel", "Runs on {0} at {1} ({2}): local, no cost.")
     else:
         text = translate("SearchPanel", "Sends the candidates to {0} at {1} ({2}), up to {3} tool turns.")
-    return text.format(preset.label, url, model, settings.max_tool_calls), False
+    return text.format(label, url, model, settings.max_tool_calls), False

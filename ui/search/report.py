@@ -8,6 +8,7 @@ from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
 from engine.api import RerankResult
+from ui.i18n import engine_words
 from ui.search.reasons import fallback_name
 
 
@@ -74,7 +75,8 @@ class StageReport(QLabel):
         if protocol:
             name = self.tr("constrained turns (JSON schema)") if protocol == "constrained" \
                 else self.tr("tool calls (forced)")
-            why = report.get("protocol_note") or ""
+            note = result.message("protocol_note")
+            why = engine_words(note) if note is not None else report.get("protocol_note") or ""
             lines.append(self.tr("Protocol: {0}").format(html.escape(name))
                          + (f" <span style='color:palette(placeholder-text)'>— {html.escape(why)}</span>"
                             if why else ""))

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QHBoxLayou
 from engine.api import EMBEDDING_PRESETS, EmbeddingConfig
 from engine.api import PRESETS as CHAT_PRESETS
 from ui.app_icon import app_icon
+from ui.i18n import engine_words
 
 log = logging.getLogger(__name__)
 translate = QCoreApplication.translate  # lupdate reads translate("AboutDialog", "…") calls
@@ -77,7 +78,7 @@ def describe_embedder(config: EmbeddingConfig) -> str:
 def describe_chat_model(preset_name: str, model: str, base_url: str) -> str:
     """"OpenRouter · google/gemini-3-flash-preview"; a custom server is named by its URL."""
     preset = CHAT_PRESETS[preset_name]
-    label = (base_url.strip() or preset.base_url) if preset_name == "custom" else preset.label
+    label = (base_url.strip() or preset.base_url) if preset_name == "custom" else engine_words(preset.label_message())
     return f"{label} · {model.strip() or translate('AboutDialog', '(no model chosen)')}"
 
 

@@ -14,6 +14,7 @@ from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPainterPath, QPen, QPixmap
 
 from engine.api import PRESETS
+from ui.i18n import engine_words
 
 translate = QCoreApplication.translate  # lupdate reads translate("KeyStatus", "…") calls
 
@@ -31,16 +32,17 @@ class KeyState:
 def key_state(keys, preset: str) -> KeyState:
     """The key situation for the Settings panel's endpoint `preset`, in words for the tooltip."""
     spec = PRESETS[preset]
+    label = engine_words(spec.label_message())
     if not spec.needs_key:
-        return KeyState(NOT_NEEDED, translate("KeyStatus", "{0} needs no API key.").format(spec.label))
+        return KeyState(NOT_NEEDED, translate("KeyStatus", "{0} needs no API key.").format(label))
     source = keys.source(preset) if keys is not None else None
     where = {"keyring": translate("KeyStatus", "from the system keyring"),
              "session": translate("KeyStatus", "for this session only"),
              "env": translate("KeyStatus", "from an environment variable")}.get(source or "")
     if where is None:
         return KeyState(MISSING, translate("KeyStatus", "No API key for {0}: Flash cannot use it until you add one.")
-                        .format(spec.label))
-    return KeyState(SET, translate("KeyStatus", "API key for {0}: {1}.").format(spec.label, where))
+                        .format(label))
+    return KeyState(SET, translate("KeyStatus", "API key for {0}: {1}.").format(label, where))
 
 
 @cache

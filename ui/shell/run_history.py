@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.api import Changes, Flashback, RunRecord
-from ui.search.reasons import fallback_name, shown_reasons
+from ui.search.reasons import fallback_name, recorded_reasons
 from ui.shell.formatting import minute, row
 from ui.tasks import LatestWins, run_in_background
 
@@ -150,7 +150,7 @@ class RunHistoryPanel(QWidget):
         if run.cost is not None:
             out.append(f" · ${run.cost:.4f}")
         out.append("</p><h4>" + esc(self.tr("Selected")) + "</h4><ol>")
-        for selection, reason in zip(run.selected, _reasons(run), strict=True):
+        for selection, reason in zip(run.selected, recorded_reasons(run.selected), strict=True):
             out.append(f"<li>{esc(selection.get('kind', ''))} {selection.get('id')}: {esc(reason)}</li>")
         out.append("</ol><h4>" + esc(self.tr("Candidates")) + "</h4><table cellspacing='0' cellpadding='2'>")
         candidates = run.candidates
@@ -170,20 +170,6 @@ class RunHistoryPanel(QWidget):
             out.append("</ol>")
         out.append("<h4>" + esc(self.tr("Settings")) + "</h4>" + _settings_html(run.settings))
         return "".join(out)
-
-
-def _reasons(run: RunRecord) -> list[str]:
-    """The selections' reasons, said again in the UI's language where the engine's are its own
-    English (threshold, keep-all, a Flash fallback: ui.search.reasons)."""
-    engine = [s.get("reason") or "" for s in run.selected]
-    reranker = run.settings.get("reranker") or {}
-    if run.reranker == "threshold" and "threshold" not in reranker:
-        return engine  # an old run without its threshold settings: its own words
-    candidates = {(c.get("kind"), c.get("id")): (c.get("rank"), c.get("score")) for c in run.candidates
-                  if c.get("score") is not None and c.get("rank") is not None}
-    requested = set((run.report or {}).get("requested_ids") or ())
-    return shown_reasons(run.reranker, run.fallback, [(s.get("kind"), s.get("id")) for s in run.selected],
-                         candidates, reranker, requested, engine)
 
 
 def _clip(text: str, limit: int) -> str:

@@ -61,9 +61,9 @@ def choose_protocol(setting: str, client: ChatClient, model: str | None) -> Prot
     preset = client.preset
     name = protocol_name(preset.flash_protocol)
     if preset.flash_protocol == "tools":
-        note = msg("rerank.flash.protocol.preset_tools", protocol=name, preset=preset.label)
+        note = msg("rerank.flash.protocol.preset_tools", protocol=name, preset=preset.label_message())
     else:
-        note = msg("rerank.flash.protocol.preset_constrained", protocol=name, preset=preset.label)
+        note = msg("rerank.flash.protocol.preset_constrained", protocol=name, preset=preset.label_message())
     return ProtocolChoice.said(preset.flash_protocol, "preset", note)
 
 
