@@ -61,6 +61,13 @@ _EXPORTS: dict[str, str] = {
     "FlashOutcome": "engine.evaluation.flash_compare", "CostEstimate": "engine.evaluation.flash_compare",
     "ImportSummary": "engine.evaluation.labels",
     "fallback_message": "engine.rerank.base",
+    # the cross-encoder reranker (issue 25): its endpoints, settings, fallbacks and the Evaluate comparison
+    "RERANK_PRESETS": "engine.rerank.cross_encoder.presets", "RerankEndpoint": "engine.rerank.cross_encoder.presets",
+    "CrossEncoderSettings": "engine.rerank.cross_encoder.settings",
+    "CROSS_ENCODER_FALLBACKS": "engine.rerank.cross_encoder.errors",
+    "cross_encoder_fallback_message": "engine.rerank.cross_encoder.errors",
+    "Comparison": "engine.evaluation.flash_compare", "RerankerRun": "engine.evaluation.flash_compare",
+    "side_by_side": "engine.evaluation.flash_compare",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -118,8 +125,11 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.errors import ImportFormatError as ImportFormatError
     from engine.errors import StoreError as StoreError
     from engine.errors import is_cancel as is_cancel
+    from engine.evaluation.flash_compare import Comparison as Comparison
     from engine.evaluation.flash_compare import CostEstimate as CostEstimate
     from engine.evaluation.flash_compare import FlashOutcome as FlashOutcome
+    from engine.evaluation.flash_compare import RerankerRun as RerankerRun
+    from engine.evaluation.flash_compare import side_by_side as side_by_side
     from engine.evaluation.frozen import FrozenQuery as FrozenQuery
     from engine.evaluation.frozen import filters_of as filters_of
     from engine.evaluation.labels import ImportSummary as ImportSummary
@@ -156,6 +166,11 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.rerank.base import RerankResult as RerankResult
     from engine.rerank.base import Selection as Selection
     from engine.rerank.base import fallback_message as fallback_message
+    from engine.rerank.cross_encoder.errors import CROSS_ENCODER_FALLBACKS as CROSS_ENCODER_FALLBACKS
+    from engine.rerank.cross_encoder.errors import cross_encoder_fallback_message as cross_encoder_fallback_message
+    from engine.rerank.cross_encoder.presets import RERANK_PRESETS as RERANK_PRESETS
+    from engine.rerank.cross_encoder.presets import RerankEndpoint as RerankEndpoint
+    from engine.rerank.cross_encoder.settings import CrossEncoderSettings as CrossEncoderSettings
     from engine.rerank.flash.settings import CLOUD as CLOUD
     from engine.rerank.flash.settings import LOCAL as LOCAL
     from engine.rerank.flash.settings import FlashSettings as FlashSettings

@@ -64,6 +64,22 @@ class EvaluationService:
         price = None if endpoint.is_local else model_price(endpoint.url, flash_settings.model, endpoint.api_key)
         return estimate(queries, flash_settings, price)
 
+    async def compare_rerankers(self, queries, rerankers, on_outcome=None) -> list:
+        """Any rerankers side by side on frozen labelled queries: a name → reranker mapping (a
+        ThresholdSettings is cut from the frozen scores; the others run recorded). Each query's
+        `Comparison`; `side_by_side` makes the table."""
+        from engine.evaluation.flash_compare import compare_rerankers
+
+        return await compare_rerankers(self._search, queries, rerankers, on_outcome)
+
+    def estimate_cross_encoder(self, queries, settings, endpoint, usd_per_million: float | None = None):
+        """What the cross-encoder would send for these frozen queries (a CostEstimate, tokens
+        counted here, nothing sent): free on a local server, priced by the caller's price per
+        million tokens for an API, tokens only without one."""
+        from engine.evaluation.flash_compare import estimate_cross_encoder_cost
+
+        return estimate_cross_encoder_cost(queries, settings, local=endpoint.is_local, usd_per_million=usd_per_million)
+
     def evaluate(self, qrels_path: Path, settings: RetrievalSettings | None = None,
                  reranker: Reranker | None = None, on_progress=None) -> dict:
         queries = load_qrels(qrels_path)

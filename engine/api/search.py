@@ -221,6 +221,22 @@ class SearchService:
         return FlashSession(endpoint, flash or FlashSettings(), self._context.connect, recent_messages,
                             client_options)
 
+    def cross_encoder_reranker(self, endpoint, settings=None, others: ThresholdSettings | None = None,
+                               **client_options) -> Reranker:
+        """The cross-encoder over this store (rerank/cross_encoder): passages read from the store
+        per run; people and files by `others`' threshold cut (none kept without it)."""
+        from engine.rerank.cross_encoder import CrossEncoderReranker, store_log_source
+
+        endpoint.check()
+        return CrossEncoderReranker(endpoint, settings, store_log_source(self._context.connect), others,
+                                    **client_options)
+
+    def chained_reranker(self, cross_encoder: Reranker, flash: Reranker) -> Reranker:
+        """Flash reading only the cross-encoder's best topics (rerank/cross_encoder/chain.py)."""
+        from engine.rerank.cross_encoder import ChainedReranker
+
+        return ChainedReranker(cross_encoder, flash)  # type: ignore[arg-type]
+
     def context(self, outcome: SearchOutcome, budget_tokens: int = 8000):
         """The selected context packed into a token budget, ready for `engine.export` export."""
         from engine.export.pack import assemble_context

@@ -12,6 +12,7 @@ from typing import Any
 
 from engine.errors import EngineError
 from engine.messages import Message
+from engine.rerank.cross_encoder.settings import CrossEncoderSettings
 from engine.rerank.flash.settings import CLOUD, FlashSettings
 from engine.rerank.threshold import ThresholdSettings
 from engine.retrieval.search import RetrievalSettings
@@ -90,6 +91,7 @@ EFFORTS = ("none", "minimal", "low", "medium", "high")  # "none": no reasoning f
 _FLASH = FlashSettings()
 _RETRIEVAL = RetrievalSettings()
 _THRESHOLD = ThresholdSettings()
+_CROSS_ENCODER = CrossEncoderSettings()
 
 SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting("candidates", int, _RETRIEVAL.candidates, 1, 200, cli="--candidates", help="stage-1 candidates"),
@@ -113,6 +115,26 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
             help="context budget of an export, in tokens"),
     Setting("turn1_share", float, _FLASH.turn1_share, 0.05, 1.0, 2, cli="--turn1-share", window=False,
             help="share of --timeout turn 1 (reading every candidate) may take"),
+    # engine/rerank/cross_encoder (seed 002 §7); window=False until the window has their controls
+    Setting("ce_threshold", float, _CROSS_ENCODER.threshold, 0.0, 1.0, 2, window=False, cli="--ce-threshold",
+            help="cross-encoder score to keep a topic, 0 to 1"),
+    Setting("ce_top_k", int, _CROSS_ENCODER.top_k, 1, 50, window=False, cli="--ce-top-k",
+            help="topics the cross-encoder keeps"),
+    Setting("ce_top_n", int, _CROSS_ENCODER.top_n, 1, 200, window=False, cli="--ce-top-n",
+            help="stage-1 topics sent to the cross-encoder"),
+    Setting("ce_passage_tokens", int, _CROSS_ENCODER.passage_tokens, 16, 4096, unit=" tokens",
+            window=False, cli="--ce-passage-tokens", help="each topic's passage cut to about this many tokens"),
+    Setting("ce_batch", int, _CROSS_ENCODER.batch, 1, 128, window=False, cli="--ce-batch",
+            help="passages per rerank request"),
+    Setting("ce_skip_small", bool, _CROSS_ENCODER.skip_small, window=False, cli="--ce-skip-small",
+            help=f"skip the cross-encoder when stage 1 finds ≤ {_CROSS_ENCODER.small_limit} topics (with "
+                 "--ce-skip-flat: only if their scores are also clearly apart)"),
+    Setting("ce_skip_flat", bool, _CROSS_ENCODER.skip_flat, window=False, cli="--ce-skip-flat",
+            help="skip the cross-encoder when stage 1's top scores are clearly apart; run it when they are flat"),
+    Setting("ce_timeout", float, _CROSS_ENCODER.timeout, 1, 600, 0, " s", window=False, cli="--rerank-timeout",
+            help="total seconds for the cross-encoder's requests"),
+    Setting("ce_chain_keep", int, _CROSS_ENCODER.chain_keep, 1, 50, window=False, cli="--chain-keep",
+            help="topics Flash reads after the cross-encoder (--chain-cross-encoder)"),
 )}
 
 

@@ -219,4 +219,45 @@ CATALOGUE: dict[str, str] = {
     "llm.preset.llamacpp": "сервер llama.cpp",
     "llm.preset.lmstudio": "LM Studio",
     "llm.preset.custom": "сервер LLM",
+    # engine/rerank/cross_encoder
+    "rerank.cross_encoder.reason": "оценка кросс-энкодера {score:.2f}",
+    "rerank.cross_encoder.fallback_vector": "откат ({reason}): ранг по векторам {rank}, оценка {score:.2f}",
+    "rerank.cross_encoder.fallback.endpoint_error": "сервер ранжирования ответил ошибкой",
+    "rerank.cross_encoder.fallback.timeout": "вышло время",
+    "rerank.cross_encoder.fallback.parse_error": "ответ не удалось разобрать",
+    "rerank.cross_encoder.fallback.missing_scores": "в ответе не хватает оценок",
+    "rerank.cross_encoder.no_candidates": "нет тем-кандидатов: кросс-энкодеру нечего отправить",
+    "rerank.cross_encoder.none_above": "ни один отрывок не достиг порога кросс-энкодера {threshold:.2f} (лучший "
+                                       "{best:.2f})",
+    "rerank.cross_encoder.skipped": "кросс-энкодер не нужен: {why}; оставлены первые {count} по этапу 1",
+    "rerank.cross_encoder.skip.small": "этап 1 нашёл {count:plural:тему|темы|тем} (≤ {limit})",
+    "rerank.cross_encoder.skip.apart": "его {window} лучших оценок расходятся на {spread:.2f} (ровными считаются "
+                                       "ниже {flat:.2f})",
+    "rerank.cross_encoder.skip.both": "{first}, и {second}",
+    "rerank.cross_encoder.chain.narrowed": "кросс-энкодер оставил для Flash {after} из {before:plural:темы|тем|тем}",
+    "rerank.cross_encoder.chain.unnarrowed": "Flash прочитал все темы ({count}): {why}",
+    "rerank.cross_encoder.settings.invalid": "параметр кросс-энкодера {name} вне допустимого диапазона (получено "
+                                             "{value})",
+    "rerank.cross_encoder.needs_url": "Для своего сервера ранжирования нужен адрес, например "
+                                      "http://127.0.0.1:8080/v1/rerank.",
+    "rerank.cross_encoder.error.timeout": "{label} не ответил за {seconds:g} с",
+    "rerank.cross_encoder.error.unreachable": "{label} по адресу {url} не отвечает ({detail}); сервер запущен?",
+    "rerank.cross_encoder.error.auth": "{label} не принял API-ключ ({status}): проверьте ключ, сохранённый для "
+                                       "{provider}",
+    "rerank.cross_encoder.error.not_found": "{label}: по адресу {url} нет точки ранжирования (404); запущена ли "
+                                            "модель-реранкер (llama-server --reranking)?",
+    "rerank.cross_encoder.error.status": "{label}: ответ {status}: {detail}",
+    "rerank.cross_encoder.error.not_json": "{label}: ответ не в формате JSON",
+    "rerank.cross_encoder.error.shape": "{label}: в ответе нет списка оценок (results, data или список)",
+    "rerank.cross_encoder.error.bad_entry": "{label}: в ответе запись без верного номера (от 0 до {sent} − 1) и "
+                                            "оценки или повтор: {entry}",
+    "rerank.cross_encoder.error.missing": "{label}: оценки пришли для {got} из {sent} отрывков (нет: {missing})",
+    "rerank.cross_encoder.preset.llamacpp": "сервер llama.cpp",
+    "rerank.cross_encoder.preset.tei": "Text Embeddings Inference",
+    "rerank.cross_encoder.preset.infinity": "Infinity",
+    "rerank.cross_encoder.preset.vllm": "vLLM",
+    "rerank.cross_encoder.preset.jina": "Jina AI",
+    "rerank.cross_encoder.preset.cohere": "Cohere",
+    "rerank.cross_encoder.preset.voyage": "Voyage AI",
+    "rerank.cross_encoder.preset.custom": "сервер ранжирования",
 }
