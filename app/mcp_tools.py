@@ -65,8 +65,12 @@ class _Timed:
                  "failed" if kind else "done", (time.perf_counter() - self.started) * 1000)
 
 
+def _paragraph(doc: str | None) -> str:
+    """A docstring as one paragraph: what a client shows the model, without the source's indentation."""
+    return " ".join((doc or "").split())
+
+
 def register(server: MCPServer, memory: MemoryTools) -> None:
-    @server.tool(annotations=READ_ONLY)
     async def search_memory(
         query: Query, ctx: Context, since: Since = None, until: Until = None, chat: Chat = None,
         reranker: Annotated[Literal["threshold", "flash", "none"], Field(
@@ -83,7 +87,6 @@ def register(server: MCPServer, memory: MemoryTools) -> None:
             return await memory.search(query, since, until, chat, reranker, limit, include_candidates,
                                        language_of(ctx), call.client)
 
-    @server.tool(annotations=READ_ONLY)
     async def get_topic(
         id: Annotated[int, Field(ge=1, description="a topic id from search_memory")], ctx: Context,
         offset: Annotated[int, Field(ge=0, description="messages to skip (next_offset of the previous page)")] = 0,
@@ -94,7 +97,6 @@ def register(server: MCPServer, memory: MemoryTools) -> None:
         with _Timed("get_topic", ctx):
             return await asyncio.to_thread(memory.topic, id, offset, limit, language_of(ctx))
 
-    @server.tool(annotations=READ_ONLY)
     async def get_context(
         query: Query, ctx: Context,
         budget_tokens: Annotated[int | None, Field(
@@ -106,13 +108,11 @@ def register(server: MCPServer, memory: MemoryTools) -> None:
         with _Timed("get_context", ctx) as call:
             return await memory.context(query, budget_tokens, language_of(ctx), call.client)
 
-    @server.tool(annotations=READ_ONLY)
     async def list_chats(ctx: Context) -> out.ChatsResult:
         """The imported chats with their ids, message and topic counts and date ranges (for `chat`)."""
         with _Timed("list_chats", ctx):
             return await asyncio.to_thread(memory.chats, language_of(ctx))
 
-    @server.tool(annotations=READ_ONLY)
     async def ask_memory(question: Annotated[str, Field(description="a question about what was said in the chats")],
                          ctx: Context, since: Since = None, until: Until = None, chat: Chat = None) -> out.AskResult:
         """Answer a question from the person's chats with numbered sources ([n] markers in the answer) and
@@ -120,3 +120,6 @@ def register(server: MCPServer, memory: MemoryTools) -> None:
         Flashback's window; without one it returns the sources found and says what to set."""
         with _Timed("ask_memory", ctx) as call:
             return await memory.ask(question, since, until, chat, language_of(ctx), call.client)
+
+    for tool in (search_memory, get_topic, get_context, list_chats, ask_memory):
+        server.add_tool(tool, description=_paragraph(tool.__doc__), annotations=READ_ONLY)

@@ -52,6 +52,18 @@ def error_text(result) -> str:
     return result.content[0].text
 
 
+def tools_as_seen(tools) -> list[dict[str, Any]]:
+    """`tools/list` as a client receives it (the wire's camelCase names), for docs/mcp.md."""
+    return [tool.model_dump(by_alias=True, exclude_none=True, mode="json") for tool in tools]
+
+
+def documented_tools() -> list[dict[str, Any]]:
+    """The JSON block docs/mcp.md shows after its `<!-- tools.json -->` marker."""
+    text = (ROOT / "docs" / "mcp.md").read_text(encoding="utf-8")
+    block = text.split("<!-- tools.json -->", 1)[1].split("```json\n", 1)[1].split("\n```", 1)[0]
+    return json.loads(block)
+
+
 def write_window_settings(data_dir: Path, values: dict[str, str]) -> Path:
     """The window's settings file for a named data folder, as QSettings writes it (app/gui.py)."""
     path = data_dir / "Flashback" / "Flashback.ini"
@@ -59,3 +71,10 @@ def write_window_settings(data_dir: Path, values: dict[str, str]) -> Path:
     lines = ["[General]", "language=en", "", "[search]", *(f"{key}={value}" for key, value in values.items())]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+if __name__ == "__main__":  # python -m tests.mcp_client DATA_DIR: the block docs/mcp.md shows
+    async def _list(session):
+        return (await session.list_tools()).tools
+    listed = session_run(Path(sys.argv[1]), Path(sys.argv[1]) / "mcp-stderr.log", _list)
+    print(json.dumps(tools_as_seen(listed), indent=1, ensure_ascii=False))

@@ -13,7 +13,16 @@ import pytest
 
 from engine.api import Flashback
 from tests.cli_run import DEMO, flashback
-from tests.mcp_client import CLIENT, ROOT, error_text, session_run, structured, write_window_settings
+from tests.mcp_client import (
+    CLIENT,
+    ROOT,
+    documented_tools,
+    error_text,
+    session_run,
+    structured,
+    tools_as_seen,
+    write_window_settings,
+)
 
 TOOLS = {"search_memory", "get_topic", "get_context", "list_chats", "ask_memory"}
 
@@ -39,6 +48,8 @@ def test_tools_have_typed_documented_parameters_and_output_schemas(store, tmp_pa
     assert (budget["minimum"], budget["maximum"]) == (100, 200_000)  # the engine's settings schema
     assert by_name["get_topic"].input_schema["required"] == ["id"]
     assert set(by_name["ask_memory"].output_schema["properties"]) >= {"answer", "sources", "claims"}
+    assert tools_as_seen(tools) == documented_tools(), \
+        "docs/mcp.md shows other schemas: regenerate its block with `python -m tests.mcp_client DATA_DIR`"
 
 
 def test_each_tool_answers_and_each_search_is_recorded_with_the_client_name(store, tmp_path):
