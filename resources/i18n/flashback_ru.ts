@@ -120,38 +120,38 @@
         <translation>Чаты</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="119"/>
-        <location filename="../../ui/shell/browse.py" line="134"/>
+        <location filename="../../ui/shell/browse.py" line="127"/>
+        <location filename="../../ui/shell/browse.py" line="142"/>
         <source>(unnamed)</source>
         <translation>(без названия)</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="132"/>
+        <location filename="../../ui/shell/browse.py" line="140"/>
         <source>All chats</source>
         <translation>Все чаты</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="149"/>
+        <location filename="../../ui/shell/browse.py" line="155"/>
         <source>Showing the newest {limit}; narrow the filter to see others.</source>
         <translation>Показаны {limit} самых новых; уточните фильтр, чтобы увидеть остальные.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="168"/>
+        <location filename="../../ui/shell/browse.py" line="174"/>
         <source>Chats ({count})</source>
         <translation>Чаты ({count})</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="170"/>
+        <location filename="../../ui/shell/browse.py" line="176"/>
         <source>Topics ({count})</source>
         <translation>Темы ({count})</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="172"/>
+        <location filename="../../ui/shell/browse.py" line="178"/>
         <source>Topics ({shown} of {count})</source>
         <translation>Темы ({shown} из {count})</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="175"/>
+        <location filename="../../ui/shell/browse.py" line="181"/>
         <source>People ({count})</source>
         <translation>Люди ({count})</translation>
     </message>
@@ -307,167 +307,167 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>EvaluateControls</name>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="27"/>
+        <location filename="../../ui/evaluate/controls.py" line="26"/>
         <source>Refresh</source>
         <translation>Обновить</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="28"/>
+        <location filename="../../ui/evaluate/controls.py" line="27"/>
         <source>Search every labelled query again with the current candidates settings and re-read the labels</source>
         <translation>Заново найти кандидатов для каждого отмеченного запроса с текущими настройками и перечитать отметки</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="30"/>
+        <location filename="../../ui/evaluate/controls.py" line="29"/>
         <source>Import labels…</source>
         <translation>Импорт отметок…</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="31"/>
+        <location filename="../../ui/evaluate/controls.py" line="30"/>
         <source>Export labels…</source>
         <translation>Экспорт отметок…</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="34"/>
+        <location filename="../../ui/evaluate/controls.py" line="33"/>
         <source>What do the figures mean?</source>
         <translation>Что означают цифры?</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="42"/>
+        <location filename="../../ui/evaluate/controls.py" line="41"/>
         <source>Threshold</source>
         <translation>Порог</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="42"/>
+        <location filename="../../ui/evaluate/controls.py" line="41"/>
         <source>Gap</source>
         <translation>Разрыв</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="42"/>
+        <location filename="../../ui/evaluate/controls.py" line="41"/>
         <source>Top-K</source>
         <translation>Top-K</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="45"/>
+        <location filename="../../ui/evaluate/controls.py" line="44"/>
         <source>&lt;b&gt;Sweep&lt;/b&gt; over</source>
         <translation>&lt;b&gt;Развёртка&lt;/b&gt; по</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="50"/>
+        <location filename="../../ui/evaluate/controls.py" line="49"/>
         <source>kept F1</source>
         <translation>F1 оставленного</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="50"/>
+        <location filename="../../ui/evaluate/controls.py" line="49"/>
         <source>recall within {0:,} characters</source>
         <translation>полнота в пределах {0:,} символов</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="53"/>
+        <location filename="../../ui/evaluate/controls.py" line="52"/>
         <source>Auto-tune</source>
         <translation>Автонастройка</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="54"/>
+        <location filename="../../ui/evaluate/controls.py" line="53"/>
         <source>Apply</source>
         <translation>Применить</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="55"/>
+        <location filename="../../ui/evaluate/controls.py" line="54"/>
         <source>Move the sliders to the tuned settings</source>
         <translation>Передвинуть ползунки на найденные значения</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="58"/>
+        <location filename="../../ui/evaluate/controls.py" line="57"/>
         <source>Tune for</source>
         <translation>Настроить на</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="61"/>
+        <location filename="../../ui/evaluate/controls.py" line="60"/>
         <source>Estimate Flash cost</source>
         <translation>Оценить стоимость Flash</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="62"/>
+        <location filename="../../ui/evaluate/controls.py" line="61"/>
         <source>Compare with Flash</source>
         <translation>Сравнить с Flash</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="64"/>
+        <location filename="../../ui/evaluate/controls.py" line="63"/>
         <source>Cancel</source>
         <translation>Отмена</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="101"/>
+        <location filename="../../ui/evaluate/controls.py" line="100"/>
         <source>No labelled queries yet. In the search view, mark results relevant (✓) or not (✗): click the ✓ column, press R or N, or use the buttons on the cards.</source>
         <translation>Отмеченных запросов пока нет. В окне поиска отметьте результаты как относящиеся к делу (✓) или нет (✗): щёлкните столбец ✓, нажмите R или N или воспользуйтесь кнопками на карточках.</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="103"/>
+        <location filename="../../ui/evaluate/controls.py" line="102"/>
         <source>every candidate kept (vector only)</source>
         <translation>оставлены все кандидаты (только векторы)</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="104"/>
+        <location filename="../../ui/evaluate/controls.py" line="103"/>
         <source>threshold {0:.2f}, gap {1:.2f}, top-K {2}</source>
         <translation>порог {0:.2f}, разрыв {1:.2f}, top-K {2}</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="105"/>
+        <location filename="../../ui/evaluate/controls.py" line="104"/>
         <source>&lt;b&gt;{0} queries scored&lt;/b&gt; ({1} without a relevant topic) with {2}: stage-1 recall@10 &lt;b&gt;{3:.2f}&lt;/b&gt; · kept precision &lt;b&gt;{4:.2f}&lt;/b&gt; · recall &lt;b&gt;{5:.2f}&lt;/b&gt; · F1 &lt;b&gt;{6:.2f}&lt;/b&gt; · evidence@8000 &lt;b&gt;{7:.2f}&lt;/b&gt; · {8:.1f} topics kept</source>
         <translation>&lt;b&gt;Оценено запросов: {0}&lt;/b&gt; (без относящейся темы: {1}), настройки: {2}. Полнота этапа 1 @10 &lt;b&gt;{3:.2f}&lt;/b&gt; · точность оставленного &lt;b&gt;{4:.2f}&lt;/b&gt; · полнота &lt;b&gt;{5:.2f}&lt;/b&gt; · F1 &lt;b&gt;{6:.2f}&lt;/b&gt; · evidence@8000 &lt;b&gt;{7:.2f}&lt;/b&gt; · оставлено тем в среднем: {8:.1f}</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="111"/>
+        <location filename="../../ui/evaluate/controls.py" line="110"/>
         <source>Flash on the same candidates: precision &lt;b&gt;{0:.2f}&lt;/b&gt; · recall &lt;b&gt;{1:.2f}&lt;/b&gt; · F1 &lt;b&gt;{2:.2f}&lt;/b&gt; over {3} queries</source>
         <translation>Flash на тех же кандидатах: точность &lt;b&gt;{0:.2f}&lt;/b&gt; · полнота &lt;b&gt;{1:.2f}&lt;/b&gt; · F1 &lt;b&gt;{2:.2f}&lt;/b&gt;, запросов: {3}</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="119"/>
+        <location filename="../../ui/evaluate/controls.py" line="118"/>
         <source>Best: threshold {0:.2f}, gap {1:.2f}, top-K {2}. {3}: now {4:.3f}; tuned {5:.3f} on these queries, &lt;b&gt;{6:.3f} expected on new ones&lt;/b&gt; ({7}-fold cross-validated).</source>
         <translation>Лучшее: порог {0:.2f}, разрыв {1:.2f}, top-K {2}. {3}: сейчас {4:.3f}; после настройки {5:.3f} на этих запросах, &lt;b&gt;{6:.3f} ожидается на новых&lt;/b&gt; (перекрёстная проверка, блоков: {7}).</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="125"/>
+        <location filename="../../ui/evaluate/controls.py" line="124"/>
         <source>The gain is within the noise of so few queries: label more before trusting it.</source>
         <translation>Выигрыш не выходит за пределы шума на таком малом числе запросов: отметьте больше, прежде чем ему доверять.</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="130"/>
+        <location filename="../../ui/evaluate/controls.py" line="129"/>
         <source>about {0:,} prompt + {1:,} reply tokens for {2} queries</source>
         <translation>около {0:,} токенов запроса и {1:,} токенов ответа на {2} запросов</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="132"/>
+        <location filename="../../ui/evaluate/controls.py" line="131"/>
         <source>≈ ${0:.2f} at the provider&apos;s price</source>
         <translation>≈ ${0:.2f} по цене провайдера</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="133"/>
+        <location filename="../../ui/evaluate/controls.py" line="132"/>
         <source>the provider gives no price (a local server costs nothing)</source>
         <translation>провайдер не сообщает цену (локальный сервер бесплатен)</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="134"/>
+        <location filename="../../ui/evaluate/controls.py" line="133"/>
         <source>Flash would send {0}; {1}. One call per query, each kept in the run history.</source>
         <translation>Flash отправит {0}; {1}. Один вызов на запрос, каждый сохраняется в истории запусков.</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="140"/>
+        <location filename="../../ui/evaluate/controls.py" line="139"/>
         <source>Import labels (QRELS JSON)</source>
         <translation>Импорт отметок (QRELS JSON)</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="141"/>
+        <location filename="../../ui/evaluate/controls.py" line="140"/>
         <source>QRELS JSON (*.json);;All files (*)</source>
         <translation>QRELS JSON (*.json);;Все файлы (*)</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="146"/>
+        <location filename="../../ui/evaluate/controls.py" line="145"/>
         <source>Export labels (QRELS JSON)</source>
         <translation>Экспорт отметок (QRELS JSON)</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="147"/>
+        <location filename="../../ui/evaluate/controls.py" line="146"/>
         <source>QRELS JSON (*.json)</source>
         <translation>QRELS JSON (*.json)</translation>
     </message>
@@ -585,87 +585,87 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Запускает Flash по одному разу на каждый отмеченный запрос на тех же замороженных кандидатах (каждый вызов сохраняется в истории запусков) и оценивает оставленное рядом с пороговым реранкером. Стоимость оценивается до отправки.</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="137"/>
+        <location filename="../../ui/evaluate/panel.py" line="128"/>
         <source>Searching the labelled queries… {0} of {1}</source>
         <translation>Поиск по отмеченным запросам… {0} из {1}</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="143"/>
+        <location filename="../../ui/evaluate/panel.py" line="133"/>
         <source>Searching the labelled queries…</source>
         <translation>Поиск по отмеченным запросам…</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="158"/>
+        <location filename="../../ui/evaluate/panel.py" line="148"/>
         <source>Nothing to tune on yet: label results relevant in the search view first.</source>
         <translation>Настраивать пока не на чем: сначала отметьте относящиеся к делу результаты в окне поиска.</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="163"/>
+        <location filename="../../ui/evaluate/panel.py" line="153"/>
         <source>Tuning…</source>
         <translation>Настройка…</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="165"/>
+        <location filename="../../ui/evaluate/panel.py" line="155"/>
         <source>Tuning</source>
         <translation>Настройка</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="182"/>
+        <location filename="../../ui/evaluate/panel.py" line="170"/>
         <source>The import</source>
         <translation>Импорт</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="196"/>
+        <location filename="../../ui/evaluate/panel.py" line="182"/>
         <source>{0} labelled queries written to {1}.</source>
         <translation>Отмеченных запросов записано в {1}: {0}.</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="198"/>
+        <location filename="../../ui/evaluate/panel.py" line="184"/>
         <source>The export</source>
         <translation>Экспорт</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="203"/>
+        <location filename="../../ui/evaluate/panel.py" line="189"/>
         <source>Nothing to compare yet: label results in the search view, then Refresh.</source>
         <translation>Сравнивать пока нечего: отметьте результаты в окне поиска, затем нажмите «Обновить».</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="212"/>
+        <location filename="../../ui/evaluate/panel.py" line="198"/>
         <source>Estimating what Flash would cost…</source>
         <translation>Оценка стоимости Flash…</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="230"/>
+        <location filename="../../ui/evaluate/panel.py" line="216"/>
         <source>Flash is running on {0} labelled queries…</source>
         <translation>Flash работает на отмеченных запросах ({0})…</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="233"/>
+        <location filename="../../ui/evaluate/panel.py" line="219"/>
         <source>Evaluate: what the figures mean</source>
         <translation>Оценка: что означают цифры</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="246"/>
+        <location filename="../../ui/evaluate/panel.py" line="229"/>
         <source>The evaluation</source>
         <translation>Оценка</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="307"/>
+        <location filename="../../ui/evaluate/panel.py" line="292"/>
         <source>Imported {0} queries with {1} labels; {2} messages were not in this store.</source>
         <translation>Импортировано запросов: {0}, отметок: {1}; сообщений нет в этом хранилище: {2}.</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="322"/>
+        <location filename="../../ui/evaluate/panel.py" line="307"/>
         <source>Flash: {0} of {1} queries done…</source>
         <translation>Flash: готово {0} из {1} запросов…</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="329"/>
+        <location filename="../../ui/evaluate/panel.py" line="314"/>
         <source>Flash ran on {0} queries (each call is in the run history); {1} fell back or failed; reported cost ${2:.4f}.</source>
         <translation>Flash отработал на запросах: {0} (каждый вызов есть в истории запусков); с запасным вариантом или ошибкой: {1}; заявленная стоимость ${2:.4f}.</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="335"/>
+        <location filename="../../ui/evaluate/panel.py" line="320"/>
         <source>Flash cancelled after {0} queries; their results stay in the table.</source>
         <translation>Flash отменён после запросов: {0}; их результаты остаются в таблице.</translation>
     </message>
@@ -676,11 +676,6 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <location filename="../../ui/search/export_bar.py" line="48"/>
         <source>Context budget</source>
         <translation>Бюджет контекста</translation>
-    </message>
-    <message>
-        <location filename="../../ui/search/export_bar.py" line="54"/>
-        <source> tokens</source>
-        <translation> токенов</translation>
     </message>
     <message>
         <location filename="../../ui/search/export_bar.py" line="58"/>
@@ -746,32 +741,32 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>ImportController</name>
     <message>
-        <location filename="../../ui/shell/import_controller.py" line="60"/>
+        <location filename="../../ui/shell/import_controller.py" line="67"/>
         <source>Importing {name}…</source>
         <translation>Импорт {name}…</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/import_controller.py" line="61"/>
+        <location filename="../../ui/shell/import_controller.py" line="68"/>
         <source>Importing {count} exports…</source>
         <translation>Импорт выгрузок: {count}…</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/import_controller.py" line="65"/>
+        <location filename="../../ui/shell/import_controller.py" line="72"/>
         <source>Building memory…</source>
         <translation>Построение памяти…</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/import_controller.py" line="84"/>
+        <location filename="../../ui/shell/import_controller.py" line="91"/>
         <source>the local model</source>
         <translation>локальной моделью</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/import_controller.py" line="84"/>
+        <location filename="../../ui/shell/import_controller.py" line="91"/>
         <source>the built-in embedder</source>
         <translation>встроенным эмбеддером</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/import_controller.py" line="85"/>
+        <location filename="../../ui/shell/import_controller.py" line="92"/>
         <source>Embedding topics with {model}…</source>
         <translation>Темы встраиваются {model}…</translation>
     </message>
@@ -779,32 +774,32 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>KeyStatus</name>
     <message>
-        <location filename="../../ui/shell/key_status.py" line="35"/>
+        <location filename="../../ui/shell/key_status.py" line="37"/>
         <source>{0} needs no API key.</source>
         <translation>{0} не нужен API-ключ.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/key_status.py" line="37"/>
+        <location filename="../../ui/shell/key_status.py" line="39"/>
         <source>from the system keyring</source>
         <translation>из системной связки ключей</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/key_status.py" line="38"/>
+        <location filename="../../ui/shell/key_status.py" line="40"/>
         <source>for this session only</source>
         <translation>только на этот сеанс</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/key_status.py" line="39"/>
+        <location filename="../../ui/shell/key_status.py" line="41"/>
         <source>from an environment variable</source>
         <translation>из переменной окружения</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/key_status.py" line="41"/>
+        <location filename="../../ui/shell/key_status.py" line="43"/>
         <source>No API key for {0}: Flash cannot use it until you add one.</source>
         <translation>Нет API-ключа для {0}: Flash не сможет его использовать, пока вы не добавите ключ.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/key_status.py" line="43"/>
+        <location filename="../../ui/shell/key_status.py" line="45"/>
         <source>API key for {0}: {1}.</source>
         <translation>API-ключ для {0}: {1}.</translation>
     </message>
@@ -812,107 +807,107 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>KeysDialog</name>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="41"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="42"/>
         <source>API key</source>
         <translation>API-ключ</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="44"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="45"/>
         <source>Custom endpoint</source>
         <translation>Свой сервер</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="53"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="54"/>
         <source>Paste a new key here</source>
         <translation>Вставьте сюда новый ключ</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="55"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="56"/>
         <source>Save in keyring</source>
         <translation>Сохранить в связке ключей</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="57"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="58"/>
         <source>Forget</source>
         <translation>Забыть</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="58"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="59"/>
         <source>Remove the key from the keyring and from this session.</source>
         <translation>Удалить ключ из связки ключей и из этого сеанса.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="66"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="67"/>
         <source>Use for this session only</source>
         <translation>Только на этот сеанс</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="75"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="76"/>
         <source>Flash (the LLM reranker) and API embeddings need a key. Flashback keeps it in the system keyring, never in its own files, and never shows it in full.</source>
         <translation>Ключ нужен для Flash (LLM-реранкера) и для эмбеддингов через API. Flashback хранит его в системной связке ключей, а не в своих файлах, и никогда не показывает целиком.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="79"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="80"/>
         <source>Provider:</source>
         <translation>Провайдер:</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="80"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="81"/>
         <source>Key in use:</source>
         <translation>Используемый ключ:</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="84"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="85"/>
         <source>New key:</source>
         <translation>Новый ключ:</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="98"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="99"/>
         <source>This system has no keyring: a key can be used for this session only, or set in an environment variable.</source>
         <translation>В этой системе нет связки ключей: ключ можно использовать только в этом сеансе или задать в переменной окружения.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="118"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="119"/>
         <source>Saved in the system keyring.</source>
         <translation>Сохранено в системной связке ключей.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="124"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="125"/>
         <source>Paste the key first.</source>
         <translation>Сначала вставьте ключ.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="129"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="130"/>
         <source>The key will be used until Flashback closes.</source>
         <translation>Ключ будет использоваться, пока Flashback не закроется.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="134"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="135"/>
         <source>Forgotten.</source>
         <translation>Ключ забыт.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="139"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="140"/>
         <source>This system has no keyring to keep the key in, so it cannot be saved. Use it for this session only (it is forgotten when Flashback closes), or set one of these environment variables before starting Flashback: {names}.</source>
         <translation>В этой системе нет связки ключей, поэтому ключ нельзя сохранить. Используйте его только в этом сеансе (он забудется, когда Flashback закроется) или задайте перед запуском Flashback одну из переменных окружения: {names}.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="154"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="155"/>
         <source>{key} from the system keyring</source>
         <translation>{key} из системной связки ключей</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="156"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="157"/>
         <source>{key} for this session only</source>
         <translation>{key} только на этот сеанс</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="158"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="159"/>
         <source>{key} from an environment variable ({names})</source>
         <translation>{key} из переменной окружения ({names})</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="161"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="162"/>
         <source>none set</source>
         <translation>не задан</translation>
     </message>
@@ -920,93 +915,93 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="86"/>
+        <location filename="../../ui/main_window.py" line="91"/>
         <source>Browse</source>
         <translation>Обзор</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="87"/>
+        <location filename="../../ui/main_window.py" line="92"/>
         <source>Run history</source>
         <translation>История запусков</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="90"/>
+        <location filename="../../ui/main_window.py" line="95"/>
         <source>Evaluate</source>
         <translation>Оценка</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="148"/>
+        <location filename="../../ui/main_window.py" line="153"/>
         <source>Could not read the store</source>
         <translation>Не удалось прочитать хранилище</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="160"/>
+        <location filename="../../ui/main_window.py" line="182"/>
         <source>Could not open the store</source>
         <translation>Не удалось открыть хранилище</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="164"/>
+        <location filename="../../ui/main_window.py" line="186"/>
         <source>Messages: {messages} · chats: {chats} · topics: {topics}</source>
         <translation>Сообщений: {messages} · чатов: {chats} · тем: {topics}</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="179"/>
+        <location filename="../../ui/main_window.py" line="199"/>
         <source>These messages are not in memory yet: choose Memory → Build memory to search them.</source>
         <translation>Эти сообщения ещё не в памяти: выберите «Память → Построить память», чтобы искать по ним.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="189"/>
+        <location filename="../../ui/main_window.py" line="208"/>
         <source>The store was changed by another Flashback process: updated.</source>
         <translation>Хранилище изменил другой процесс Flashback: данные обновлены.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="195"/>
+        <location filename="../../ui/main_window.py" line="215"/>
         <source>{writer} is writing the store; searches show what is built so far.</source>
         <translation>Хранилище занято: {writer}; поиск показывает то, что уже построено.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="202"/>
+        <location filename="../../ui/main_window.py" line="222"/>
         <source>Import chat exports</source>
         <translation>Импорт выгрузок чатов</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="209"/>
+        <location filename="../../ui/main_window.py" line="229"/>
         <source>Import an export folder</source>
         <translation>Импорт папки с выгрузкой</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="220"/>
-        <location filename="../../ui/main_window.py" line="231"/>
+        <location filename="../../ui/main_window.py" line="240"/>
+        <location filename="../../ui/main_window.py" line="251"/>
         <source>An import or build is already running.</source>
         <translation>Импорт или построение уже идёт.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="249"/>
+        <location filename="../../ui/main_window.py" line="267"/>
         <source>Import failed</source>
         <translation>Импорт не удался</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="249"/>
+        <location filename="../../ui/main_window.py" line="267"/>
         <source>Building memory failed</source>
         <translation>Построить память не удалось</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="277"/>
+        <location filename="../../ui/main_window.py" line="294"/>
         <source>No API key for the topic model: building without it.</source>
         <translation>Нет API-ключа для модели топиков: сборка без неё.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="300"/>
+        <location filename="../../ui/main_window.py" line="318"/>
         <source>Could not open {0}: no file manager answered.</source>
         <translation>Не удалось открыть {0}: файловый менеджер не ответил.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="308"/>
+        <location filename="../../ui/main_window.py" line="326"/>
         <source>Language</source>
         <translation>Язык</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="308"/>
+        <location filename="../../ui/main_window.py" line="326"/>
         <source>Flashback will use the new language after a restart.</source>
         <translation>Flashback переключится на новый язык после перезапуска.</translation>
     </message>
@@ -1138,77 +1133,77 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>QueriesModel</name>
     <message>
-        <location filename="../../ui/evaluate/queries_model.py" line="29"/>
+        <location filename="../../ui/evaluate/queries_model.py" line="28"/>
         <source>Query</source>
         <translation>Запрос</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/queries_model.py" line="29"/>
+        <location filename="../../ui/evaluate/queries_model.py" line="28"/>
         <source>Filters</source>
         <translation>Фильтры</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/queries_model.py" line="29"/>
+        <location filename="../../ui/evaluate/queries_model.py" line="28"/>
         <source>Relevant</source>
         <translation>Относится</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/queries_model.py" line="30"/>
+        <location filename="../../ui/evaluate/queries_model.py" line="29"/>
         <source>Stage-1 R@10</source>
         <translation>Этап 1 R@10</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/queries_model.py" line="30"/>
+        <location filename="../../ui/evaluate/queries_model.py" line="29"/>
         <source>Kept</source>
         <translation>Оставлено</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/queries_model.py" line="30"/>
+        <location filename="../../ui/evaluate/queries_model.py" line="29"/>
         <source>Precision</source>
         <translation>Точность</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/queries_model.py" line="31"/>
+        <location filename="../../ui/evaluate/queries_model.py" line="30"/>
         <source>Recall</source>
         <translation>Полнота</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/queries_model.py" line="31"/>
+        <location filename="../../ui/evaluate/queries_model.py" line="30"/>
         <source>F1</source>
         <translation>F1</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/queries_model.py" line="31"/>
+        <location filename="../../ui/evaluate/queries_model.py" line="30"/>
         <source>Evidence@8000</source>
         <translation>Evidence@8000</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/queries_model.py" line="32"/>
+        <location filename="../../ui/evaluate/queries_model.py" line="31"/>
         <source>Flash P</source>
         <translation>Flash Т</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/queries_model.py" line="32"/>
+        <location filename="../../ui/evaluate/queries_model.py" line="31"/>
         <source>Flash R</source>
         <translation>Flash П</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/queries_model.py" line="32"/>
+        <location filename="../../ui/evaluate/queries_model.py" line="31"/>
         <source>Flash F1</source>
         <translation>Flash F1</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/queries_model.py" line="83"/>
+        <location filename="../../ui/evaluate/queries_model.py" line="82"/>
         <source>Double-click: open this query in the search view (kept rows highlighted, your labels in the ✓ column)</source>
         <translation>Двойной щелчок: открыть запрос в окне поиска (оставленные строки подсвечены, ваши отметки в столбце ✓)</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/queries_model.py" line="86"/>
+        <location filename="../../ui/evaluate/queries_model.py" line="85"/>
         <source>No topic holds a message labelled relevant: this query is not scored.</source>
         <translation>Ни одна тема не содержит сообщения, отмеченного как относящееся: запрос не оценивается.</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/queries_model.py" line="95"/>
+        <location filename="../../ui/evaluate/queries_model.py" line="94"/>
         <source>chat {0}</source>
         <translation>чат {0}</translation>
     </message>
@@ -1261,57 +1256,57 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Обновить</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="113"/>
+        <location filename="../../ui/shell/run_history.py" line="117"/>
         <source>No searches recorded yet. Each search you run is kept here.</source>
         <translation>Записанных поисков пока нет. Здесь сохраняется каждый ваш поиск.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="118"/>
+        <location filename="../../ui/shell/run_history.py" line="122"/>
         <source>Runs: {runs} · fallbacks: {fallbacks} · tool calls per run: {tools} · cost: ${cost} · p50 {p50} ms</source>
         <translation>Запусков: {runs} · откаты: {fallbacks} · вызовов инструментов на запуск: {tools} · стоимость: ${cost} · p50 {p50} мс</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="129"/>
+        <location filename="../../ui/shell/run_history.py" line="131"/>
         <source>This run is no longer stored.</source>
         <translation>Этот запуск больше не хранится.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="138"/>
+        <location filename="../../ui/shell/run_history.py" line="140"/>
         <source>{0} ms</source>
         <translation>{0} мс</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="143"/>
+        <location filename="../../ui/shell/run_history.py" line="145"/>
         <source>fallback: {reason}</source>
         <translation>откат: {reason}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="146"/>
+        <location filename="../../ui/shell/run_history.py" line="149"/>
         <source>{tokens} tokens</source>
         <translation>токенов: {tokens}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="149"/>
+        <location filename="../../ui/shell/run_history.py" line="152"/>
         <source>Selected</source>
         <translation>Выбрано</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="152"/>
+        <location filename="../../ui/shell/run_history.py" line="155"/>
         <source>Candidates</source>
         <translation>Кандидаты</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="161"/>
+        <location filename="../../ui/shell/run_history.py" line="164"/>
         <source>…and {more} more</source>
         <translation>…и ещё {more}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="165"/>
+        <location filename="../../ui/shell/run_history.py" line="168"/>
         <source>Tool calls</source>
         <translation>Вызовы инструментов</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="168"/>
+        <location filename="../../ui/shell/run_history.py" line="171"/>
         <source>Settings</source>
         <translation>Настройки</translation>
     </message>
@@ -1367,43 +1362,43 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Сначала введите вопрос.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="97"/>
+        <location filename="../../ui/search/panel.py" line="91"/>
         <source>Searching…</source>
         <translation>Поиск…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="119"/>
+        <location filename="../../ui/search/panel.py" line="114"/>
         <location filename="../../ui/search/panel.py" line="380"/>
         <source>Flash</source>
         <translation>Flash</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="124"/>
+        <location filename="../../ui/search/panel.py" line="119"/>
         <source>Flash is restating the query from the recent messages, then choosing among {0} topics…</source>
         <translation>Flash переформулирует запрос по недавним сообщениям, затем выбирает среди тем: {0}…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="127"/>
+        <location filename="../../ui/search/panel.py" line="122"/>
         <source>Flash is choosing among {0} topics…</source>
         <translation>Flash выбирает среди тем: {0}…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="332"/>
+        <location filename="../../ui/search/panel.py" line="328"/>
         <source>Labelling</source>
         <translation>Отметка</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="175"/>
+        <location filename="../../ui/search/panel.py" line="172"/>
         <source>Ask your memory: “when did we move the Postgres upgrade?”</source>
         <translation>Спросите свою память: «когда мы перенесли обновление Postgres?»</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="178"/>
+        <location filename="../../ui/search/panel.py" line="175"/>
         <source>Search</source>
         <translation>Поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="180"/>
+        <location filename="../../ui/search/panel.py" line="177"/>
         <source>Recent messages</source>
         <translation>Недавние сообщения</translation>
     </message>
@@ -1423,18 +1418,18 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Показать или скрыть настройки поиска ({0})</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="185"/>
+        <location filename="../../ui/search/panel.py" line="182"/>
         <source>Optional: paste the last few messages of the conversation you are in; Flash uses them as context.</source>
         <translation>Необязательно: вставьте несколько последних сообщений текущего разговора; Flash использует их как контекст.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="188"/>
+        <location filename="../../ui/search/panel.py" line="185"/>
         <location filename="../../ui/search/panel.py" line="362"/>
         <source>Run Flash</source>
         <translation>Запустить Flash</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="190"/>
+        <location filename="../../ui/search/panel.py" line="187"/>
         <source>Cancel</source>
         <translation>Отмена</translation>
     </message>
@@ -1444,17 +1439,17 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>&lt;b&gt;Выбор&lt;/b&gt; (в порядке выбора)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="245"/>
+        <location filename="../../ui/search/panel.py" line="239"/>
         <source>The search</source>
         <translation>Поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="302"/>
+        <location filename="../../ui/search/panel.py" line="296"/>
         <source>Also searched as: “{0}” — rewritten from the recent messages in {1:.1f} s; the candidates below are both searches, fused.</source>
         <translation>Также искали как: «{0}» — переписано по недавним сообщениям за {1:.1f} с; кандидаты ниже — оба поиска вместе.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="306"/>
+        <location filename="../../ui/search/panel.py" line="300"/>
         <source>Searched as typed: the rewrite from the recent messages was not used ({0}).</source>
         <translation>Искали как введено: переписанный по недавним сообщениям запрос не использован ({0}).</translation>
     </message>
@@ -1479,120 +1474,110 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>реранкинг</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="76"/>
+        <location filename="../../ui/search/presenter.py" line="75"/>
         <source>Topic {0} · stage-1 rank {1}</source>
         <translation>Тема {0} · ранг на 1-м этапе {1}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="79"/>
+        <location filename="../../ui/search/presenter.py" line="78"/>
         <source>Topic scores (kept by Flash)</source>
         <translation>Оценки тем (оставленные Flash)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="81"/>
-        <location filename="../../ui/search/presenter.py" line="85"/>
+        <location filename="../../ui/search/presenter.py" line="80"/>
+        <location filename="../../ui/search/presenter.py" line="84"/>
         <source>Topic scores</source>
         <translation>Оценки тем</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="91"/>
+        <location filename="../../ui/search/presenter.py" line="90"/>
         <source>Selections appear here after a search.</source>
         <translation>Выбранное появится здесь после поиска.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="94"/>
+        <location filename="../../ui/search/presenter.py" line="93"/>
         <source>Press “Run Flash” to let the LLM choose among the candidates.</source>
         <translation>Нажмите «Запустить Flash», чтобы LLM выбрала из кандидатов.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="112"/>
+        <location filename="../../ui/search/presenter.py" line="106"/>
         <source>Nothing passed the threshold. Lower the similarity or widen the gap.</source>
         <translation>Порог не прошёл никто. Уменьшите сходство или увеличьте разрыв.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="114"/>
+        <location filename="../../ui/search/presenter.py" line="108"/>
         <source>Flash kept nothing ({0}).</source>
         <translation>Flash ничего не оставил ({0}).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="115"/>
+        <location filename="../../ui/search/presenter.py" line="109"/>
         <source>Nothing was kept.</source>
         <translation>Ничего не оставлено.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="123"/>
+        <location filename="../../ui/search/presenter.py" line="118"/>
         <source>Enter the server&apos;s URL in Settings → Flash to use a custom endpoint.</source>
         <translation>Чтобы использовать свой сервер, укажите его URL в «Настройки → Flash».</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="125"/>
+        <location filename="../../ui/search/presenter.py" line="120"/>
         <source>Choose a model in Settings → Flash.</source>
         <translation>Выберите модель в «Настройки → Flash».</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="128"/>
+        <location filename="../../ui/search/presenter.py" line="123"/>
         <source>No API key for {0}: add one in the API key dialog, or set {1}.</source>
         <translation>Нет API-ключа для {0}: добавьте его в окне «API-ключ» или задайте {1}.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="131"/>
+        <location filename="../../ui/search/presenter.py" line="126"/>
         <source>Search first; Flash then chooses among the candidates.</source>
         <translation>Сначала выполните поиск; затем Flash выберет из кандидатов.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="133"/>
+        <location filename="../../ui/search/presenter.py" line="128"/>
         <source>Costs one paid API call to {0} ({1}), up to {2} tool turns.</source>
         <translation>Стоит один платный вызов API к {0} ({1}), до {2} ходов с инструментами.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="137"/>
+        <location filename="../../ui/search/presenter.py" line="132"/>
         <source>Runs on {0} at {1} ({2}): local, no cost.</source>
         <translation>Работает на {0} по адресу {1} ({2}): локально, бесплатно.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="139"/>
+        <location filename="../../ui/search/presenter.py" line="134"/>
         <source>Sends the candidates to {0} at {1} ({2}), up to {3} tool turns.</source>
         <translation>Отправляет кандидатов на {0} по адресу {1} ({2}), до {3} ходов с инструментами.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="90"/>
+        <location filename="../../ui/search/report.py" line="93"/>
         <source>Stage 1: {0}</source>
         <translation>Этап 1: {0}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="92"/>
+        <location filename="../../ui/search/report.py" line="95"/>
         <source>{0}: {1}</source>
         <translation>{0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="95"/>
+        <location filename="../../ui/search/report.py" line="98"/>
         <source>{0:,} + {1:,} tokens</source>
         <translation>токенов: {0:,} + {1:,}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="97"/>
+        <location filename="../../ui/search/report.py" line="100"/>
         <source>cost ${0:.4f}</source>
         <translation>стоимость ${0:.4f}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="105"/>
+        <location filename="../../ui/search/report.py" line="108"/>
         <source>{0:.0f} ms</source>
         <translation>{0:.0f} мс</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="106"/>
+        <location filename="../../ui/search/report.py" line="109"/>
         <source>{0:.2f} s</source>
         <translation>{0:.2f} с</translation>
-    </message>
-    <message>
-        <location filename="../../ui/search/reasons.py" line="19"/>
-        <source>score {0:.2f} ≥ {1:.2f}</source>
-        <translation>оценка {0:.2f} ≥ {1:.2f}</translation>
-    </message>
-    <message>
-        <location filename="../../ui/search/reasons.py" line="20"/>
-        <source>score {0:.2f} ≥ {1:.2f}, {2:.2f} below the previous (gap limit {3:.2f})</source>
-        <translation>оценка {0:.2f} ≥ {1:.2f}, на {2:.2f} ниже предыдущей (предел разрыва {3:.2f})</translation>
     </message>
 </context>
 <context>
@@ -1634,246 +1619,251 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>SettingsPanel</name>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="65"/>
+        <location filename="../../ui/search/settings_panel.py" line="71"/>
         <source>Reset to defaults</source>
         <translation>Сбросить настройки</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="91"/>
+        <location filename="../../ui/search/settings_panel.py" line="97"/>
         <source>Search</source>
         <translation>Поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="93"/>
+        <location filename="../../ui/search/settings_panel.py" line="99"/>
         <source>Vector only</source>
         <translation>Только векторы</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="93"/>
-        <location filename="../../ui/search/settings_panel.py" line="109"/>
+        <location filename="../../ui/search/settings_panel.py" line="99"/>
+        <location filename="../../ui/search/settings_panel.py" line="115"/>
         <source>Threshold</source>
         <translation>Порог</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="94"/>
-        <location filename="../../ui/search/settings_panel.py" line="117"/>
+        <location filename="../../ui/search/settings_panel.py" line="100"/>
+        <location filename="../../ui/search/settings_panel.py" line="123"/>
         <source>Flash (LLM)</source>
         <translation>Flash (LLM)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="95"/>
+        <location filename="../../ui/search/settings_panel.py" line="101"/>
         <source>Vector only keeps every candidate; Threshold cuts by score instantly; Flash asks an LLM to choose (one API call per run).</source>
         <translation>«Только векторы» оставляет всех кандидатов; «Порог» мгновенно отсекает по оценке; Flash просит LLM выбрать (один вызов API за запуск).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="97"/>
+        <location filename="../../ui/search/settings_panel.py" line="103"/>
         <source>Reranker</source>
         <translation>Реранкер</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="98"/>
+        <location filename="../../ui/search/settings_panel.py" line="104"/>
         <source>Candidates</source>
         <translation>Кандидаты</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="99"/>
+        <location filename="../../ui/search/settings_panel.py" line="105"/>
         <source>Hybrid (vectors + keywords)</source>
         <translation>Гибрид (векторы + слова)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="102"/>
+        <location filename="../../ui/search/settings_panel.py" line="108"/>
         <source>Chat</source>
         <translation>Чат</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="102"/>
-        <location filename="../../ui/search/settings_panel.py" line="201"/>
+        <location filename="../../ui/search/settings_panel.py" line="108"/>
+        <location filename="../../ui/search/settings_panel.py" line="208"/>
         <source>All chats</source>
         <translation>Все чаты</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="104"/>
+        <location filename="../../ui/search/settings_panel.py" line="110"/>
         <source>From</source>
         <translation>С</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="105"/>
+        <location filename="../../ui/search/settings_panel.py" line="111"/>
         <source>To</source>
         <translation>По</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="111"/>
+        <location filename="../../ui/search/settings_panel.py" line="117"/>
         <source>Score ≥</source>
         <translation>Оценка ≥</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="112"/>
+        <location filename="../../ui/search/settings_panel.py" line="118"/>
         <source>Score gap</source>
         <translation>Разрыв оценок</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="113"/>
+        <location filename="../../ui/search/settings_panel.py" line="119"/>
         <source>Final top-K</source>
         <translation>Итоговый top-K</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="120"/>
+        <location filename="../../ui/search/settings_panel.py" line="126"/>
         <source>Custom URL</source>
         <translation>Свой URL</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="121"/>
+        <location filename="../../ui/search/settings_panel.py" line="127"/>
         <source>Endpoint</source>
         <translation>Сервер</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="124"/>
+        <location filename="../../ui/search/settings_panel.py" line="130"/>
         <source>URL</source>
         <translation>URL</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="132"/>
-        <location filename="../../ui/search/settings_panel.py" line="175"/>
+        <location filename="../../ui/search/settings_panel.py" line="138"/>
+        <location filename="../../ui/search/settings_panel.py" line="181"/>
         <source>Model</source>
         <translation>Модель</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="133"/>
+        <location filename="../../ui/search/settings_panel.py" line="139"/>
         <source>none</source>
         <translation>нет</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="133"/>
+        <location filename="../../ui/search/settings_panel.py" line="139"/>
         <source>minimal</source>
         <translation>минимальное</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="133"/>
+        <location filename="../../ui/search/settings_panel.py" line="139"/>
         <source>low</source>
         <translation>низкое</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="134"/>
+        <location filename="../../ui/search/settings_panel.py" line="140"/>
         <source>medium</source>
         <translation>среднее</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="134"/>
+        <location filename="../../ui/search/settings_panel.py" line="140"/>
         <source>high</source>
         <translation>высокое</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="136"/>
+        <location filename="../../ui/search/settings_panel.py" line="142"/>
         <source>How long the model may think before it answers (the API&apos;s reasoning effort).</source>
         <translation>Сколько модель может думать перед ответом (reasoning effort в API).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="137"/>
+        <location filename="../../ui/search/settings_panel.py" line="143"/>
         <source>Reasoning</source>
         <translation>Рассуждение</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="138"/>
+        <location filename="../../ui/search/settings_panel.py" line="144"/>
         <source>Timeout</source>
         <translation>Тайм-аут</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="138"/>
+        <location filename="../../ui/search/settings_panel.py" line="36"/>
         <source> s</source>
         <translation> с</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="139"/>
+        <location filename="../../ui/search/settings_panel.py" line="37"/>
+        <source> tokens</source>
+        <translation> токенов</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="145"/>
         <source>Max tool calls</source>
         <translation>Макс. вызовов</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="140"/>
+        <location filename="../../ui/search/settings_panel.py" line="146"/>
         <source>Max topics</source>
         <translation>Макс. тем</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="141"/>
+        <location filename="../../ui/search/settings_panel.py" line="147"/>
         <source>Max people</source>
         <translation>Макс. людей</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="142"/>
+        <location filename="../../ui/search/settings_panel.py" line="148"/>
         <source>Max artifacts</source>
         <translation>Макс. вложений</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="143"/>
+        <location filename="../../ui/search/settings_panel.py" line="149"/>
         <source>Rewrite the query first</source>
         <translation>Сначала переписать запрос</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="145"/>
+        <location filename="../../ui/search/settings_panel.py" line="151"/>
         <source>With recent messages pasted, one short call first rewrites a vague question (“what did he say?”) into a self-contained one; the search runs for both and Flash sees both. Nothing is sent without recent messages.</source>
         <translation>Если вставлены недавние сообщения, один короткий запрос сначала переписывает расплывчатый вопрос («что он сказал?») в самостоятельный; поиск идёт по обоим, и Flash видит оба. Без недавних сообщений ничего не отправляется.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="150"/>
+        <location filename="../../ui/search/settings_panel.py" line="156"/>
         <source>Also make topics with this model</source>
         <translation>Строить топики этой моделью</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="152"/>
+        <location filename="../../ui/search/settings_panel.py" line="158"/>
         <source>When memory is built, the model splits conversations into topics and decides merges (one API call per chunk of up to 400 messages). Without it, or where it fails, topics get extractive summaries.</source>
         <translation>При сборке памяти модель делит переписку на топики и решает, что объединять (один API-вызов на фрагмент до 400 сообщений). Без неё, или там, где она ошиблась, у топиков извлекающие сводки.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="160"/>
+        <location filename="../../ui/search/settings_panel.py" line="166"/>
         <source>Embeddings</source>
         <translation>Эмбеддинги</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="164"/>
+        <location filename="../../ui/search/settings_panel.py" line="170"/>
         <source>Built-in</source>
         <translation>Встроенная</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="164"/>
+        <location filename="../../ui/search/settings_panel.py" line="170"/>
         <source>Local model</source>
         <translation>Локальная модель</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="165"/>
+        <location filename="../../ui/search/settings_panel.py" line="171"/>
         <source>Changing it embeds every topic again in the background; search keeps working.</source>
         <translation>При смене все темы встраиваются заново в фоне; поиск продолжает работать.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="166"/>
+        <location filename="../../ui/search/settings_panel.py" line="172"/>
         <source>Matches words and their forms; instant, built into the app.</source>
         <translation>Сопоставляет слова и их формы; мгновенно, встроена в приложение.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="167"/>
+        <location filename="../../ui/search/settings_panel.py" line="173"/>
         <source>Matches meaning, also across Russian and English (multilingual-e5-small on this computer&apos;s CPU; building takes minutes to hours).</source>
         <translation>Сопоставляет смысл, в том числе между русским и английским (multilingual-e5-small на процессоре этого компьютера; построение занимает от минут до часов).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="171"/>
+        <location filename="../../ui/search/settings_panel.py" line="177"/>
         <source>Not available on Windows yet.</source>
         <translation>Пока недоступна в Windows.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="172"/>
+        <location filename="../../ui/search/settings_panel.py" line="178"/>
         <source>Not installed: run {command}</source>
         <translation>Не установлено: выполните {command}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="190"/>
+        <location filename="../../ui/search/settings_panel.py" line="197"/>
         <source>any</source>
         <translation>любая</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="203"/>
+        <location filename="../../ui/search/settings_panel.py" line="210"/>
         <source>(unnamed)</source>
         <translation>(без названия)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="263"/>
+        <location filename="../../ui/search/settings_panel.py" line="270"/>
         <source>http://host:port/v1</source>
         <translation>http://host:port/v1</translation>
     </message>
@@ -1881,77 +1871,77 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>StageReport</name>
     <message>
-        <location filename="../../ui/search/report.py" line="26"/>
+        <location filename="../../ui/search/report.py" line="28"/>
         <source>No search yet.</source>
         <translation>Поиска ещё не было.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="29"/>
+        <location filename="../../ui/search/report.py" line="31"/>
         <source>&lt;b&gt;Flash&lt;/b&gt;: {0} topic candidates ready. Press &lt;i&gt;Run Flash&lt;/i&gt; to let the LLM choose (one paid API call for remote endpoints).</source>
         <translation>&lt;b&gt;Flash&lt;/b&gt;: готово кандидатов-тем: {0}. Нажмите &lt;i&gt;Запустить Flash&lt;/i&gt;, чтобы LLM сделала выбор (один платный вызов API для удалённых серверов).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="39"/>
+        <location filename="../../ui/search/report.py" line="41"/>
         <source>&lt;b&gt;Vector only&lt;/b&gt;: {0} topics retrieved, all kept.</source>
         <translation>&lt;b&gt;Только векторы&lt;/b&gt;: найдено тем: {0}, оставлены все.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="44"/>
+        <location filename="../../ui/search/report.py" line="46"/>
         <source>&lt;b&gt;Threshold&lt;/b&gt; — topics: {0} retrieved → &lt;b&gt;{1}&lt;/b&gt; removed by threshold (&amp;lt; {2:.2f}) → &lt;b&gt;{3}&lt;/b&gt; removed by gap (&amp;gt; {4:.2f}) → &lt;b&gt;{5}&lt;/b&gt; over top-K ({6}) → &lt;b&gt;{7} kept&lt;/b&gt;</source>
         <translation>&lt;b&gt;Порог&lt;/b&gt; — темы: найдено {0} → &lt;b&gt;{1}&lt;/b&gt; отсечено порогом (&amp;lt; {2:.2f}) → &lt;b&gt;{3}&lt;/b&gt; отсечено разрывом (&amp;gt; {4:.2f}) → &lt;b&gt;{5}&lt;/b&gt; сверх top-K ({6}) → &lt;b&gt;оставлено {7}&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="52"/>
+        <location filename="../../ui/search/report.py" line="54"/>
         <source>people</source>
         <translation>люди</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="52"/>
+        <location filename="../../ui/search/report.py" line="54"/>
         <source>attachments</source>
         <translation>вложения</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="55"/>
+        <location filename="../../ui/search/report.py" line="57"/>
         <source>{0}: {1} retrieved, {2} kept</source>
         <translation>{0}: найдено {1}, оставлено {2}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="62"/>
+        <location filename="../../ui/search/report.py" line="64"/>
         <source>&lt;b&gt;Flash&lt;/b&gt; — {0} topics retrieved → &lt;b&gt;{1} kept&lt;/b&gt; · {2} turn(s)</source>
         <translation>&lt;b&gt;Flash&lt;/b&gt; — найдено тем: {0} → &lt;b&gt;оставлено {1}&lt;/b&gt; · ходов: {2}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="66"/>
+        <location filename="../../ui/search/report.py" line="68"/>
         <source>Tool calls:</source>
         <translation>Вызовы инструментов:</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="68"/>
+        <location filename="../../ui/search/report.py" line="70"/>
         <source>(no ids)</source>
         <translation>(без id)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="71"/>
+        <location filename="../../ui/search/report.py" line="73"/>
         <source>No tool calls.</source>
         <translation>Вызовов инструментов не было.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="74"/>
+        <location filename="../../ui/search/report.py" line="76"/>
         <source>constrained turns (JSON schema)</source>
         <translation>ограниченные ходы (JSON-схема)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="75"/>
+        <location filename="../../ui/search/report.py" line="77"/>
         <source>tool calls (forced)</source>
         <translation>вызовы инструментов (принудительные)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="77"/>
+        <location filename="../../ui/search/report.py" line="80"/>
         <source>Protocol: {0}</source>
         <translation>Протокол: {0}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="82"/>
+        <location filename="../../ui/search/report.py" line="85"/>
         <source>&lt;span style=&apos;color:#b45309&apos;&gt;&lt;b&gt;Fallback&lt;/b&gt;: {0}&lt;/span&gt;</source>
         <translation>&lt;span style=&apos;color:#b45309&apos;&gt;&lt;b&gt;Откат&lt;/b&gt;: {0}&lt;/span&gt;</translation>
     </message>
@@ -2146,102 +2136,44 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
     </message>
 </context>
 <context>
-    <name>WriterWords</name>
-    <message>
-        <location filename="../../ui/shell/writer_words.py" line="21"/>
-        <source>the import</source>
-        <translation>импорт</translation>
-    </message>
-    <message>
-        <location filename="../../ui/shell/writer_words.py" line="22"/>
-        <source>the build</source>
-        <translation>построение</translation>
-    </message>
-    <message>
-        <location filename="../../ui/shell/writer_words.py" line="23"/>
-        <source>the store check</source>
-        <translation>проверка хранилища</translation>
-    </message>
-    <message>
-        <location filename="../../ui/shell/writer_words.py" line="24"/>
-        <source>the store set-up</source>
-        <translation>создание хранилища</translation>
-    </message>
-    <message>
-        <location filename="../../ui/shell/writer_words.py" line="25"/>
-        <source>saving labels</source>
-        <translation>сохранение отметок</translation>
-    </message>
-    <message>
-        <location filename="../../ui/shell/writer_words.py" line="26"/>
-        <source>a write</source>
-        <translation>запись</translation>
-    </message>
-    <message>
-        <location filename="../../ui/shell/writer_words.py" line="33"/>
-        <source>{operation} in this window</source>
-        <translation>{operation} в этом окне</translation>
-    </message>
-    <message>
-        <location filename="../../ui/shell/writer_words.py" line="35"/>
-        <source>{operation} in another Flashback window</source>
-        <translation>{operation} в другом окне Flashback</translation>
-    </message>
-    <message>
-        <location filename="../../ui/shell/writer_words.py" line="37"/>
-        <source>`flashback {command}` in another terminal</source>
-        <translation>`flashback {command}` в другом терминале</translation>
-    </message>
-    <message>
-        <location filename="../../ui/shell/writer_words.py" line="39"/>
-        <source>{operation} in another Flashback process</source>
-        <translation>{operation} в другом процессе Flashback</translation>
-    </message>
-    <message>
-        <location filename="../../ui/shell/writer_words.py" line="43"/>
-        <source>{who} (pid {pid}, since {since})</source>
-        <translation>{who} (pid {pid}, с {since})</translation>
-    </message>
-</context>
-<context>
     <name>errors</name>
     <message>
-        <location filename="../../ui/shell/errors.py" line="28"/>
+        <location filename="../../ui/shell/errors.py" line="41"/>
         <source>Flashback is not allowed to open {name}. Check the file&apos;s permissions.</source>
         <translation>Flashback не может открыть {name}: нет доступа. Проверьте права на файл.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/errors.py" line="29"/>
+        <location filename="../../ui/shell/errors.py" line="42"/>
         <source>a file</source>
         <translation>файл</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/errors.py" line="31"/>
+        <location filename="../../ui/shell/errors.py" line="44"/>
         <source>{name} does not exist (any more).</source>
         <translation>{name} не существует (больше).</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/errors.py" line="32"/>
+        <location filename="../../ui/shell/errors.py" line="45"/>
         <source>The file</source>
         <translation>Файл</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/errors.py" line="34"/>
+        <location filename="../../ui/shell/errors.py" line="47"/>
         <source>The system refused a file operation: {reason}</source>
         <translation>Система отказала в операции с файлом: {reason}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/errors.py" line="36"/>
+        <location filename="../../ui/shell/errors.py" line="53"/>
         <source>Flashback hit an internal error ({kind}). Nothing you did caused it; the details are in the log.</source>
         <translation>Во Flashback произошла внутренняя ошибка ({kind}). Вы ни при чём; подробности — в журнале.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/errors.py" line="45"/>
+        <location filename="../../ui/shell/errors.py" line="50"/>
         <source>Flashback hit an internal error ({kind}). Nothing you did caused it; the details are in {log} (please attach it when you report this).</source>
         <translation>Во Flashback произошла внутренняя ошибка ({kind}). Вы ни при чём; подробности — в файле {log} (приложите его, когда будете сообщать об ошибке).</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/errors.py" line="120"/>
+        <location filename="../../ui/shell/errors.py" line="119"/>
         <source>Unexpected error</source>
         <translation>Непредвиденная ошибка</translation>
     </message>
