@@ -6,6 +6,11 @@ being rebuilt. A model switch drops the other model's items (their vectors stay 
 so switching back is cheap) and every text is embedded with the new model, with progress.
 Each stage commits on its own, so a cancel keeps the stages already finished.
 
+The caller holds the store's write lock file (`StoreWriteLock`: no other import or build)
+for the whole build, but SQLite's own write lock only for short transactions that write:
+embedding (minutes with a local model or an API) runs with no transaction open
+(`engine.memory.vectors`), so a search in another process can record its run meanwhile.
+
 A build also heals what damage left behind: a saved calibration that is not finite, or a
 damaged vector met on the way (NaN in an index rebuild or in the measured anchors), has
 every damaged vector removed (`health`) and the build run again, which embeds those
@@ -36,7 +41,6 @@ from engine.memory.model_options import build_options_for
 from engine.memory.people_and_files import artifact_documents, artifacts_without_items, people_documents
 from engine.memory.topic_documents import topic_documents_for, topics_without_items
 from engine.memory.vectors import VectorChanges, delete_items, items_of_entities, load_items, replace_items
-from engine.store.transaction import write_transaction
 from engine.topics.builder import build_topics
 from engine.topics.consolidation import consolidate
 from engine.topics.merge_scale import merge_bar, neighbour_cosines
@@ -74,11 +78,6 @@ class BuildOptions:
     topics: TopicSettings = field(default_factory=TopicSettings)
     chunk_chars: int | PassageShape = DEFAULT_CHUNK_CHARS  # a sentence model's passages: model_options
     consolidate: bool = True
-
-
-def _in_transaction(connection: sqlite3.Connection, work: Callable[[], VectorChanges]) -> VectorChanges:
-    with write_transaction(connection):
-        return work()
 
 
 def _guarded(work):
@@ -165,7 +164,10 @@ def _build(data_dir: Path, connection: sqlite3.Connection, embedder: Embedder, *
     indexes = IndexSet(data_dir, model, embedder.dim)
 
     # Items of another model are stale whatever happens next; their cached vectors stay.
-    connection.execute("DELETE FROM vector_item WHERE model_id != ?", (model,))
+    # Deleted 500 at a time (each its own transaction): a whole store's items at once held
+    # the write lock for as long as the triggers took.
+    delete_items(connection, [r[0] for r in connection.execute("SELECT id FROM vector_item WHERE model_id != ?",
+                                                               (model,))])
     for kind in ("topic", "person", "artifact"):
         loaded = _guarded(lambda kind=kind: indexes.get(connection, kind))  # before any change: matches the store
         if loaded.rebuilt_because:
@@ -179,20 +181,18 @@ def _build(data_dir: Path, connection: sqlite3.Connection, embedder: Embedder, *
 
     started = time.perf_counter()
     pending = topics_without_items(connection, model)
-    # Topics per commit: what a cancel keeps. A local CPU model embeds ~200 topics in minutes,
-    # not 2,000 (`bench.local_speed`): a cancelled or interrupted build resumes from there.
+    # Topics whose items are written per step: what a cancel keeps of them (their vectors are
+    # kept batch by batch anyway). A local CPU model embeds ~200 topics in minutes, not 2,000
+    # (`bench.local_speed`): a cancelled or interrupted build resumes from there.
     step = 200 if isinstance(options.chunk_chars, PassageShape) else 2000
     for start in range(0, len(pending), step):
         batch = pending[start:start + step]
         documents = topic_documents_for(connection, batch, options.chunk_chars)
 
-        def embed_batch(documents=documents, offset=start, size=len(batch)) -> VectorChanges:
-            def report_share(done: int, total: int) -> None:
-                progress("embeddings", offset + done * size // max(total, 1), len(pending))
+        def report_share(done: int, total: int, offset: int = start, size: int = len(batch)) -> None:
+            progress("embeddings", offset + done * size // max(total, 1), len(pending))
 
-            return replace_items(connection, embedder, "topic", documents, report_share, cancel)
-
-        absorb("topic", _in_transaction(connection, embed_batch))
+        absorb("topic", replace_items(connection, embedder, "topic", documents, report_share, cancel))
     progress("embeddings", len(pending), len(pending))
     timed("embeddings", started)
 
@@ -214,9 +214,9 @@ def _build(data_dir: Path, connection: sqlite3.Connection, embedder: Embedder, *
         gone = items_of_entities(connection, model, "topic", merged.deleted_ids)
         changed = changed_topics = [t for t in merged.changed_ids if t not in set(merged.deleted_ids)]
         if changed:
-            absorb("topic", _in_transaction(connection, lambda: replace_items(
-                connection, embedder, "topic", topic_documents_for(connection, changed, options.chunk_chars),
-                cancel=cancel)))
+            absorb("topic", replace_items(connection, embedder, "topic",
+                                          topic_documents_for(connection, changed, options.chunk_chars),
+                                          cancel=cancel))
         absorb("topic", VectorChanges(removed=gone))
         delete_items(connection, gone)  # after the inserts: their ids stay unused (see replace_items)
         timed("consolidation", started)
@@ -231,12 +231,10 @@ def _build(data_dir: Path, connection: sqlite3.Connection, embedder: Embedder, *
     if isinstance(options.chunk_chars, PassageShape):  # a sentence model pays per character: their heads
         people, artifacts = options.chunk_chars.entities(people), options.chunk_chars.entities(artifacts)
     # With progress: a local CPU model spends minutes here (LoCoMo: a third of its build).
-    absorb("person", _in_transaction(connection, lambda: replace_items(
-        connection, embedder, "person", people, cancel=cancel,
-        on_progress=lambda done, total: progress("people", done, total))))
-    absorb("artifact", _in_transaction(connection, lambda: replace_items(
-        connection, embedder, "artifact", artifacts, cancel=cancel,
-        on_progress=lambda done, total: progress("artifacts", done, total))))
+    absorb("person", replace_items(connection, embedder, "person", people, cancel=cancel,
+                                   on_progress=lambda done, total: progress("people", done, total)))
+    absorb("artifact", replace_items(connection, embedder, "artifact", artifacts, cancel=cancel,
+                                     on_progress=lambda done, total: progress("artifacts", done, total)))
     timed("people_artifacts", started)
 
     started = time.perf_counter()

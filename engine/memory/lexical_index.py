@@ -19,7 +19,7 @@ from __future__ import annotations
 import sqlite3
 
 from engine.memory.topic_documents import topic_search_texts
-from engine.store.sql import execute_in
+from engine.store.sql import execute_in, select_in
 from engine.store.transaction import write_transaction
 from engine.text.stemming import stem_text
 
@@ -44,15 +44,24 @@ def _ensure_table(connection: sqlite3.Connection) -> bool:
 
 
 def sync_topic_fts(connection: sqlite3.Connection, changed: list[int] = ()) -> int:
-    """Drop rows of deleted topics and of `changed` ones, index every topic without a row; returns rows added."""
+    """Drop rows of deleted topics and of `changed` ones, index every topic without a row; returns rows added.
+
+    Topics' texts are read and stemmed with no transaction open (seconds on a big store:
+    issue 22), then written `BATCH_TOPICS` per transaction, each topic's old row and its new
+    one swapped in the same one. The caller holds the store's write lock (`StoreWriteLock`),
+    so no other process changes the topics meanwhile."""
     with write_transaction(connection):
         _ensure_table(connection)
         connection.execute("DELETE FROM topic_fts WHERE rowid NOT IN (SELECT id FROM topic)")
-        execute_in(connection, "DELETE FROM topic_fts WHERE rowid IN ({ids})", list(changed))
-        missing = [r[0] for r in connection.execute(
-            "SELECT id FROM topic WHERE id NOT IN (SELECT rowid FROM topic_fts) ORDER BY id")]
-        for start in range(0, len(missing), BATCH_TOPICS):
-            texts = topic_search_texts(connection, missing[start:start + BATCH_TOPICS])
-            connection.executemany("INSERT INTO topic_fts (rowid, log_terms, heading_terms) VALUES (?, ?, ?)",
-                                   [(t, stem_text(log), stem_text(summary)) for t, (log, summary) in texts.items()])
-    return len(missing)
+    without_row = {r[0] for r in connection.execute(
+        "SELECT id FROM topic WHERE id NOT IN (SELECT rowid FROM topic_fts)")}
+    existing = {r[0] for r in select_in(connection, "SELECT id FROM topic WHERE id IN ({ids})", list(set(changed)))}
+    targets = sorted(without_row | existing)
+    for start in range(0, len(targets), BATCH_TOPICS):
+        batch = targets[start:start + BATCH_TOPICS]
+        texts = topic_search_texts(connection, batch)
+        rows = [(t, stem_text(log), stem_text(summary)) for t, (log, summary) in texts.items()]
+        with write_transaction(connection):
+            execute_in(connection, "DELETE FROM topic_fts WHERE rowid IN ({ids})", batch)
+            connection.executemany("INSERT INTO topic_fts (rowid, log_terms, heading_terms) VALUES (?, ?, ?)", rows)
+    return len(targets)

@@ -3,6 +3,12 @@
 Every vector is keyed by (model, sha256 of the text), so a text embedded once is never
 embedded again: not after a merge that leaves a window unchanged, not after switching to
 another model and back. `vector_item.id` is the label in that kind's hnswlib index.
+
+The embedder never runs inside a write transaction: a local model or an API takes minutes
+over a build, and the store's SQLite write lock held that long makes every other writer
+(a search recording its run, a label) give up after its busy timeout (issue 22). Texts are
+embedded with no transaction open, and each write is a short transaction of its own: one
+per batch of embedded vectors, one per batch of entities whose items change.
 """
 
 from __future__ import annotations
@@ -17,8 +23,10 @@ import numpy as np
 from engine.embeddings.base import Embedder
 from engine.errors import CancelToken
 from engine.store.sql import execute_in, select_in
+from engine.store.transaction import write_transaction
 
 EMBED_BATCH = 256  # texts per embedder call: progress and cancel granularity
+ITEM_BATCH = 500  # entities whose items one write transaction replaces: milliseconds, not seconds
 
 
 def text_hash(text: str) -> str:
@@ -46,7 +54,9 @@ def cached_vectors(connection: sqlite3.Connection, model_id: str, hashes: Iterab
 def ensure_embedded(connection: sqlite3.Connection, embedder: Embedder, texts: dict[str, str],
                     on_progress: Callable[[int, int], None] | None = None,
                     cancel: CancelToken | None = None) -> tuple[int, int]:
-    """Put a vector for every (hash → text) into the cache; returns (embedded, already cached)."""
+    """Put a vector for every (hash → text) into the cache; returns (embedded, already cached).
+    Each batch is embedded with no transaction open and written in one of its own, so a
+    cancel keeps the batches already embedded (the next build finds them in the cache)."""
     have = cached_vectors(connection, embedder.model_id, texts)
     missing = [digest for digest in texts if digest not in have]
     for start in range(0, len(missing), EMBED_BATCH):
@@ -59,10 +69,11 @@ def ensure_embedded(connection: sqlite3.Connection, embedder: Embedder, texts: d
                 on_progress(start + done, len(missing))
 
         vectors = embedder.embed([texts[d] for d in batch], "document", on_progress=within, cancel=cancel)
-        connection.executemany(
-            "INSERT OR REPLACE INTO embedding_cache (model_id, text_hash, dim, vector) VALUES (?, ?, ?, ?)",
-            [(embedder.model_id, d, int(v.shape[0]), np.asarray(v, dtype=np.float32).tobytes())
-             for d, v in zip(batch, vectors, strict=True)])
+        rows = [(embedder.model_id, d, int(v.shape[0]), np.asarray(v, dtype=np.float32).tobytes())
+                for d, v in zip(batch, vectors, strict=True)]
+        with write_transaction(connection):
+            connection.executemany(
+                "INSERT OR REPLACE INTO embedding_cache (model_id, text_hash, dim, vector) VALUES (?, ?, ?, ?)", rows)
         if on_progress is not None:
             on_progress(start + len(batch), len(missing))
     return len(missing), len(texts) - len(missing)
@@ -73,32 +84,40 @@ def replace_items(connection: sqlite3.Connection, embedder: Embedder, kind: str,
                   cancel: CancelToken | None = None) -> VectorChanges:
     """Make the items of each entity in `documents` exactly its texts (chunk order kept).
 
-    Entities whose texts are unchanged keep their items (and index labels) untouched.
+    Entities whose texts are unchanged keep their items (and index labels) untouched. Reads
+    and embeds first with no transaction open, then writes the items `ITEM_BATCH` entities
+    per transaction (an entity's new and old items change together). The caller holds the
+    store's write lock (`StoreWriteLock`): no other process changes these items meanwhile.
     """
     changes = VectorChanges()
     model = embedder.model_id
     wanted: dict[int, list[str]] = {e: [text_hash(t) for t in texts] for e, texts in documents.items()}
-    stale: list[int] = []
+    stale: dict[int, list[int]] = {}  # entity → the items it has now, to be replaced
     for entity_id, hashes in wanted.items():
         rows = connection.execute(
             "SELECT id, text_hash FROM vector_item WHERE model_id = ? AND kind = ? AND entity_id = ? ORDER BY chunk",
             (model, kind, entity_id)).fetchall()
-        if [h for _, h in rows] == hashes:
-            continue
-        changes.removed.extend(item_id for item_id, _ in rows)
-        stale.append(entity_id)
+        if [h for _, h in rows] != hashes:
+            stale[entity_id] = [item_id for item_id, _ in rows]
     all_texts = {text_hash(t): t for e in stale for t in documents[e]}
     changes.embedded, changes.cached = ensure_embedded(connection, embedder, all_texts, on_progress, cancel)
     # New items first, old ones after: SQLite gives a new row max(id) + 1, so an id is never
     # handed out while the item that last had it may still be a label in an index a search
     # in another process reads during this build (it would map a hit to another entity).
-    for entity_id in stale:
-        for chunk, digest in enumerate(wanted[entity_id]):
-            cursor = connection.execute(
-                "INSERT INTO vector_item (kind, entity_id, chunk, model_id, text_hash) VALUES (?, ?, ?, ?, ?)",
-                (kind, entity_id, chunk, model, digest))
-            changes.added.append(int(cursor.lastrowid))
-    delete_items(connection, changes.removed)
+    # Entities that get items come first, so the first batch inserts before any batch deletes.
+    order = sorted(stale, key=lambda entity_id: not wanted[entity_id])
+    for start in range(0, len(order), ITEM_BATCH):
+        batch = order[start:start + ITEM_BATCH]
+        with write_transaction(connection):
+            for entity_id in batch:
+                for chunk, digest in enumerate(wanted[entity_id]):
+                    cursor = connection.execute(
+                        "INSERT INTO vector_item (kind, entity_id, chunk, model_id, text_hash) VALUES (?, ?, ?, ?, ?)",
+                        (kind, entity_id, chunk, model, digest))
+                    changes.added.append(int(cursor.lastrowid))
+            removed = [item_id for entity_id in batch for item_id in stale[entity_id]]
+            delete_items(connection, removed)
+        changes.removed.extend(removed)
     return changes
 
 

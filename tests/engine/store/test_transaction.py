@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import time
 
 import pytest
 
@@ -47,3 +48,18 @@ def test_a_second_writer_waits_instead_of_failing_midway(tmp_path, connection):
                 other.execute("BEGIN IMMEDIATE")  # refused at BEGIN, before it did any work
     finally:
         other.close()
+
+
+def test_observers_hear_how_long_each_transaction_held_the_lock(connection):
+    from engine.store.transaction import observe_holds
+
+    holds: list[float] = []
+    with observe_holds(holds.append):
+        with write_transaction(connection):
+            connection.execute("INSERT INTO t VALUES (4)")
+            time.sleep(0.05)
+        with pytest.raises(ValueError), write_transaction(connection):
+            raise ValueError("rolled back: held all the same")
+    with write_transaction(connection):  # after the block: no longer heard
+        connection.execute("INSERT INTO t VALUES (5)")
+    assert len(holds) == 2 and holds[0] >= 0.05 and 0 <= holds[1] < holds[0]
