@@ -172,3 +172,26 @@ def test_who_writes_is_said_in_the_window_language(qapp):
         assert step_words.startswith("Ожидание, пока не закончится импорт в другом окне Flashback"), step_words
     finally:
         i18n.uninstall(qapp, translators)
+
+
+def test_runs_and_labels_written_elsewhere_reach_the_views_that_show_them(qtbot, window, tmp_path):
+    """The watcher says what changed (engine.api.Changes): a run recorded elsewhere refreshes the
+    run history, a label set elsewhere the shown query's labels; neither is an import or build,
+    so the status bar does not say the store was changed."""
+    from engine.api import QueryFilters, make_reranker
+
+    panel = window.search_panel
+    panel.query.setText("hotel in Lisbon")
+    panel.search()
+    qtbot.waitUntil(lambda: panel.outcome() is not None and not panel.is_busy(), timeout=15_000)
+    qtbot.waitUntil(lambda: window.history.runs.topLevelItemCount() >= 1, timeout=15_000)
+    runs = window.history.runs.topLevelItemCount()
+    window.statusBar().clearMessage()
+
+    elsewhere = Flashback(tmp_path / "data", origin="command")
+    elsewhere.search.run("Postgres upgrade", reranker=make_reranker("threshold"), record=True)
+    qtbot.waitUntil(lambda: window.history.runs.topLevelItemCount() == runs + 1, timeout=15_000)
+    topic = next(c.id for c in panel.outcome().stage1.candidates if c.kind == "topic")
+    elsewhere.labels.label_topic("hotel in Lisbon", QueryFilters(), topic, True)
+    qtbot.waitUntil(lambda: panel.labels() == {topic: True}, timeout=15_000)
+    assert "another Flashback process" not in window.statusBar().currentMessage()
