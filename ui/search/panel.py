@@ -66,6 +66,7 @@ class SearchPanel(QWidget):
         self._stage1 = LatestWins()  # results of older searches are dropped
         self._labels: dict[int, bool] = {}  # topic id → relevant?, for the shown query
         self._label_reads = LatestWins(self)  # an older write's read-back never overwrites a newer one
+        self._label_writes: set = set()  # writes still in a worker: the labels are read again after the last
         self.settings_panel = SettingsPanel(store, self)
         self.settings_panel.changed.connect(self._on_setting_changed)
         self._flash = FlashRunner(service, self)
@@ -152,6 +153,10 @@ class SearchPanel(QWidget):
         # store or was refused: both are said.
         write.signals.succeeded.connect(lambda stored: self._on_label_written(stored[1]))
         write.signals.failed.connect(lambda error: self._on_label_refused(stage1, error))
+        # Writes wait their turn in any order, so the newest click's read-back may predate an
+        # older click's commit: once none is left, the store is read again and shown as it is.
+        self._label_writes.add(write)
+        write.signals.finished.connect(lambda: self._on_label_write_ended(write, stage1))
 
     def cancel_flash(self) -> None:
         self._flash.cancel()
@@ -312,6 +317,11 @@ class SearchPanel(QWidget):
         query, filters, labels = stage1.query, filters_of(stage1.settings), self._service.labels
         self._label_reads.call(lambda: labels.topic_labels(query, filters),
                                lambda stored: self._on_labels_stored(stage1, stored))
+
+    def _on_label_write_ended(self, write, stage1) -> None:
+        self._label_writes.discard(write)
+        if not self._label_writes and stage1 is self._state.stage1:
+            self._load_labels(stage1)
 
     def _on_label_written(self, changes: Changes) -> None:
         self.labels_changed.emit()
