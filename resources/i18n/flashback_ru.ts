@@ -1095,37 +1095,52 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Обновление поискового индекса</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="116"/>
+        <location filename="../../ui/shell/progress_panel.py" line="113"/>
+        <source>Updating the topics&apos; search index</source>
+        <translation>Обновление поискового индекса тем</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/progress_panel.py" line="114"/>
+        <source>Updating the people&apos;s search index</source>
+        <translation>Обновление поискового индекса людей</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/progress_panel.py" line="115"/>
+        <source>Updating the files&apos; search index</source>
+        <translation>Обновление поискового индекса файлов</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/progress_panel.py" line="119"/>
         <source>{stage}: {done} of {total}</source>
         <translation>{stage}: {done} из {total}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="123"/>
+        <location filename="../../ui/shell/progress_panel.py" line="126"/>
         <source>Chats: {chats} · Messages: {messages} · Attachments: {attachments}</source>
         <translation>Чатов: {chats} · Сообщений: {messages} · Вложений: {attachments}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="127"/>
+        <location filename="../../ui/shell/progress_panel.py" line="130"/>
         <source>Ids that came again with another text (the first text kept): {count}</source>
         <translation>Идентификаторы, пришедшие снова с другим текстом (оставлен первый): {count}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="130"/>
+        <location filename="../../ui/shell/progress_panel.py" line="133"/>
         <source>Already imported, nothing new: {names}</source>
         <translation>Уже импортировано, нового нет: {names}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="132"/>
+        <location filename="../../ui/shell/progress_panel.py" line="135"/>
         <source>New topics: {topics}</source>
         <translation>Новых тем: {topics}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="134"/>
+        <location filename="../../ui/shell/progress_panel.py" line="137"/>
         <source>Split by the model: {chunks} chunks, {fallbacks} without it</source>
         <translation>Разбито моделью: {chunks} фрагм., без неё: {fallbacks}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="136"/>
+        <location filename="../../ui/shell/progress_panel.py" line="139"/>
         <source>Time: {seconds} s</source>
         <translation>Время: {seconds} с</translation>
     </message>
@@ -1357,48 +1372,48 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>{0}: внутренняя ошибка ({1}: {2}). Пожалуйста, сообщите о ней.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="85"/>
+        <location filename="../../ui/search/panel.py" line="86"/>
         <source>Type a question first.</source>
         <translation>Сначала введите вопрос.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="91"/>
+        <location filename="../../ui/search/panel.py" line="92"/>
         <source>Searching…</source>
         <translation>Поиск…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="114"/>
-        <location filename="../../ui/search/panel.py" line="380"/>
+        <location filename="../../ui/search/panel.py" line="115"/>
+        <location filename="../../ui/search/panel.py" line="390"/>
         <source>Flash</source>
         <translation>Flash</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="119"/>
+        <location filename="../../ui/search/panel.py" line="120"/>
         <source>Flash is restating the query from the recent messages, then choosing among {0} topics…</source>
         <translation>Flash переформулирует запрос по недавним сообщениям, затем выбирает среди тем: {0}…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="122"/>
+        <location filename="../../ui/search/panel.py" line="123"/>
         <source>Flash is choosing among {0} topics…</source>
         <translation>Flash выбирает среди тем: {0}…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="328"/>
+        <location filename="../../ui/search/panel.py" line="338"/>
         <source>Labelling</source>
         <translation>Отметка</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="172"/>
+        <location filename="../../ui/search/panel.py" line="177"/>
         <source>Ask your memory: “when did we move the Postgres upgrade?”</source>
         <translation>Спросите свою память: «когда мы перенесли обновление Postgres?»</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="175"/>
+        <location filename="../../ui/search/panel.py" line="180"/>
         <source>Search</source>
         <translation>Поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="177"/>
+        <location filename="../../ui/search/panel.py" line="182"/>
         <source>Recent messages</source>
         <translation>Недавние сообщения</translation>
     </message>
@@ -1418,18 +1433,18 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Показать или скрыть настройки поиска ({0})</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="182"/>
+        <location filename="../../ui/search/panel.py" line="187"/>
         <source>Optional: paste the last few messages of the conversation you are in; Flash uses them as context.</source>
         <translation>Необязательно: вставьте несколько последних сообщений текущего разговора; Flash использует их как контекст.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="185"/>
-        <location filename="../../ui/search/panel.py" line="362"/>
+        <location filename="../../ui/search/panel.py" line="190"/>
+        <location filename="../../ui/search/panel.py" line="372"/>
         <source>Run Flash</source>
         <translation>Запустить Flash</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="187"/>
+        <location filename="../../ui/search/panel.py" line="192"/>
         <source>Cancel</source>
         <translation>Отмена</translation>
     </message>
@@ -1439,37 +1454,37 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>&lt;b&gt;Выбор&lt;/b&gt; (в порядке выбора)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="239"/>
+        <location filename="../../ui/search/panel.py" line="244"/>
         <source>The search</source>
         <translation>Поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="296"/>
+        <location filename="../../ui/search/panel.py" line="301"/>
         <source>Also searched as: “{0}” — rewritten from the recent messages in {1:.1f} s; the candidates below are both searches, fused.</source>
         <translation>Также искали как: «{0}» — переписано по недавним сообщениям за {1:.1f} с; кандидаты ниже — оба поиска вместе.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="300"/>
+        <location filename="../../ui/search/panel.py" line="305"/>
         <source>Searched as typed: the rewrite from the recent messages was not used ({0}).</source>
         <translation>Искали как введено: переписанный по недавним сообщениям запрос не использован ({0}).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="353"/>
+        <location filename="../../ui/search/panel.py" line="363"/>
         <source>Flash cancelled; nothing was charged after the cancel.</source>
         <translation>Flash отменён; после отмены ничего не списано.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="361"/>
+        <location filename="../../ui/search/panel.py" line="371"/>
         <source>Run Flash (1 API call)</source>
         <translation>Запустить Flash (1 вызов API)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="380"/>
+        <location filename="../../ui/search/panel.py" line="390"/>
         <source>threshold</source>
         <translation>порог</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="381"/>
+        <location filename="../../ui/search/panel.py" line="391"/>
         <source>rerank</source>
         <translation>реранкинг</translation>
     </message>

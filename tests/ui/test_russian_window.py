@@ -211,6 +211,8 @@ def test_a_russian_window_shows_no_english_sentence(qtbot, qasync_loop, russian,
     stages: set[tuple[str, str]] = set()
 
     def on_step(step) -> None:
+        words = window.progress_panel.describe(step)  # a stage's name alone is too short to be prose
+        assert re.search("[А-Яа-яЁё]", words), (step, words)
         if (step.phase, step.name) not in stages:
             stages.add((step.phase, step.name))
             look(f"progress {step.phase}/{step.name}")

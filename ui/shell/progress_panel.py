@@ -110,6 +110,9 @@ class ProgressPanel(QFrame):
             "people": self.tr("Embedding people"),
             "artifacts": self.tr("Embedding files"),
             "index": self.tr("Updating the search index"),
+            "index topic": self.tr("Updating the topics' search index"),
+            "index person": self.tr("Updating the people's search index"),
+            "index artifact": self.tr("Updating the files' search index"),
         }
         label = stages.get(step.name, step.name)
         if step.total > 1:
