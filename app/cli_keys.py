@@ -12,7 +12,7 @@ import sys
 
 from app.keys import KeyStore, KeyStoreError, masked
 
-PROVIDERS = ("openrouter", "openai", "custom")
+PROVIDERS = ("openrouter", "openai", "custom", "jina", "cohere", "voyage", "rerank")
 _FROM = {"keyring": "the OS keyring", "session": "this session", "env": "the environment"}
 
 

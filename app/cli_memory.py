@@ -13,7 +13,7 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from app import cli_llm
+from app import cli_cross_encoder, cli_llm
 from app.cli_chats import resolve_chats
 from app.cli_options import add_setting, say
 from app.cli_output import StageProgress, at_least, plural, waiting_note
@@ -49,8 +49,9 @@ def _embedding_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _search_options(parser: argparse.ArgumentParser, reranker: str) -> None:
-    parser.add_argument("--reranker", default=reranker, choices=("none", "threshold", "flash"),
-                        help=f"stage 2 (default {reranker}); flash asks an LLM (see the Flash options)")
+    parser.add_argument("--reranker", default=reranker, choices=("none", "threshold", "flash", "cross-encoder"),
+                        help=f"stage 2 (default {reranker}); flash asks an LLM (see the Flash options); "
+                             "cross-encoder asks a rerank server (see the cross-encoder options)")
     for key in ("candidates", "safety_threshold", "threshold", "gap", "top_k", "hybrid"):
         add_setting(parser, key)
     parser.add_argument("--fusion", default="score", choices=("score", "rrf"))
@@ -62,6 +63,7 @@ def _search_options(parser: argparse.ArgumentParser, reranker: str) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     _embedding_options(parser)
     cli_llm.add_flash_options(parser)
+    cli_cross_encoder.add_options(parser)
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -225,8 +227,13 @@ def _build_options(args: argparse.Namespace):
 
 
 def _reranker(args: argparse.Namespace, service: Flashback):
+    if args.chain_cross_encoder and args.reranker != "flash":
+        raise EngineError("--chain-cross-encoder puts the cross-encoder before Flash: use it with --reranker flash.")
+    if args.reranker == "cross-encoder":
+        return cli_cross_encoder.reranker(args, service, _threshold(args))
     if args.reranker == "flash":
-        return cli_llm.flash_reranker(args, service)
+        flash = cli_llm.flash_reranker(args, service)
+        return cli_cross_encoder.chained(args, service, flash) if args.chain_cross_encoder else flash
     return make_reranker(args.reranker, _threshold(args))
 
 
@@ -279,6 +286,9 @@ def run_search(args: argparse.Namespace, data_dir: Path) -> int:
         sys.stdout.write(f"{protocol}tool calls {outcome.result.tool_calls}; fallback {fallback}; "
                          f"tokens {usage.get('prompt_tokens', 0)}+{usage.get('completion_tokens', 0)}"
                          + (f"; cost ${usage['cost']:.4f}" if usage.get("cost") else "") + "\n")
+        cli_cross_encoder.write_chain(outcome)
+    if outcome.result.reranker == "cross-encoder":
+        cli_cross_encoder.write_summary(outcome)
     return 0
 
 

@@ -19,6 +19,10 @@ ENV_VARS = {
     "openrouter": ("FLASHBACK_API_KEY", "OPENROUTER_API_KEY"),
     "openai": ("FLASHBACK_API_KEY", "OPENAI_API_KEY"),
     "custom": ("FLASHBACK_API_KEY",),
+    # rerank servers (issue 25): the APIs' own variables; a local one started with a key has its own,
+    # so the chat key is never sent to a rerank server
+    "jina": ("JINA_API_KEY",), "cohere": ("COHERE_API_KEY", "CO_API_KEY"), "voyage": ("VOYAGE_API_KEY",),
+    "rerank": ("FLASHBACK_RERANK_API_KEY",),
 }
 KEYLESS = ("builtin", "ollama", "llamacpp", "lmstudio")
 # Every key this process has read, so the crash log (app.crash) can scrub exactly these

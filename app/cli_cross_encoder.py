@@ -1,0 +1,86 @@
+"""The cross-encoder's side of the CLI (issue 25): `search --reranker cross-encoder
+--rerank-endpoint PRESET --rerank-url URL [--rerank-model NAME]`, and Flash after it with
+`--reranker flash --chain-cross-encoder`. The settings come from engine.api.SETTINGS; the key
+from the keyring or the environment, like every other endpoint's (`flashback key set
+--provider jina|cohere|voyage|rerank`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from app.cli_options import add_setting
+from app.keys import KeyStore, MissingKeyError
+from engine.api import RERANK_PRESETS, CrossEncoderSettings, RerankEndpoint
+
+SETTING_KEYS = ("ce_threshold", "ce_top_k", "ce_top_n", "ce_passage_tokens", "ce_batch", "ce_skip_small",
+                "ce_skip_flat", "ce_timeout", "ce_chain_keep")
+_METAVARS = {"ce_threshold": "SCORE", "ce_passage_tokens": "TOKENS", "ce_timeout": "SECONDS"}
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("cross-encoder (--reranker cross-encoder, or --chain-cross-encoder)")
+    group.add_argument("--rerank-endpoint", default="llamacpp", choices=tuple(RERANK_PRESETS),
+                       help="rerank server: llamacpp (llama-server --reranking), tei, infinity, vllm (on this "
+                            "computer, no key), jina, cohere, voyage (APIs with a key) or custom (default llamacpp; "
+                            "docs/rerankers.md)")
+    group.add_argument("--rerank-url", default="", metavar="URL",
+                       help="the server's address, e.g. http://127.0.0.1:8080 (default: the preset's)")
+    group.add_argument("--rerank-model", default="", metavar="NAME", help="reranker model (default: the preset's)")
+    for key in SETTING_KEYS:
+        add_setting(group, key, metavar=_METAVARS.get(key, "N"))
+    group.add_argument("--chain-cross-encoder", action="store_true",
+                       help="with --reranker flash: the cross-encoder narrows the topics Flash reads to --chain-keep")
+
+
+def endpoint_from(args: argparse.Namespace, keys: KeyStore | None = None) -> RerankEndpoint:
+    spec = RERANK_PRESETS[args.rerank_endpoint]
+    keys = keys or KeyStore()
+    key = keys.get(spec.key_name)
+    if not key and spec.needs_key:
+        raise MissingKeyError(spec.key_name, keys.env_vars(spec.key_name))
+    endpoint = RerankEndpoint(args.rerank_endpoint, args.rerank_url, key, args.rerank_model)
+    endpoint.check()  # a custom server without an address: one sentence, before anything is built
+    return endpoint
+
+
+def settings_from(args: argparse.Namespace) -> CrossEncoderSettings:
+    return CrossEncoderSettings(threshold=args.ce_threshold, top_k=args.ce_top_k, top_n=args.ce_top_n,
+                                passage_tokens=args.ce_passage_tokens, batch=args.ce_batch,
+                                skip_small=args.ce_skip_small, skip_flat=args.ce_skip_flat,
+                                timeout=args.rerank_timeout, chain_keep=args.chain_keep)
+
+
+def reranker(args: argparse.Namespace, service, others):
+    """The cross-encoder over the store; people and files by the threshold options."""
+    return service.search.cross_encoder_reranker(endpoint_from(args), settings_from(args), others)
+
+
+def chained(args: argparse.Namespace, service, flash):
+    """Flash reading only the cross-encoder's best topics (people and files as Flash chooses)."""
+    return service.search.chained_reranker(service.search.cross_encoder_reranker(endpoint_from(args),
+                                                                                 settings_from(args)), flash)
+
+
+def write_summary(outcome) -> None:
+    """The cross-encoder's line under the candidates: what it kept and why, or its fallback."""
+    result, report = outcome.result, outcome.result.report
+    for selection in result.selected:
+        sys.stdout.write(f"  {selection.kind} {selection.id}: {selection.reason}\n")
+    if report.get("note"):
+        sys.stdout.write(f"  {report['note']}\n")
+    fallback = f"{result.fallback} ({report.get('error')})" if result.fallback else "none"
+    endpoint = report.get("endpoint") or {}
+    if report.get("skipped"):
+        sys.stdout.write(f"cross-encoder {endpoint.get('label', '')}: not asked\n")
+        return
+    sys.stdout.write(f"cross-encoder {endpoint.get('label', '')}: scored {len(report.get('scores') or [])} in "
+                     f"{report.get('batches', 0)} batches; fallback {fallback}; "
+                     f"{(report.get('timings_ms') or {}).get('total', 0):.0f} ms\n")
+
+
+def write_chain(outcome) -> None:
+    chain = outcome.result.report.get("chain")
+    if chain:
+        fallback = f"; fallback {chain['fallback']}" if chain.get("fallback") else ""
+        sys.stdout.write(f"chained: {chain.get('note')}{fallback}\n")
