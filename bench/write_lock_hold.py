@@ -1,8 +1,9 @@
 """How long a build holds SQLite's write lock at a stretch: `python -m bench.write_lock_hold
-[--locomo PATH] [--embedder local|builtin] [--poll-ms 20]`.
+[--locomo PATH | --synth MESSAGES] [--embedder local|builtin] [--poll-ms 20]`.
 
-Converts the LoCoMo dev slice (bench/locomo_convert.py), imports it into a fresh store,
-then runs `flashback build` (`FlashbackService.build`, the window's and the CLI's path)
+Converts the LoCoMo dev slice (bench/locomo_convert.py), or writes a synthetic Telegram
+export of `--synth` messages (bench/synth_telegram.py), imports it into a fresh store,
+then runs `flashback build` (`Flashback.build`, the window's and the CLI's path)
 while a second process does what a search recording its run does, over and over: `BEGIN
 IMMEDIATE` (busy timeout 10 min, so it never gives up), `COMMIT`, sleep `--poll-ms`. Its
 longest wait is the longest time the build kept every other writer out, autocommit
@@ -29,8 +30,9 @@ import time
 from pathlib import Path
 
 from bench.locomo_convert import convert
+from bench.synth_telegram import write_export
+from engine.api import Flashback
 from engine.embeddings.base import EmbeddingConfig
-from engine.service import FlashbackService
 from engine.store.database import db_path
 from engine.store.transaction import observe_holds
 
@@ -85,6 +87,7 @@ def _stage_at(timeline: list[tuple[float, str]], moment: float) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--locomo", type=Path, default=DEFAULT_LOCOMO)
+    parser.add_argument("--synth", type=int, default=0, help="a synthetic Telegram export of this many messages")
     parser.add_argument("--embedder", default="local", choices=("local", "builtin"))
     parser.add_argument("--poll-ms", type=float, default=20.0, help="the probe's pause between lock takes")
     parser.add_argument("--probe", type=Path, help=argparse.SUPPRESS)  # the second process's mode
@@ -94,10 +97,14 @@ def main() -> None:
         return
 
     work = Path(tempfile.mkdtemp(prefix="flashback-lock-hold-"))
-    export = work / "locomo.jsonl"
-    conversion = convert(args.locomo, export, work / "qrels.json")
-    service = FlashbackService(work / "store", EmbeddingConfig(provider=args.embedder))
-    service.import_path(export)
+    if args.synth:
+        export = work / "result.json"
+        messages = write_export(export, args.synth, seed=3)
+    else:
+        export = work / "locomo.jsonl"
+        messages = convert(args.locomo, export, work / "qrels.json").messages
+    service = Flashback(work / "store", EmbeddingConfig(provider=args.embedder))
+    service.imports.import_path(export)
 
     prober = subprocess.Popen([sys.executable, "-m", "bench.write_lock_hold", "--probe",
                                str(db_path(service.data_dir)), "--poll-ms", str(args.poll_ms)],
@@ -117,7 +124,7 @@ def main() -> None:
     started = time.monotonic()
     try:
         with observe_holds(on_hold):
-            report = service.build(on_progress=on_progress)
+            report = service.memory.build(on_progress=on_progress)
     finally:
         ended = time.monotonic()
         out, _ = prober.communicate("", timeout=PROBE_BUSY_MS / 1000)
@@ -130,7 +137,7 @@ def main() -> None:
         by_stage[stage] = round(max(by_stage.get(stage, 0.0), waited), 3)
     ordered = sorted(waited for _, waited in waits)
     figures = {
-        "embedder": report.model_id, "messages": conversion.messages, "topics": report.vectors.get("topic", 0),
+        "embedder": report.model_id, "messages": messages, "topics": report.vectors.get("topic", 0),
         "build_s": round(ended - started, 1), "probes": len(waits), "probe_errors": len(probed["errors"]),
         "longest_hold_s": round(longest, 3), "longest_hold_stage": _stage_at(timeline, longest_at),
         "p99_wait_s": round(ordered[int(0.99 * (len(ordered) - 1))], 3) if ordered else 0.0,
