@@ -9,7 +9,7 @@ from engine.changes import Changes
 from engine.embeddings.base import Embedder, EmbeddingConfig, config_for_model, make_embedder
 from engine.embeddings.local import INSTALL_HINT, local_model_available
 from engine.embeddings.openai_compat import PRESETS as EMBEDDING_PRESETS
-from engine.errors import CancelToken, EngineError
+from engine.errors import BuildCancelled, CancelToken, EngineError
 from engine.llm import Endpoint
 from engine.memory.build import BuildOptions, BuildReport, StageProgress, build_memory
 from engine.store.database import db_path
@@ -75,7 +75,7 @@ class MemoryService:
         chunk they fail on is summarised extractively and counted in `report.agents`.
         Waits for another process's import or build first (`on_wait(holder)`, cancellable)."""
         context = self._context
-        cancel = cancel or CancelToken()
+        cancel = (cancel or CancelToken()).raising(BuildCancelled)  # a build keeps what it committed: says so
         with (plain_faults(context.data_dir, "build"),
               StoreWriteLock(context.data_dir, "build", context.origin, on_wait, cancel.raise_if_cancelled)):
             connection = context.connect()
