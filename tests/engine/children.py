@@ -64,3 +64,24 @@ def noisy(channel) -> str:
 
 class NotTheEnginesError(Exception):
     """An exception of a module the parent does not rebuild classes from."""
+
+
+def topic_build_cancelled(channel) -> None:
+    """A cancel that carries a report of what was committed (a dataclass with a Counter)."""
+    from collections import Counter
+
+    from engine.topics.builder import TopicBuildReport
+    from engine.topics.errors import TopicBuildCancelled
+
+    raise TopicBuildCancelled(TopicBuildReport(topics_created=3, created_ids=[4, 5, 6],
+                                               fallbacks=Counter(timeout=2)))
+
+
+def build_ignoring_cancel(channel) -> None:
+    """Speaks the import/build child's protocol but never looks at the cancel (a stuck build)."""
+    channel.receive()
+    channel.cancel_token()
+    channel.send(("phase", "build"))
+    while True:
+        channel.progress({"phase": "build", "name": "embeddings", "done": 1, "total": 9})
+        time.sleep(0.05)

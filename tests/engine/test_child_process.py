@@ -126,3 +126,15 @@ def test_a_child_that_cannot_run_ends_without_a_frame():
 def test_prints_in_the_child_never_reach_the_frames():
     with ChildProcess(CHILDREN, "noisy") as child:
         assert outcome(child) == ([], "clean")
+
+
+def test_an_error_carrying_a_report_brings_the_report():
+    from engine.topics.builder import TopicBuildReport
+    from engine.topics.errors import TopicBuildCancelled
+
+    with ChildProcess(CHILDREN, "topic_build_cancelled") as child, pytest.raises(TopicBuildCancelled) as caught:
+        outcome(child)
+    report = caught.value.report
+    assert type(report) is TopicBuildReport
+    assert (report.topics_created, report.created_ids, dict(report.fallbacks)) == (3, [4, 5, 6], {"timeout": 2})
+    assert str(caught.value) == str(TopicBuildCancelled())
