@@ -18,7 +18,7 @@ from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
 from app.keys import ENV_VARS, keys_in_use
-from engine.scrub import scrub_text
+from engine.api import scrub_text
 
 LOG_FILE = Path("logs") / "flashback.log"
 MAX_BYTES = 512 * 1024

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import resources
-from engine.errors import EngineError
+from engine.api import EngineError
 
 DEMO_EXPORT = resources.demo_export()  # None in an installation that does not carry it
 log = logging.getLogger(__name__)
