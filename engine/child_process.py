@@ -1,7 +1,7 @@
 """One way to run engine work in a child Python: start, talk, cancel, stop, and errors that
 keep their type across the boundary.
 
-Two children use it: the import-and-build child (`engine.jobs.import_build`, so the window's
+Two children use it: the import-and-build child (`engine.api.pipeline`, so the window's
 process keeps its GIL) and the parse child (`engine.importers.parse_child`, which parses a
 big export beside the writer). The child is a fresh interpreter that imports only the module
 it runs (`python -c` with a boot line, like multiprocessing's spawn: the same on Linux, macOS
@@ -176,6 +176,13 @@ class ParentChannel:
 
     def __init__(self, ahead: int = 3) -> None:
         _binary(0)
+        try:
+            os.fstat(2)
+        except OSError:  # no stderr (a windowless parent's child): what is printed goes nowhere,
+            devnull = os.open(os.devnull, os.O_WRONLY)  # and the copy of fd 1 below cannot land on fd 2
+            if devnull != 2:
+                os.dup2(devnull, 2)
+                os.close(devnull)
         self._out = os.dup(1)
         _binary(self._out)
         os.dup2(2, 1)
@@ -229,7 +236,8 @@ def run_child(module: str, function: str) -> None:
     try:
         main = getattr(importlib.import_module(module), function)
     except Exception:  # this child cannot run here: end with no frame sent (`ChildEnded.frames == 0`)
-        traceback.print_exc()
+        if sys.stderr is not None:
+            traceback.print_exc()
         os._exit(1)
     try:
         channel.send(("result", main(channel)))
@@ -237,7 +245,8 @@ def run_child(module: str, function: str) -> None:
         channel.send(("error", encode_error(exc)))
     finally:
         channel.close()
-        sys.stderr.flush()
+        if sys.stderr is not None:
+            sys.stderr.flush()
     os._exit(0)
 
 

@@ -3,7 +3,10 @@ their class across the boundary, cancel, and a child that is always stopped and 
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +16,7 @@ from engine.importers.registry import ParserBug
 from engine.messages import Message
 
 CHILDREN = "tests.engine.children"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def outcome(child: ChildProcess, limit_s: float = 30.0) -> tuple[list, object]:
@@ -138,3 +142,15 @@ def test_an_error_carrying_a_report_brings_the_report():
     assert type(report) is TopicBuildReport
     assert (report.topics_created, report.created_ids, dict(report.fallbacks)) == (3, [4, 5, 6], {"timeout": 2})
     assert str(caught.value) == str(TopicBuildCancelled())
+
+
+def test_a_child_without_stderr_still_runs():
+    """A windowless parent (pythonw on Windows) gives its children no stderr: the child's
+    prints go nowhere, and the frames still flow."""
+    code = ("import os, sys; os.close(2); sys.stderr = None\n"
+            "from engine.child_process import ChildProcess\n"
+            "from tests.engine.test_child_process import outcome\n"
+            "with ChildProcess('tests.engine.children', 'noisy') as child:\n"
+            "    print(outcome(child))\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "([], 'clean')", done.stdout + done.stderr
