@@ -32,16 +32,28 @@ def estimate_tokens(text: str) -> int:
     """Approximate token count of `text` (see the module docstring for the rule)."""
     if not text:
         return 0
+    return max(sum(map(_piece_tokens, _PIECE.findall(text))), 1)
+
+
+def cut_to_tokens(text: str, limit: int) -> str:
+    """The longest start of `text` that counts at most `limit` tokens by the same rule, ended
+    before a word (one pass; a passage for a rerank model, a budgeted excerpt)."""
+    if limit <= 0 or not text:
+        return ""
     tokens = 0
-    for piece in _PIECE.findall(text):
-        first = piece[0]
-        if first.isalpha():
-            if piece.isascii():
-                tokens += -(-len(piece) // ASCII_LETTERS_PER_TOKEN)
-            elif ord(first) >= _WIDE_START:
-                tokens += len(piece)
-            else:
-                tokens += int(-(-len(piece) // OTHER_LETTERS_PER_TOKEN))
-        else:
-            tokens += 1  # a digit group, a line break, a punctuation mark or symbol
-    return max(tokens, 1)
+    for match in _PIECE.finditer(text):
+        tokens += _piece_tokens(match.group())
+        if tokens > limit:
+            return text[: match.start()].rstrip()
+    return text
+
+
+def _piece_tokens(piece: str) -> int:
+    first = piece[0]
+    if first.isalpha():
+        if piece.isascii():
+            return -(-len(piece) // ASCII_LETTERS_PER_TOKEN)
+        if ord(first) >= _WIDE_START:
+            return len(piece)
+        return int(-(-len(piece) // OTHER_LETTERS_PER_TOKEN))
+    return 1  # a digit group, a line break, a punctuation mark or symbol

@@ -16,7 +16,7 @@ from engine.rerank.cross_encoder.errors import (
     CrossEncoderSettingsError,
     cross_encoder_fallback_message,
 )
-from engine.rerank.cross_encoder.passages import LogSource, cut_to_tokens, passages_for, store_log_source
+from engine.rerank.cross_encoder.passages import LogSource, passages_for, store_log_source
 from engine.rerank.cross_encoder.presets import RERANK_PRESETS, RerankEndpoint, RerankPreset, get_rerank_preset
 from engine.rerank.cross_encoder.reranker import CrossEncoderReranker, Scoring, skip_reason
 from engine.rerank.cross_encoder.settings import CrossEncoderSettings
@@ -24,7 +24,7 @@ from engine.rerank.cross_encoder.settings import CrossEncoderSettings
 __all__ = [
     "CROSS_ENCODER_FALLBACKS", "RERANK_PRESETS", "ChainSettings", "ChainedReranker", "CrossEncoderError",
     "CrossEncoderReranker", "CrossEncoderSettings", "CrossEncoderSettingsError", "LogSource", "RerankClient",
-    "RerankEndpoint", "RerankPreset", "ScoreRun", "Scoring", "cross_encoder_fallback_message", "cut_to_tokens",
+    "RerankEndpoint", "RerankPreset", "ScoreRun", "Scoring", "cross_encoder_fallback_message",
     "estimate_cross_encoder", "get_rerank_preset", "narrow", "normalise", "parse_scores", "passages_for",
     "skip_reason", "store_log_source",
 ]

@@ -176,3 +176,15 @@ def test_a_custom_server_without_an_address_is_refused_before_any_search(data_di
         Flashback(data_dir).search.cross_encoder_reranker(RerankEndpoint("custom"))
     with pytest.raises(CrossEncoderSettingsError, match="top_k is out of range"):
         CrossEncoderSettings(top_k=0)
+
+
+@pytest.mark.parametrize("text", ["Kim: the hotel in Lisbon is booked for May 3-7, confirmation SXKQ7L. " * 40,
+                                  "Катя: договор аренды на Стромынке подписали, ключи в пятницу. " * 40])
+def test_a_passage_is_the_longest_start_within_the_budget_counted_as_everywhere(text):
+    from engine.text.tokens import cut_to_tokens
+
+    for limit in (1, 17, 64, 256):
+        cut = cut_to_tokens(text, limit)
+        assert estimate_tokens(cut) <= limit < estimate_tokens(text[: len(cut) + 12])  # one more word would not fit
+        assert text.startswith(cut) and not cut.endswith(" ")
+    assert cut_to_tokens("short", 256) == "short" and cut_to_tokens("short", 0) == ""
