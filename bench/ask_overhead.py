@@ -34,10 +34,10 @@ from pathlib import Path
 import numpy as np
 
 import resources
+from engine.api import Flashback
 from engine.ask import AskDeps, AskSettings, ask, store_profile
 from engine.llm import ChatClient, Endpoint
 from engine.rerank.threshold import ThresholdReranker
-from engine.service import FlashbackService
 from engine.store.database import connect, db_path
 from tests.fake_openai import FakeOpenAI, FakeResponse, RecordedRequest, chat_reply, tool_call
 
@@ -83,7 +83,7 @@ def citation_enum(schema: dict) -> list[int]:
     return schema["properties"]["claims"]["items"]["properties"]["citations"]["items"]["enum"]
 
 
-async def measure(server: FakeOpenAI, service: FlashbackService, data_dir: Path, preset: str, verify: str,
+async def measure(server: FakeOpenAI, service: Flashback, data_dir: Path, preset: str, verify: str,
                   rounds: int) -> dict:
     connection = connect(db_path(data_dir))
     try:
@@ -96,8 +96,9 @@ async def measure(server: FakeOpenAI, service: FlashbackService, data_dir: Path,
     steps: dict[str, list[float]] = {}
     last = None
     async with ChatClient(endpoint) as client:
-        deps = AskDeps(stage1=service.stage1, reranker=ThresholdReranker(), connect=lambda: connect(db_path(data_dir)),
-                       embedder=service.embedder(), client=client, chats=chats, languages=languages)
+        deps = AskDeps(stage1=service.search.stage1, reranker=ThresholdReranker(),
+                       connect=lambda: connect(db_path(data_dir)),
+                       embedder=service.memory.embedder(), client=client, chats=chats, languages=languages)
         settings = AskSettings(verify=verify, refine=False)
         for index in range(-3, rounds * len(QUESTIONS)):  # three untimed: connections, caches, lazy imports
             question = QUESTIONS[index % len(QUESTIONS)]
@@ -133,9 +134,9 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="flashback-bench-") as scratch, FakeOpenAI() as server:
         data_dir = Path(scratch) / "data"
-        service = FlashbackService(data_dir)
-        service.import_path(resources.demo_export())
-        build = service.build()
+        service = Flashback(data_dir)
+        service.imports.import_path(resources.demo_export())
+        build = service.memory.build()
         server.handle(CHAT, scripted)
         measured = asyncio.run(measure(server, service, data_dir, args.preset, args.verify, args.rounds))
 

@@ -31,6 +31,7 @@ from pathlib import Path
 import resources
 from bench.locomo import DEFAULT_LOCOMO
 from bench.locomo_convert import convert
+from engine.api import Flashback
 from engine.ask import AskDeps, AskSettings, ask, store_profile
 from engine.ask.answer_data import QAItem, load_questions
 from engine.ask.answer_eval import AnswerEvalResult, evaluate_answers
@@ -39,21 +40,20 @@ from engine.embeddings.base import EmbeddingConfig
 from engine.llm import ChatClient, Endpoint
 from engine.memory.model_options import build_options_for
 from engine.rerank.threshold import ThresholdReranker
-from engine.service import FlashbackService
 from engine.store.database import connect, db_path
 
 CHAT = "/v1/chat/completions"
 
 
-def _store(work: Path, qa: Path, provider: str) -> FlashbackService:
-    service = FlashbackService(work / "data", EmbeddingConfig(provider=provider))
+def _store(work: Path, qa: Path, provider: str) -> Flashback:
+    service = Flashback(work / "data", EmbeddingConfig(provider=provider))
     raw = json.loads(qa.read_text(encoding="utf-8"))
     locomo = qa if isinstance(raw, list) else DEFAULT_LOCOMO  # the dated questions name LoCoMo's messages too
     if not isinstance(raw, list):
-        service.import_path(resources.demo_export())
+        service.imports.import_path(resources.demo_export())
     convert(locomo, work / "locomo.jsonl", work / "locomo_qrels.json")
-    service.import_path(work / "locomo.jsonl")
-    service.build(build_options_for(service.embedder()))
+    service.imports.import_path(work / "locomo.jsonl")
+    service.memory.build(build_options_for(service.memory.embedder()))
     return service
 
 
@@ -102,7 +102,7 @@ def _endpoints(args):
     yield endpoint, judge
 
 
-async def _evaluate(service: FlashbackService, items: list[QAItem], endpoint: Endpoint, judge_endpoint: Endpoint,
+async def _evaluate(service: Flashback, items: list[QAItem], endpoint: Endpoint, judge_endpoint: Endpoint,
                     settings: AskSettings, source: str) -> AnswerEvalResult:
     data_dir = service.data_dir
     connection = connect(db_path(data_dir))
@@ -112,8 +112,9 @@ async def _evaluate(service: FlashbackService, items: list[QAItem], endpoint: En
         connection.close()
     today = datetime.now(UTC)
     async with ChatClient(endpoint) as client, ChatClient(judge_endpoint) as judge_client:
-        deps = AskDeps(stage1=service.stage1, reranker=ThresholdReranker(), connect=lambda: connect(db_path(data_dir)),
-                       embedder=service.embedder(), client=client, model=endpoint.default_model or None,
+        deps = AskDeps(stage1=service.search.stage1, reranker=ThresholdReranker(),
+                       connect=lambda: connect(db_path(data_dir)),
+                       embedder=service.memory.embedder(), client=client, model=endpoint.default_model or None,
                        chats=chats, languages=languages)
 
         async def one(item: QAItem):
