@@ -21,6 +21,7 @@ _EXPORTS: dict[str, str] = {
     "RunRecord": "engine.api.views",
     "AskOutcome": "engine.ask", "AskSettings": "engine.ask", "StepRecord": "engine.ask", "Source": "engine.ask",
     "Claim": "engine.ask", "Answer": "engine.ask", "Plan": "engine.ask", "AskCancelled": "engine.ask",
+    "DateRange": "engine.ask.dates", "read_dates": "engine.ask.plan",
     "SETTINGS": "engine.api.settings", "Setting": "engine.api.settings", "SettingError": "engine.api.settings",
     "setting": "engine.api.settings",
     "Changes": "engine.changes", "ChangeToken": "engine.changes",
@@ -112,6 +113,8 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.ask import Plan as Plan
     from engine.ask import Source as Source
     from engine.ask import StepRecord as StepRecord
+    from engine.ask.dates import DateRange as DateRange
+    from engine.ask.plan import read_dates as read_dates
     from engine.browse import ChatInfo as ChatInfo
     from engine.browse import PersonInfo as PersonInfo
     from engine.browse import TopicDetail as TopicDetail

@@ -8,7 +8,7 @@ from datetime import datetime
 
 from engine.api.context import StoreContext
 from engine.api.search import SearchService, clean_query
-from engine.ask import AskDeps, AskOutcome, AskSettings, StepRecord, ask, store_profile
+from engine.ask import AskDeps, AskOutcome, AskSettings, Plan, StepRecord, ask, store_profile
 from engine.errors import CancelToken
 from engine.llm import ChatClient, Endpoint
 from engine.rerank.base import Reranker
@@ -22,10 +22,12 @@ class AskService:
     async def ask(self, question: str, reranker: Reranker, *, endpoint: Endpoint | None = None,
                   settings: AskSettings | None = None, now: datetime | None = None,
                   cancel: CancelToken | None = None, on_step: Callable[[StepRecord], None] | None = None,
-                  on_answer_text: Callable[[str], None] | None = None, client_name: str = "") -> AskOutcome:
+                  on_answer_text: Callable[[str], None] | None = None, client_name: str = "",
+                  plan: Plan | None = None) -> AskOutcome:
         """Plan, search, rerank, compose, answer, verify (a coroutine: the window awaits it on its
         qasync loop, the CLI with asyncio.run). Without `endpoint` no model is called: the outcome
-        holds the sources found and a note saying what to set. The run is recorded in Run history."""
+        holds the sources found and a note saying what to set. The run is recorded in Run history.
+        `plan`: the person's own (the window's edited chips), searched as given with no plan call."""
         question = clean_query(question)
         chats, languages = self._context.read(store_profile)
         embedder = self._context.retriever().embedder
@@ -35,7 +37,7 @@ class AskService:
                        chats=chats, languages=languages, client_name=client_name)
         try:
             return await ask(question, deps, settings, now=now or datetime.now().astimezone(), cancel=cancel,
-                             on_step=on_step, on_answer_text=on_answer_text)
+                             on_step=on_step, on_answer_text=on_answer_text, plan=plan)
         finally:
             if client is not None:
                 await client.aclose()

@@ -54,7 +54,7 @@ class DateRange:
     since: float | None  # UTC epoch seconds, inclusive
     until: float | None  # UTC epoch seconds, exclusive
     phrase: str  # the words that said it ("last week", "в прошлом месяце")
-    source: str  # "plan" (the model's) | "parser" (offline)
+    source: str  # "plan" (the model's) | "parser" (offline) | "user" (a date the person wrote)
     utc_offset_s: float = 0.0  # the person's zone when it was read: what `label` shows its days in
 
     def contains(self, moment: float) -> bool:

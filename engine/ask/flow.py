@@ -11,6 +11,9 @@ found so far, with the reason: a failed plan → the offline plan; a failed rera
 best; a failed answer → the sources without an answer (`AskOutcome.fallback`). No model
 configured → the sources and one sentence saying what to set. Only cancellation raises:
 `AskCancelled` (its `partial` holds the steps so far), or asyncio's own CancelledError.
+
+A person may give the plan (`plan=`: the window's edited chips): no plan call is made, and
+its sub-queries, dates, chats and people are searched as given (`planning.user_plan`).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from datetime import datetime
 from engine.ask import plan as planning
 from engine.ask.answer import not_found_answer, write_answer
 from engine.ask.steps import Steps
-from engine.ask.types import AskCancelled, AskDeps, AskOutcome, AskSettings, StepRecord
+from engine.ask.types import AskCancelled, AskDeps, AskOutcome, AskSettings, Plan, StepRecord
 from engine.errors import CancelToken
 from engine.llm import Deadline
 from engine.rerank.flash.prompt import choose_language
@@ -37,10 +40,10 @@ REFINE_MIN_S = 2.0  # a refine round needs at least this much of the budget left
 
 async def ask(question: str, deps: AskDeps, settings: AskSettings | None = None, *, now: datetime,
               cancel: CancelToken | None = None, on_step: Callable[[StepRecord], None] | None = None,
-              on_answer_text: Callable[[str], None] | None = None) -> AskOutcome:
-    """Answer `question` from the store (see the module docstring)."""
+              on_answer_text: Callable[[str], None] | None = None, plan: Plan | None = None) -> AskOutcome:
+    """Answer `question` from the store (see the module docstring); `plan`: the person's own."""
     settings = (settings or AskSettings()).resolved(deps.local)
-    run = _Run(question, deps, settings, now, cancel, on_step, on_answer_text)
+    run = _Run(question, deps, settings, now, cancel, on_step, on_answer_text, plan)
     task = asyncio.ensure_future(run.execute())
     try:
         while True:
@@ -58,9 +61,10 @@ async def ask(question: str, deps: AskDeps, settings: AskSettings | None = None,
 
 class _Run:
     def __init__(self, question: str, deps: AskDeps, settings: AskSettings, now: datetime,
-                 cancel: CancelToken | None, on_step, on_answer_text) -> None:
+                 cancel: CancelToken | None, on_step, on_answer_text, plan: Plan | None = None) -> None:
         self.question, self.deps, self.settings, self.now = question, deps, settings, now
         self.cancel = cancel
+        self.given_plan = plan
         self.on_answer_text = on_answer_text
         self.deadline = Deadline(settings.total_budget_s or 30.0)
         self.language = choose_language("auto", question)
@@ -98,6 +102,11 @@ class _Run:
 
     async def plan(self) -> None:
         outcome, deps = self.steps.outcome, self.deps
+        if self.given_plan is not None:
+            outcome.plan = planning.user_plan(self.question, self.given_plan, deps, self.settings)
+            self.steps.add(StepRecord("plan", 0.0, True, None, {"plan": outcome.plan.as_dict(),
+                                                                "note": "the person's own plan: no plan call"}))
+            return
         if deps.client is None or not self.settings.use_plan_model:
             reason = "no_model" if deps.client is None else "off"
             outcome.plan = planning.offline_plan(self.question, self.now, reason)

@@ -10,6 +10,9 @@ a bad plan can add candidates, not take the question's away.
 
 Without a model, or when the call fails, the offline plan stands: the question alone and
 the date range the offline parser finds in it, with the reason (`Plan.fallback`).
+
+A person's own plan (the window's edited chips, `user_plan`) is taken as given, cleaned only
+of what cannot be searched; `read_dates` turns a date chip's words into its range.
 """
 
 from __future__ import annotations
@@ -66,6 +69,46 @@ def plan_messages(question: str, deps: AskDeps, chat_names: list[str], per_langu
 
 def offline_plan(question: str, now: datetime, reason: str | None) -> Plan:
     return Plan([question], find_date_range(question, now), [], [], "fallback", reason)
+
+
+def user_plan(question: str, given: Plan, deps: AskDeps, settings: AskSettings) -> Plan:
+    """The person's plan as searched (source "user"): sub-queries trimmed and deduplicated (the
+    question alone when none is left), at most `max_subqueries`, only chats the store has."""
+    notes: list[str] = []
+    subqueries = _unique(" ".join(text.split())[:SUBQUERY_CHARS] for text in given.subqueries)
+    if not subqueries:
+        subqueries = [question]
+        notes.append("the plan had no sub-query: the question was searched")
+    if len(subqueries) > settings.max_subqueries:
+        notes.append(f"{len(subqueries) - settings.max_subqueries} sub-queries over the limit were left out")
+        subqueries = subqueries[: settings.max_subqueries]
+    known = {name.casefold(): name for name in deps.chats}
+    chats = _unique(known[c.casefold()] for c in given.chats if c.casefold() in known)
+    unknown = [c for c in given.chats if c.casefold() not in known]
+    if unknown:
+        notes.append(f"chats the store does not have were ignored: {', '.join(unknown[:3])}")
+    people = _unique(" ".join(p.split()) for p in given.people)
+    return Plan(subqueries, given.date_range, chats, people, "user", None, notes)
+
+
+def read_dates(text: str, now: datetime) -> DateRange | None:
+    """A date chip's words as a range in the zone of `now`: "2025-04-01 … 2025-04-30" (what
+    `DateRange.label` writes), one ISO day, or a phrase the offline parser reads ("last week",
+    "в мае"); None when nothing in it is a date."""
+    phrase = " ".join(text.split())
+    found = _iso_range(phrase, now) or find_date_range(phrase, now)
+    if found is None:
+        return None
+    offset = now.utcoffset()
+    return replace(found, source="user", utc_offset_s=offset.total_seconds() if offset is not None else 0.0)
+
+
+def _unique(texts) -> list[str]:
+    kept: dict[str, str] = {}
+    for text in texts:
+        if text and text.casefold() not in kept:
+            kept[text.casefold()] = text
+    return list(kept.values())
 
 
 def _languages(deps: AskDeps) -> list[str]:

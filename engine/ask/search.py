@@ -9,6 +9,8 @@ score across sub-queries (what rerankers threshold), and the order is the fused 
   guess); a filter that leaves no topic is dropped and the search runs over every chat;
 - people: topics where a person the question names wrote, only when some are among the
   candidates (never an empty list from a filter).
+A plan the person gave (source "user", the window's chips) names its chats and people on
+purpose: each of them counts as named by the question.
 
 The user's own filters (`AskSettings.retrieval`: --chat, --since, --until) stay hard.
 """
@@ -59,7 +61,9 @@ def fuse(results: Sequence[Stage1Result], k: int = 60, limits: dict[str, int] | 
 
 def confident_chats(plan: Plan, question: str, chats: dict[str, int] | Any) -> tuple[list[str], list[str]]:
     """(chats the question names, chats only the plan named): a word of 3+ letters of the
-    chat's name in the question, or the whole name."""
+    chat's name in the question, or the whole name. A person's own plan names them all."""
+    if plan.source == "user":
+        return list(plan.chats), []
     asked = question.casefold()
     words = set(_WORD.findall(asked))
     named, guessed = [], []
@@ -122,7 +126,7 @@ def search_plan(stage1: Callable[[str, RetrievalSettings], Stage1Result], plan: 
 def _people_filter(candidates: list[Candidate], plan: Plan, question: str,
                    connect: Callable[[], sqlite3.Connection], detail: dict[str, Any]) -> list[Candidate]:
     asked = question.casefold()
-    named = [p for p in plan.people if p.casefold() in asked]
+    named = list(plan.people) if plan.source == "user" else [p for p in plan.people if p.casefold() in asked]
     if not named:
         detail["filters"]["people_not_applied"] = list(plan.people)
         return candidates

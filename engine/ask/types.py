@@ -31,7 +31,7 @@ class Plan:
     date_range: DateRange | None
     chats: list[str]  # names, only ones the store has
     people: list[str]
-    source: str  # "model" | "fallback"
+    source: str  # "model" | "fallback" | "user" (the person's edited plan, searched as given)
     fallback: str | None = None  # why the offline plan stands: no_model, timeout, llm_error, parse_error, …
     notes: list[str] = field(default_factory=list)  # what was ignored and why (dates without a time word, …)
 
