@@ -38,6 +38,9 @@ _FALLBACK_MESSAGES = {
     "protocol_violation": msg("rerank.fallback.protocol_violation"),
     "parse_error": msg("rerank.fallback.parse_error"), "all_hallucinated": msg("rerank.fallback.all_hallucinated"),
     "max_tool_calls": msg("rerank.fallback.max_tool_calls"), MODEL_EMPTY: msg("rerank.fallback.model_empty"),
+    # the cross-encoder's own (engine/rerank/cross_encoder/errors.py); it shares timeout and parse_error
+    "endpoint_error": msg("rerank.cross_encoder.fallback.endpoint_error"),
+    "missing_scores": msg("rerank.cross_encoder.fallback.missing_scores"),
 }
 
 

@@ -188,3 +188,12 @@ def test_a_passage_is_the_longest_start_within_the_budget_counted_as_everywhere(
         assert estimate_tokens(cut) <= limit < estimate_tokens(text[: len(cut) + 12])  # one more word would not fit
         assert text.startswith(cut) and not cut.endswith(" ")
     assert cut_to_tokens("short", 256) == "short" and cut_to_tokens("short", 0) == ""
+
+
+def test_every_cross_encoder_fallback_has_words_in_both_languages_where_the_faces_look():
+    from engine.api import CROSS_ENCODER_FALLBACKS, fallback_message
+
+    for reason in CROSS_ENCODER_FALLBACKS:
+        said = fallback_message(reason)  # what the search view and the run history call
+        assert said.code != "error.text" and render(said, "en") == reason
+        assert render(said, "ru") != reason
