@@ -23,10 +23,10 @@ from pathlib import Path
 import resources
 from bench.locomo import DEFAULT_LOCOMO
 from bench.locomo_convert import convert, normalise_evidence
+from engine.api import Flashback
 from engine.embeddings.base import EmbeddingConfig
 from engine.memory.model_options import build_options_for
 from engine.retrieval.search import RetrievalSettings
-from engine.service import FlashbackService
 
 DATA = Path(__file__).resolve().parent / "data"
 RUSSIAN = DATA / "locomo_conv30_ru.json"
@@ -63,17 +63,17 @@ def _config(provider: str) -> EmbeddingConfig:
     return EmbeddingConfig(provider=provider)
 
 
-def _store(folder: Path, export: Path, provider: str) -> tuple[FlashbackService, float, dict]:
-    service = FlashbackService(folder, _config(provider))
-    service.import_path(export)
+def _store(folder: Path, export: Path, provider: str) -> tuple[Flashback, float, dict]:
+    service = Flashback(folder, _config(provider))
+    service.imports.import_path(export)
     started = time.perf_counter()
-    report = service.build(build_options_for(service.embedder()))
+    report = service.memory.build(build_options_for(service.memory.embedder()))
     return service, time.perf_counter() - started, {"texts": report.embedded + report.cached,
                                                    "calibration": report.calibration}
 
 
-def _scores(service: FlashbackService, qrels: Path, settings: RetrievalSettings) -> dict:
-    metrics = service.evaluate(qrels, settings)["metrics"]
+def _scores(service: Flashback, qrels: Path, settings: RetrievalSettings) -> dict:
+    metrics = service.evaluation.evaluate(qrels, settings)["metrics"]
     return {"r@5": metrics["recall@5_any"], "r@10": metrics["recall@10_any"], "mrr": metrics["mrr"]}
 
 

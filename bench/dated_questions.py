@@ -36,12 +36,12 @@ from pathlib import Path
 import resources
 from bench.locomo import DEFAULT_LOCOMO
 from bench.locomo_convert import convert
+from engine.api import Flashback
 from engine.ask.dates import DEFAULT_WEIGHT, DateRange, boost_in_range, find_date_range, topic_spans
 from engine.embeddings.base import EmbeddingConfig
 from engine.evaluation.qrels import load_qrels, message_topics, resolve_messages
 from engine.memory.model_options import build_options_for
 from engine.retrieval.search import RetrievalSettings
-from engine.service import FlashbackService
 from engine.store.database import connect, db_path
 
 DATA = Path(__file__).resolve().parent / "data" / "dated_questions.json"
@@ -97,14 +97,14 @@ class Tally:
                 "top5_spread_median": round(statistics.median(self.spreads), 3) if self.spreads else None}
 
 
-def _store(work: Path, provider: str) -> tuple[FlashbackService, dict]:
-    service = FlashbackService(work / "store", EmbeddingConfig(provider=provider))
+def _store(work: Path, provider: str) -> tuple[Flashback, dict]:
+    service = Flashback(work / "store", EmbeddingConfig(provider=provider))
     started = time.perf_counter()
-    service.import_path(resources.demo_export())
+    service.imports.import_path(resources.demo_export())
     export, qrels = work / "locomo.jsonl", work / "locomo_qrels.json"
     convert(DEFAULT_LOCOMO, export, qrels)
-    service.import_path(export)
-    build = service.build(build_options_for(service.embedder()))
+    service.imports.import_path(export)
+    build = service.memory.build(build_options_for(service.memory.embedder()))
     return service, {"qrels": qrels, "topics": build.topics_created, "model": build.model_id,
                      "import_build_s": round(time.perf_counter() - started, 1)}
 
@@ -128,7 +128,7 @@ def _judge(connection, service, question: str, now: datetime, evidence: list[tup
     relevant = {t for t in message_topics(connection, ids).values() if t is not None}
     times = [row[0] for row in connection.execute(
         f"SELECT sent_at FROM message WHERE id IN ({','.join('?' * len(ids))})", ids)]
-    stage1 = service.stage1(question, RetrievalSettings())
+    stage1 = service.search.stage1(question, RetrievalSettings())
     started = time.perf_counter()
     date_range: DateRange | None = find_date_range(question, now)
     parse_ms = (time.perf_counter() - started) * 1000

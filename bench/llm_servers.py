@@ -22,11 +22,11 @@ from pathlib import Path
 
 import httpx
 
+from engine.api import Flashback
 from engine.llm import CapabilityMemory, Endpoint
 from engine.rerank.flash import FlashSettings, fuse_candidates
 from engine.rerank.flash.session import FlashSession
 from engine.retrieval.search import RetrievalSettings
-from engine.service import FlashbackService
 
 TOOL = {"type": "function", "function": {"name": "get_topics_content", "description": "Load topics",
         "parameters": {"type": "object", "properties": {"topic_ids": {"type": "array", "items": {"type": "integer"}}},
@@ -96,18 +96,18 @@ def run_probes(base_url: str, model: str) -> list[dict]:
     return rows
 
 
-def run_flash(service: FlashbackService, endpoint: Endpoint, query: str, protocol: str, recent: str = "",
+def run_flash(service: Flashback, endpoint: Endpoint, query: str, protocol: str, recent: str = "",
               memory: CapabilityMemory | None = None) -> dict:
     settings = FlashSettings(model=endpoint.default_model, protocol=protocol)
-    session = FlashSession(endpoint, settings, service._connect, recent,
+    session = FlashSession(endpoint, settings, service._context.connect, recent,
                            {"capabilities": memory or CapabilityMemory()})
     started = time.perf_counter()
     rewrite = asyncio.run(session.arewrite(query)) if recent else None
     retrieval = RetrievalSettings()
-    stage1 = service.stage1(query, retrieval)
+    stage1 = service.search.stage1(query, retrieval)
     candidates = stage1.candidates
     if rewrite is not None and rewrite.used:  # stage 1 as the service will run it: both queries, fused
-        candidates = fuse_candidates(candidates, service.stage1(rewrite.rewritten, retrieval).candidates)
+        candidates = fuse_candidates(candidates, service.search.stage1(rewrite.rewritten, retrieval).candidates)
     result = asyncio.run(session.arerank(query, candidates, rewrite))
     report, trace = result.report, result.trace or {}
     shown = {(c.kind, c.id) for c in candidates}
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write the results here too")
     args = parser.parse_args(argv)
     endpoint = Endpoint.from_preset(args.preset, model=args.model, base_url=args.base_url)
-    service = FlashbackService(args.data_dir)
+    service = Flashback(args.data_dir)
     out = {"server": args.label, "base_url": args.base_url, "probes": run_probes(args.base_url, args.model),
            "runs": []}
     for protocol in ("constrained", "tools", "auto"):

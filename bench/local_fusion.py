@@ -15,10 +15,10 @@ import argparse
 import json
 from pathlib import Path
 
+from engine.api import Flashback
 from engine.embeddings.base import EmbeddingConfig
 from engine.evaluation.runner import evaluate, load_qrels
 from engine.retrieval.search import RetrievalSettings, Retriever
-from engine.service import FlashbackService
 
 SHOWN = ("recall@5_any", "recall@10_any", "mrr", "evidence@8000")
 
@@ -45,13 +45,13 @@ def variants() -> dict[str, tuple[RetrievalSettings, bool]]:
 
 
 def measure(store: Path, qrels: Path) -> dict[str, dict[str, float]]:
-    service = FlashbackService(store, EmbeddingConfig(provider="local"))
-    plain = service.retriever()
+    service = Flashback(store, EmbeddingConfig(provider="local"))
+    plain = service._context.retriever()
     queries = load_qrels(qrels)
     texts = sorted({q.query for q in queries})
     vectors = dict(zip(texts, plain.embedder.embed(texts, "query"), strict=True))  # once for every variant
     results = {}
-    connection = service._connect()
+    connection = service._context.connect()
     try:
         for name, (settings, reach) in variants().items():
             retriever = plain if reach else _NoReach(plain.embedder, plain.indexes, plain.calibration)

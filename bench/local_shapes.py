@@ -18,13 +18,13 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from engine.api import Flashback
 from engine.embeddings.base import EmbeddingConfig
 from engine.evaluation.runner import evaluate, load_qrels
 from engine.memory.build import BuildOptions
 from engine.memory.documents import PassageShape
 from engine.memory.topic_documents import topic_documents_for
 from engine.retrieval.search import RetrievalSettings
-from engine.service import FlashbackService
 
 SHAPES = {
     "summary only": PassageShape(max_windows=0),
@@ -35,13 +35,13 @@ SHAPES = {
 }
 
 
-def _reshaped(store: Path, work: Path, shape: PassageShape) -> tuple[FlashbackService, int, int]:
+def _reshaped(store: Path, work: Path, shape: PassageShape) -> tuple[Flashback, int, int]:
     """A copy of `store` whose topics are embedded in `shape`: (service, vectors, characters)."""
     copy = work / "store"
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(store, copy)
-    service = FlashbackService(copy, EmbeddingConfig(provider="local"))
-    connection = service._connect()
+    service = Flashback(copy, EmbeddingConfig(provider="local"))
+    connection = service._context.connect()
     try:
         connection.execute("DELETE FROM vector_item WHERE kind = 'topic'")
         connection.commit()
@@ -49,7 +49,7 @@ def _reshaped(store: Path, work: Path, shape: PassageShape) -> tuple[FlashbackSe
         texts = [t for texts in topic_documents_for(connection, topics, shape).values() for t in texts]
     finally:
         connection.close()
-    report = service.build(BuildOptions(chunk_chars=shape))
+    report = service.memory.build(BuildOptions(chunk_chars=shape))
     if report.embedded:
         raise SystemExit(f"{shape}: {report.embedded} texts were not in the cache; is {store} a local store?")
     return service, len(texts), sum(map(len, texts))
@@ -70,11 +70,11 @@ def main() -> None:
         print(pair)
         for name, shape in SHAPES.items():
             service, count, chars = _reshaped(Path(store), work, shape)
-            retriever = service.retriever()
+            retriever = service._context.retriever()
             if vectors is None:  # the same questions for every shape: embedded once
                 texts = sorted({q.query for q in queries})
                 vectors = dict(zip(texts, retriever.embedder.embed(texts, "query"), strict=True))
-            connection = service._connect()
+            connection = service._context.connect()
             try:
                 metrics = evaluate(connection, queries, lambda q, r=retriever, c=connection, v=vectors: (
                     r.search(c, q, settings, v[q]), None))["metrics"]
