@@ -24,10 +24,10 @@ from pathlib import Path
 
 from bench.locomo import DEFAULT_LOCOMO
 from bench.locomo_convert import convert
+from engine.api import Flashback
 from engine.memory.documents import PassageShape
 from engine.memory.people_and_files import artifact_documents, people_documents
 from engine.memory.topic_documents import topic_documents_for
-from engine.service import FlashbackService
 from engine.store.database import connect, db_path
 
 MESSAGES = 1_000_000
@@ -42,9 +42,9 @@ def _texts(work: Path, locomo: Path) -> tuple[dict[str, list[str]], dict[str, fl
     """Sample texts of each size, and what the app embeds per message on the dev slice."""
     export = work / "locomo.jsonl"
     report = convert(locomo, export, work / "qrels.json")
-    service = FlashbackService(work / "store")
-    service.import_path(export)
-    service.build()  # built-in: only the topics are wanted, and they do not depend on the embedder
+    service = Flashback(work / "store")
+    service.imports.import_path(export)
+    service.memory.build()  # built-in: only the topics are wanted, and they do not depend on the embedder
     connection = connect(db_path(work / "store"))
     try:
         topic_ids = [r[0] for r in connection.execute("SELECT id FROM topic ORDER BY id")]

@@ -32,6 +32,7 @@ import engine.memory.topic_documents as topic_documents_module
 import engine.retrieval.lexical as lexical
 import engine.text.stemming as stemming
 from bench.locomo_convert import convert
+from engine.api import Flashback
 from engine.embeddings.base import EmbeddingConfig
 from engine.evaluation.runner import evaluate, load_qrels
 from engine.memory.build import BuildOptions
@@ -41,7 +42,6 @@ from engine.memory.topic_documents import topic_documents_for
 from engine.rerank.base import Candidate
 from engine.rerank.threshold import ThresholdReranker
 from engine.retrieval.search import RetrievalSettings, Stage1Result
-from engine.service import FlashbackService
 from engine.store.database import connect, db_path
 from engine.topics.settings import TopicSettings
 
@@ -116,7 +116,7 @@ LEXICAL_ALTERNATIVES: dict[str, Callable[[], object]] = {
 }
 
 
-def _reindex(service: FlashbackService) -> None:
+def _reindex(service: Flashback) -> None:
     connection = connect(db_path(service.data_dir))
     try:
         connection.execute("DELETE FROM topic_fts")
@@ -126,13 +126,13 @@ def _reindex(service: FlashbackService) -> None:
 
 
 def _store(work: Path, name: str, export: Path, dim: int | None, options: BuildOptions, provider: str = "builtin"):
-    service = FlashbackService(work / name, EmbeddingConfig(provider=provider, dimensions=dim))
+    service = Flashback(work / name, EmbeddingConfig(provider=provider, dimensions=dim))
     started = time.perf_counter()
-    service.import_path(export)
+    service.imports.import_path(export)
     imported = time.perf_counter() - started
     if provider != "builtin":  # what the app does for this model: passages, its merge threshold
-        options = build_options_for(service.embedder(), options)
-    build = service.build(options)
+        options = build_options_for(service.memory.embedder(), options)
+    build = service.memory.build(options)
     return service, build, imported, time.perf_counter() - started - imported
 
 
@@ -168,7 +168,7 @@ def main() -> None:
         configurations = {k: v for k, v in configurations.items() if k in (DEFAULT, "vector only")}
     results = {}
     for name, (settings, reranker) in configurations.items():
-        results[name] = service.evaluate(qrels, settings, reranker)
+        results[name] = service.evaluation.evaluate(qrels, settings, reranker)
     connection = connect(db_path(service.data_dir))
     results["Okapi BM25 over the same topics (baseline)"] = bm25_over_topics(connection, queries)
     connection.close()
@@ -177,7 +177,7 @@ def main() -> None:
         for name, alternative in LEXICAL_ALTERNATIVES.items():
             with alternative():
                 _reindex(service)
-                results[name] = service.evaluate(qrels, RetrievalSettings())
+                results[name] = service.evaluation.evaluate(qrels, RetrievalSettings())
         _reindex(service)  # back to the default index
         for label, subject_chars in (("sessions kept whole", 0), ("subjects of 1,500 chars", 1500),
                                      ("subjects of 2,500 chars", 2500)):
@@ -186,9 +186,9 @@ def main() -> None:
                                                           args.embedder)
             stores[label] = {"topics": alt_build.topics_created, "vectors": alt_build.vectors.get("topic", 0),
                              "build_s": round(alt_built, 2)}
-            results[f"{label}: default search"] = alt_service.evaluate(qrels, RetrievalSettings())
+            results[f"{label}: default search"] = alt_service.evaluation.evaluate(qrels, RetrievalSettings())
             if subject_chars == 0:
-                results[f"{label}: lexical weight 0.5"] = alt_service.evaluate(
+                results[f"{label}: lexical weight 0.5"] = alt_service.evaluation.evaluate(
                     qrels, RetrievalSettings(lexical_weight=0.5))
                 alt_connection = connect(db_path(alt_service.data_dir))
                 results[f"{label}: Okapi BM25 baseline"] = bm25_over_topics(alt_connection, queries)

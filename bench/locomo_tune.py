@@ -16,24 +16,24 @@ from pathlib import Path
 
 from bench.locomo import DEFAULT_LOCOMO
 from bench.locomo_convert import convert
+from engine.api import Flashback
 from engine.evaluation.frozen import labelled_targets
 from engine.evaluation.labels import LabelStore
 from engine.evaluation.sweep import DEFAULT_BUDGET
 from engine.evaluation.tune import OBJECTIVES, tune_service
 from engine.rerank.threshold import ThresholdSettings
 from engine.retrieval.search import RetrievalSettings
-from engine.service import FlashbackService
 
 SHOWN = ("kept_precision", "kept_recall", "kept_f1", "recall@budget", "kept_topics")
 
 
-def locomo_service(work: Path, locomo: Path) -> tuple[FlashbackService, int]:
+def locomo_service(work: Path, locomo: Path) -> tuple[Flashback, int]:
     """A built store holding the dev slice, its QRELS loaded as labels; and how many queries."""
     export, qrels = work / "locomo.jsonl", work / "qrels.json"
     convert(locomo, export, qrels)
-    service = FlashbackService(work / "store")
-    service.import_path(export)
-    service.build()
+    service = Flashback(work / "store")
+    service.imports.import_path(export)
+    service.memory.build()
     summary = LabelStore(service.data_dir).import_qrels(qrels)
     return service, summary.queries
 
@@ -47,12 +47,12 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="flashback-locomo-tune-"))
     started = time.perf_counter()
     service, queries = locomo_service(work, args.locomo)
-    targets = labelled_targets(service)
+    targets = labelled_targets(service.search)
     print(f"LoCoMo dev: {queries} labelled queries; store ready in {time.perf_counter() - started:.1f} s")
     results = {}
     for objective in OBJECTIVES:
         mark = time.perf_counter()
-        result = tune_service(service, targets, RetrievalSettings(), ThresholdSettings(), objective, args.budget,
+        result = tune_service(service.search, targets, RetrievalSettings(), ThresholdSettings(), objective, args.budget,
                               args.folds)
         results[objective] = result.as_dict()
         s = result.tuned.settings

@@ -6,7 +6,7 @@ Steps, on a fresh store of `--store` synthetic Telegram messages, imported and b
 1. Lock hand-over: a child process holds the store's write lock; this process waits for it;
    the child is told to let go; the time from that word to this process holding the lock
    (the poll interval bounds it), over `--handovers` rounds.
-2. Searches (`FlashbackService.search` with the threshold reranker, recorded) idle, then
+2. Searches (`Flashback.search` with the threshold reranker, recorded) idle, then
    while a real `flashback import` of `--import` messages runs in a child process: latency
    p50/p95, failures (must be 0) and how many runs could not be recorded.
 3. A `flashback build` started while that import runs: how long it waited, and the gap
@@ -32,9 +32,9 @@ import time
 from pathlib import Path
 
 from bench.synth_telegram import write_export
+from engine.api import Flashback, make_reranker
 from engine.rerank.threshold import ThresholdSettings
 from engine.retrieval.search import RetrievalSettings
-from engine.service import FlashbackService, make_reranker
 from engine.store.database import connect, db_path
 from engine.store.lock import StoreWriteLock, current_holder
 
@@ -99,14 +99,14 @@ def _hold(data_dir: Path) -> subprocess.Popen:
     return child
 
 
-def searches(service: FlashbackService, until=None, minimum: int = 20) -> dict:
+def searches(service: Flashback, until=None, minimum: int = 20) -> dict:
     reranker = make_reranker("threshold", ThresholdSettings())
     latencies, failures, unrecorded = [], 0, 0
     while len(latencies) < minimum or (until is not None and not until()):
         query = QUERIES[len(latencies) % len(QUERIES)]
         started = time.perf_counter()
         try:
-            outcome = service.search(query, RetrievalSettings(), reranker, record=True)
+            outcome = service.search.run(query, RetrievalSettings(), reranker, record=True)
         except Exception:  # noqa: BLE001 - counted: the figure that must stay 0
             failures += 1
             continue
@@ -137,8 +137,8 @@ def main() -> None:
         waits = handovers(data_dir, args.handovers)
         figures["handover_ms"] = {"p50": _percentile(waits, 0.5), "max": round(max(waits), 1)}
 
-        service = FlashbackService(data_dir)
-        service.search(QUERIES[0])  # warm: indexes loaded
+        service = Flashback(data_dir)
+        service.search.run(QUERIES[0])  # warm: indexes loaded
         figures["search_idle"] = searches(service)
         importer = _flashback("import", str(big_export), data_dir=data_dir, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
@@ -161,8 +161,8 @@ def main() -> None:
         figures["build_after_import_ms"] = round((build_locked - import_ended) * 1000, 1)
         figures["build_s"] = round(time.perf_counter() - build_locked, 1)
 
-        service = FlashbackService(data_dir)
-        service.search(QUERIES[0])
+        service = Flashback(data_dir)
+        service.search.run(QUERIES[0])
         current = searches(service)
         connection = connect(db_path(data_dir))
         stale = [r[0] for r in connection.execute(
@@ -172,13 +172,13 @@ def main() -> None:
         items = connection.execute("SELECT count(*) FROM vector_item WHERE kind = 'topic'").fetchone()[0]
         connection.close()
         holder = _hold(data_dir)  # as a build in another process holds it
-        stand_in = FlashbackService(data_dir)
+        stand_in = Flashback(data_dir)
         started = time.perf_counter()
-        notes = stand_in.search(QUERIES[0]).notes
+        notes = stand_in.search.run(QUERIES[0]).notes
         first_stand_in_ms = (time.perf_counter() - started) * 1000
         stand_in_figures = searches(stand_in)
         holder.communicate("done\n", timeout=30)
-        free = searches(FlashbackService(data_dir))  # nobody builds: a search still never rebuilds
+        free = searches(Flashback(data_dir))  # nobody builds: a search still never rebuilds
         started = time.perf_counter()
         subprocess.run([sys.executable, "-m", "app", "--data-dir", str(data_dir), "build"], cwd=ROOT, check=True,
                        capture_output=True)

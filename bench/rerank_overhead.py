@@ -29,10 +29,10 @@ from pathlib import Path
 import httpx
 import numpy as np
 
+from engine.api import Flashback
 from engine.llm import ChatClient, Endpoint
 from engine.rerank.flash import FlashReranker, FlashSettings, estimate_tokens, store_topic_source
 from engine.retrieval.search import RetrievalSettings
-from engine.service import FlashbackService
 from engine.store.database import connect, db_path
 from tests.fake_openai import FakeOpenAI, FakeResponse, RecordedRequest, chat_reply, tool_call
 
@@ -118,10 +118,10 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="flashback-bench-") as scratch, FakeOpenAI() as server:
         data_dir = Path(scratch) / "data"
-        service = FlashbackService(data_dir)
-        service.import_path(DEMO)
-        build = service.build()
-        candidates = service.search(args.query, RetrievalSettings(safety_threshold=0.0)).stage1.candidates
+        service = Flashback(data_dir)
+        service.imports.import_path(DEMO)
+        build = service.memory.build()
+        candidates = service.search.run(args.query, RetrievalSettings(safety_threshold=0.0)).stage1.candidates
         topic_ids = [c.id for c in candidates if c.kind == "topic"]
         server.handle(CHAT, scripted_model(topic_ids, args.load))
         measured = asyncio.run(measure(server, data_dir, args.query, candidates, args.runs))

@@ -3,7 +3,7 @@
 
 Seed 000 step 1 restates a vague question from the recent messages, and stage 1 searches
 both the question as typed and the rewrite, fused (`engine.rerank.flash.fuse_candidates`,
-wired in `FlashbackService.arerank`/`search`). No LLM runs here: the rewrite is simulated on
+wired in `Flashback.arerank`/`search`). No LLM runs here: the rewrite is simulated on
 the LoCoMo dev slice, so the figures measure the *fusion*, not a model.
 
 * vague: each LoCoMo question that names a speaker, with the names replaced by "they"
@@ -32,11 +32,11 @@ from pathlib import Path
 
 from bench.locomo import DEFAULT_LOCOMO
 from bench.locomo_convert import convert
+from engine.api import Flashback
 from engine.evaluation.qrels import load_qrels
 from engine.evaluation.runner import evaluate
 from engine.rerank.flash import fuse_candidates
 from engine.retrieval.search import RetrievalSettings
-from engine.service import FlashbackService
 from engine.store.database import connect, db_path
 
 SHOWN = ("recall@1_any", "recall@5_any", "recall@10_any", "evidence@8000")
@@ -62,10 +62,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         convert(args.locomo, root / "locomo.jsonl", root / "qrels.json")
-        service = FlashbackService(root / "data")
-        service.import_path(root / "locomo.jsonl")
+        service = Flashback(root / "data")
+        service.imports.import_path(root / "locomo.jsonl")
         started = time.perf_counter()
-        service.build()
+        service.memory.build()
         build_s = time.perf_counter() - started
         queries = []
         for query in load_qrels(root / "qrels.json"):
@@ -85,7 +85,7 @@ def main() -> None:
 
         def search(text: str):
             if text not in stage1:
-                stage1[text] = service.stage1(text, settings)
+                stage1[text] = service.search.stage1(text, settings)
             return stage1[text]
 
         def fused(first: str, second: str):

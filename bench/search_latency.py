@@ -1,6 +1,6 @@
 """Stage-1 latency on an existing store: `python -m bench.search_latency --data DIR [--repeat 3]`.
 
-Runs a fixed set of Russian and English queries through `FlashbackService.stage1` (what the
+Runs a fixed set of Russian and English queries through `Flashback.stage1` (what the
 window and the CLI call: connection, embed, hnswlib, BM25, fusion, loading candidates) after
 one warm-up search, and prints p50/p95. Baseline in the same run: the index freshness check
 as it was before schema 4 (count and sum over the kind's vector items) against the current
@@ -17,9 +17,9 @@ import statistics
 import time
 from pathlib import Path
 
+from engine.api import Flashback
 from engine.memory.vectors import store_checksum
 from engine.retrieval.search import RetrievalSettings
-from engine.service import FlashbackService
 from engine.store.database import connect, db_path
 
 QUERIES = ("зарплата релиз", "билет прогулка", "отпуск в августе", "release notes", "доктор анализы",
@@ -45,12 +45,13 @@ def main() -> None:
     parser.add_argument("--data", type=Path, required=True, help="a Flashback data dir")
     parser.add_argument("--repeat", type=int, default=3, help="passes over the queries (default 3)")
     args = parser.parse_args()
-    service = FlashbackService(args.data)
+    service = Flashback(args.data)
     started = time.perf_counter()
-    service.stage1(QUERIES[0], RetrievalSettings())  # loads (or first rebuilds) the indexes
+    service.search.stage1(QUERIES[0], RetrievalSettings())  # loads (or first rebuilds) the indexes
     warm_up_s = time.perf_counter() - started
-    totals = [service.stage1(q, RetrievalSettings()).timings_ms["total"] for _ in range(args.repeat) for q in QUERIES]
-    model = service.retriever().embedder.model_id
+    totals = [service.search.stage1(q, RetrievalSettings()).timings_ms["total"]
+              for _ in range(args.repeat) for q in QUERIES]
+    model = service._context.retriever().embedder.model_id
     connection = connect(db_path(args.data))
     freshness = {}
     for kind in ("topic", "person", "artifact"):

@@ -27,8 +27,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
 def _store(work: Path, count: int):
+    from engine.api import Flashback
     from engine.evaluation.labels import LabelStore
-    from engine.service import FlashbackService
 
     export, qrels = work / "locomo.jsonl", work / "qrels.json"
     convert(DEFAULT_LOCOMO, export, qrels)
@@ -36,9 +36,9 @@ def _store(work: Path, count: int):
     document["queries"] = document["queries"][:count]
     subset = work / f"qrels-{count}.json"
     subset.write_text(json.dumps(document), encoding="utf-8")
-    service = FlashbackService(work / f"store-{count}")
-    service.import_path(export)
-    service.build()
+    service = Flashback(work / f"store-{count}")
+    service.imports.import_path(export)
+    service.memory.build()
     LabelStore(service.data_dir).import_qrels(subset)
     return service
 

@@ -5,7 +5,7 @@ following the imports from here (the spec adds what a static scan cannot see).
 
 A frozen app has no separate Python to start, and `sys.executable` is the app itself. So
 `flashback -c CODE` runs CODE the way `python -c CODE` would: the import and build child
-processes (`engine/importers/parse_child.py`, `engine/jobs/import_build.py` start `[sys.executable, "-c",
+processes (`engine/importers/parse_child.py`, `engine/api/pipeline.py` start `[sys.executable, "-c",
 boot]`) can then run in a bundle too, instead of falling back to a thread.
 """
 

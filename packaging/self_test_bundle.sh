@@ -38,7 +38,7 @@ timed "$APP/flashback" --version
 timed "$APP/flashback" --self-test
 timed "$APP/flashback" --data-dir "$SCRATCH/data" stats --json
 # `flashback -c CODE` (packaging/launcher.py) is how the app starts its import and build children.
-timed "$APP/flashback" -c "import sys; from engine.jobs.import_build import child_main; from engine.importers.parse_child import \
+timed "$APP/flashback" -c "import sys; from engine.api.pipeline import child_main; from engine.importers.parse_child import \
 child_main; print('child entry points importable; argv', sys.argv)" one
 # The local model (flashback[local]) where the bundle carries it: the engine and its libgomp
 # load, and a Russian question lands nearer its English answer than an unrelated text.

@@ -71,10 +71,10 @@ def test_an_empty_query_is_refused_and_not_recorded(store, query):
 
 
 def test_the_service_refuses_an_empty_query_for_the_window_too(store):
-    from engine.service import EmptyQueryError, FlashbackService
+    from engine.api import EmptyQueryError, Flashback
 
     with pytest.raises(EmptyQueryError):
-        FlashbackService(store).search(" \n")
+        Flashback(store).search.run(" \n")
 
 
 def test_chats_are_listed_and_named_in_search(store):

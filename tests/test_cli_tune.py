@@ -16,8 +16,8 @@ from app import cli_tune
 from app.cli import build_parser
 from bench.locomo import DEFAULT_LOCOMO
 from bench.locomo_convert import convert
+from engine.api import Flashback
 from engine.errors import EngineError
-from engine.service import FlashbackService
 from tests.cli_run import flashback, one_sentence
 
 REGISTERED = "tune" in build_parser()._subparsers._group_actions[0].choices
@@ -47,9 +47,9 @@ def locomo(tmp_path_factory) -> tuple[Path, Path]:
     work = tmp_path_factory.mktemp("locomo")
     export, qrels = work / "locomo.jsonl", work / "qrels.json"
     convert(DEFAULT_LOCOMO, export, qrels)
-    service = FlashbackService(work / "store")
-    service.import_path(export)
-    service.build()
+    service = Flashback(work / "store")
+    service.imports.import_path(export)
+    service.memory.build()
     return work / "store", qrels
 
 

@@ -161,13 +161,13 @@ def test_a_deleted_index_folder_is_rebuilt_by_the_next_search_without_re_embeddi
 
 
 def test_a_deleted_index_folder_is_named_to_the_window(built_demo, tmp_path):
-    from engine.service import FlashbackService, IndexLost
+    from engine.api import Flashback, IndexLost
 
     data_dir = copy_data(built_demo, tmp_path)
     shutil.rmtree(data_dir / "index")
-    service = FlashbackService(data_dir)
-    assert service.memory_status().needs_build
+    service = Flashback(data_dir)
+    assert service.memory.status().needs_build
     with pytest.raises(IndexLost, match="Build memory"):
-        service.stage1(QUERY)
-    service.build()
-    assert service.stage1(QUERY).candidates
+        service.search.stage1(QUERY)
+    service.memory.build()
+    assert service.search.stage1(QUERY).candidates

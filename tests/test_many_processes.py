@@ -171,12 +171,12 @@ def test_a_search_never_writes_an_index_another_process_is_building(built_demo, 
 
 
 def test_a_search_over_a_missing_index_file_scores_the_store_exactly_and_writes_nothing(built_demo, tmp_path):
-    from engine.service import FlashbackService
+    from engine.api import Flashback
 
     data_dir = copy_data(built_demo, tmp_path)
-    expected = [(c.kind, c.id) for c in FlashbackService(data_dir).stage1(QUERY).candidates]
+    expected = [(c.kind, c.id) for c in Flashback(data_dir).search.stage1(QUERY).candidates]
     (data_dir / "index" / "topics.hnsw").unlink()
-    stage1 = FlashbackService(data_dir).stage1(QUERY)
+    stage1 = Flashback(data_dir).search.stage1(QUERY)
     assert [(c.kind, c.id) for c in stage1.candidates] == expected  # exact scores: the same ranking on a small store
     assert "missing" in stage1.rebuilt["topic"] and not (data_dir / "index" / "topics.hnsw").exists()
 

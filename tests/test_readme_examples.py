@@ -17,7 +17,7 @@ import pytest
 
 import resources
 from app.cli import main
-from engine.service import FlashbackService
+from engine.api import Flashback
 
 ROOT = Path(__file__).resolve().parents[1]
 # query → words one of the topics it finds must hold (in its messages)
@@ -56,9 +56,9 @@ def _offline(args: list[str]) -> list[str]:
 @pytest.fixture(scope="module")
 def demo_store(tmp_path_factory) -> Path:
     data = tmp_path_factory.mktemp("readme") / "data"
-    service = FlashbackService(data)
-    service.import_path(resources.demo_export())
-    service.build()
+    service = Flashback(data)
+    service.imports.import_path(resources.demo_export())
+    service.memory.build()
     return data
 
 
@@ -76,7 +76,7 @@ def test_a_readme_example_finds_what_it_promises(args, demo_store, capsys):
     kept = [s["id"] for s in outcome["selected"] if s["kind"] == "topic"]
     # Flash is shown the candidates and picks; the threshold reranker keeps by score.
     looked_at = topics[:5] if "flash" in args else (kept or topics[:3])
-    service = FlashbackService(demo_store)
-    texts = ["\n".join(line.text for line in service.topic_detail(topic).messages) for topic in looked_at]
+    service = Flashback(demo_store)
+    texts = ["\n".join(line.text for line in service.browse.topic_detail(topic).messages) for topic in looked_at]
     words = EXPECTED[args[1]]
     assert any(all(word in text for word in words) for text in texts), (args, looked_at)

@@ -1,1 +1,1 @@
-"""Qt widgets only. Everything they show comes from `engine.service.FlashbackService`."""
+"""Qt widgets only. Everything they show comes from the engine's one surface, `engine.api.Flashback`."""

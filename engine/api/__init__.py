@@ -44,14 +44,18 @@ _EXPORTS: dict[str, str] = {
     "FlashSettings": "engine.rerank.flash.settings",
     "RetrievalSettings": "engine.retrieval.search", "Stage1Result": "engine.retrieval.search",
     "day_bounds": "engine.retrieval.search",
+    # issue 23: filters, people, CLI
+    "EmptyDateRange": "engine.retrieval.search", "check_date_range": "engine.retrieval.search",
+    "OwnerInfo": "engine.api.people", "OwnerAlias": "engine.api.people", "OwnerNameUnknown": "engine.api.people",
+    "NOISE_SES": "engine.evaluation.tune",
     "LockHolder": "engine.store.lock", "StoreStats": "engine.store.stats", "RunSummary": "engine.traces.runs",
     "load_qrels": "engine.evaluation.qrels", "QueryFilters": "engine.evaluation.qrels",
     "DEFAULT_BUDGET": "engine.evaluation.sweep", "OBJECTIVES": "engine.evaluation.tune",
     "to_json": "engine.export.render", "to_markdown": "engine.export.render",
     "scrub_text": "engine.scrub",
     # the window (ui/): its pipeline, embedder choice, progress, Flash presets and Evaluate's arithmetic
-    "PIPELINE_CHANGES": "engine.api.store", "PipelineSummary": "engine.jobs.import_build",
-    "Step": "engine.jobs.import_build", "EMBEDDING_PRESETS": "engine.api.memory", "INSTALL_HINT": "engine.api.memory",
+    "PIPELINE_CHANGES": "engine.api.store", "PipelineSummary": "engine.api.pipeline",
+    "Step": "engine.api.pipeline", "EMBEDDING_PRESETS": "engine.api.memory", "INSTALL_HINT": "engine.api.memory",
     "local_model_available": "engine.api.memory", "WriterBusy": "engine.store.lock",
     "PROGRESS_INTERVAL_S": "engine.progress", "ProgressThrottle": "engine.progress",
     "CLOUD": "engine.rerank.flash.settings", "LOCAL": "engine.rerank.flash.settings",
@@ -95,6 +99,11 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.api.memory import IndexLost as IndexLost
     from engine.api.memory import MemoryStatus as MemoryStatus
     from engine.api.memory import local_model_available as local_model_available
+    from engine.api.people import OwnerAlias as OwnerAlias
+    from engine.api.people import OwnerInfo as OwnerInfo
+    from engine.api.people import OwnerNameUnknown as OwnerNameUnknown
+    from engine.api.pipeline import PipelineSummary as PipelineSummary
+    from engine.api.pipeline import Step as Step
     from engine.api.search import EmptyQueryError as EmptyQueryError
     from engine.api.search import SearchOutcome as SearchOutcome
     from engine.api.search import clean_query as clean_query
@@ -144,6 +153,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.evaluation.report import report_threshold as report_threshold
     from engine.evaluation.sweep import DEFAULT_BUDGET as DEFAULT_BUDGET
     from engine.evaluation.sweep import SweepData as SweepData
+    from engine.evaluation.tune import NOISE_SES as NOISE_SES
     from engine.evaluation.tune import OBJECTIVES as OBJECTIVES
     from engine.evaluation.tune import tune as tune
     from engine.export.render import to_json as to_json
@@ -151,8 +161,6 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.importers.base import ImportProgress as ImportProgress
     from engine.importers.runner import FORMATS as FORMATS
     from engine.importers.runner import ImportReport as ImportReport
-    from engine.jobs.import_build import PipelineSummary as PipelineSummary
-    from engine.jobs.import_build import Step as Step
     from engine.llm.presets import PRESETS as PRESETS
     from engine.llm.presets import Endpoint as Endpoint
     from engine.llm.presets import get_preset as get_preset
@@ -179,8 +187,10 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.rerank.flash.settings import FlashSettings as FlashSettings
     from engine.rerank.threshold import ThresholdReranker as ThresholdReranker
     from engine.rerank.threshold import ThresholdSettings as ThresholdSettings
+    from engine.retrieval.search import EmptyDateRange as EmptyDateRange
     from engine.retrieval.search import RetrievalSettings as RetrievalSettings
     from engine.retrieval.search import Stage1Result as Stage1Result
+    from engine.retrieval.search import check_date_range as check_date_range
     from engine.retrieval.search import day_bounds as day_bounds
     from engine.scrub import scrub_text as scrub_text
     from engine.store.lock import LockHolder as LockHolder

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -30,7 +29,7 @@ from engine.errors import BuildCancelled, Cancelled, CancelToken, ImportCancelle
 from engine.llm.presets import Endpoint
 from engine.progress import ProgressThrottle
 
-CHILD = ("engine.jobs.import_build", "child_main")  # what the child runs (module, function)
+CHILD = ("engine.api.pipeline", "child_main")  # what the child runs (module, function)
 _KILL_AFTER_CANCEL_S = 30.0  # a cancel is checked between batches; past this the child is stuck
 _POLL_S = 0.1
 
@@ -115,12 +114,6 @@ def _import_step(progress) -> Step:
     return Step("import", progress.source, int(1000 * progress.bytes_done / total), 1000, progress.messages)
 
 
-def child_possible(service) -> bool:
-    from engine.service import FlashbackService
-
-    return type(service) is FlashbackService and not getattr(sys, "frozen", False)
-
-
 def run_in_child(service, paths: Sequence[Path], build: bool, progress: Progress, cancel: CancelToken,
                  phase: Phase, topic_llm: Endpoint | None = None) -> PipelineSummary:
     """`run_steps` in a child Python; blocks the calling (worker) thread until it ends. What
@@ -179,8 +172,8 @@ def _forget_cached_state(service) -> None:
 # -- the child ----------------------------------------------------------------------------
 def child_main(channel: ParentChannel) -> dict:
     """The child's work (see `CHILD`): the parent's request, run; progress as it goes."""
+    from engine.api.context import StoreContext
     from engine.embeddings.base import EmbeddingConfig
-    from engine.service import FlashbackService
 
     _yield_cpu_to_the_window()
     _, request = channel.receive()
@@ -194,7 +187,8 @@ def child_main(channel: ParentChannel) -> dict:
     def phase(name: str) -> None:
         channel.send(("phase", name))
 
-    service = FlashbackService(Path(request["data_dir"]), EmbeddingConfig(**request["embedding"]), origin="window")
+    service = PipelineSteps(StoreContext(Path(request["data_dir"]), EmbeddingConfig(**request["embedding"]),
+                                         "window"))
     topic_llm = Endpoint(**request["topic_llm"]) if request.get("topic_llm") else None
     summary = run_steps(service, [Path(p) for p in request["paths"]], request["build"], progress, cancel, phase,
                         topic_llm)
@@ -211,3 +205,33 @@ def _yield_cpu_to_the_window() -> None:
         cores = sorted(os.sched_getaffinity(0))
         if len(cores) > 1:
             os.sched_setaffinity(0, cores[1:])  # threads and grandchildren started later inherit it
+
+
+class PipelineSteps:
+    """What `run_steps` calls (import one path, build), over one store's sub-services; the
+    window's process and the child each make one over their own StoreContext."""
+
+    def __init__(self, context) -> None:
+        from engine.api.memory import MemoryService
+        from engine.importers.runner import import_path
+
+        self._context = context
+        self.build = MemoryService(context).build
+
+        def import_one(path: Path, format_name: str = "auto", on_progress=None, cancel=None, on_wait=None):
+            return import_path(context.data_dir, Path(path), format_name, on_progress, cancel, on_wait,
+                               context.origin)
+
+        self.import_path = import_one
+
+    @property
+    def data_dir(self) -> Path:
+        return self._context.data_dir
+
+    @property
+    def embedding(self):
+        return self._context.embedding
+
+    def invalidate(self) -> None:
+        """The child rebuilt the indexes behind this process: drop the cached retriever."""
+        self._context.invalidate()

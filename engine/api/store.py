@@ -8,14 +8,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from engine.api.context import StoreContext
-from engine.api.memory import BUILD_CHANGES, MemoryService
+from engine.api.memory import BUILD_CHANGES
+from engine.api.pipeline import PipelineSteps, PipelineSummary, Step, run_in_child, run_steps
 from engine.changes import Changes, ChangeToken, read_change_token
-from engine.embeddings.base import EmbeddingConfig
 from engine.errors import CancelToken
 from engine.importers.base import ProgressCallback
 from engine.importers.runner import FORMATS, ImportReport, import_path
-from engine.jobs.import_build import PipelineSummary, Step, run_in_child, run_steps
 from engine.llm.presets import Endpoint
+from engine.messages import Message, msg
 from engine.store.lock import LockHolder, WaitCallback, current_holder
 from engine.store.stats import StoreStats, store_stats
 
@@ -33,6 +33,19 @@ class StoreService:
 
     def stats(self) -> StoreStats:
         return store_stats(self._context.data_dir)
+
+    def read_only(self) -> Message | None:
+        """The sentence a face shows once, where it stays in view (the window's status bar), when
+        this process cannot write the store: searching, browsing and exporting work; runs are
+        not recorded; import and build refuse. None for a writable store. Once asked, searches
+        do not say it again (issue 23)."""
+        refused = self._context.read_only()
+        if refused is None:
+            return None
+        self._context.tell_read_only()
+        if refused.store_file is not None:
+            return msg("store.status.read_only_file", file=str(refused.store_file))
+        return msg("store.status.read_only", folder=str(self._context.data_dir))
 
     def writer(self) -> LockHolder | None:
         """Who writes the store now (an import or build here or in another process), or None."""
@@ -74,33 +87,14 @@ class ImportService:
                  on_phase: Callable[[str], None], topic_llm: Endpoint | None = None, *,
                  in_child: bool = True) -> tuple[PipelineSummary, Changes]:
         """Import each path (one transaction each), then build when `build` (blocking: run it in a
-        worker). `in_child` runs it in a child Python (engine.jobs.import_build: the window's GIL
+        worker). `in_child` runs it in a child Python (engine.api.pipeline: the window's GIL
         stays free); `on_phase` says which phase runs ("import", "build"), for a failure's words.
         Returns the summary and what it changed; a failed or cancelled run may have changed
         `PIPELINE_CHANGES` (a cancelled build keeps its finished stages)."""
-        steps = _PipelineSteps(self._context)
+        steps = PipelineSteps(self._context)
         runner = run_in_child if in_child and self.child_possible() else run_steps
         summary = runner(steps, list(paths), build, progress, cancel, on_phase, topic_llm)
         imported = summary.imported and bool(summary.sources)
         return summary, Changes(messages=imported, chats=imported) | (BUILD_CHANGES if summary.built else Changes())
 
 
-class _PipelineSteps:
-    """What engine.jobs.import_build's steps call, over this store's sub-services."""
-
-    def __init__(self, context: StoreContext) -> None:
-        self._context = context
-        self.import_path = ImportService(context).import_path
-        self.build = MemoryService(context).build
-
-    @property
-    def data_dir(self) -> Path:
-        return self._context.data_dir
-
-    @property
-    def embedding(self) -> EmbeddingConfig:
-        return self._context.embedding
-
-    def invalidate(self) -> None:
-        """The child rebuilt the indexes behind this process: drop the cached retriever."""
-        self._context.invalidate()

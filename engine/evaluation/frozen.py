@@ -125,7 +125,7 @@ def freeze(connection: sqlite3.Connection, targets: Sequence[Target], stage1: St
 def freeze_with_service(service, targets: Sequence[Target], settings: RetrievalSettings | None = None,
                         on_progress: Callable[[int, int], None] | None = None,
                         cancel: CancelToken | None = None, cache: dict | None = None) -> list[FrozenQuery]:
-    """`freeze` through a FlashbackService (blocking: run it in a worker)."""
+    """`freeze` through the search sub-service (engine.api: anything with `stage1` and `data_dir`; blocking)."""
     settings = settings or RetrievalSettings()
     connection = connect(db_path(service.data_dir))
     try:

@@ -8,9 +8,9 @@ import json
 
 import pytest
 
+from engine.api import Flashback
+from engine.api.pipeline import PipelineSteps, Step, run_in_child, run_steps
 from engine.errors import BuildCancelled, CancelToken, ImportCancelled
-from engine.jobs.import_build import Step, run_in_child, run_steps
-from engine.service import FlashbackService
 
 
 def export(path, lines: int = 120):
@@ -23,9 +23,9 @@ def export(path, lines: int = 120):
 
 
 @pytest.fixture
-def imported(tmp_path) -> FlashbackService:
-    service = FlashbackService(tmp_path / "data")
-    service.import_path(export(tmp_path / "chat.jsonl"))
+def imported(tmp_path) -> Flashback:
+    service = Flashback(tmp_path / "data")
+    service.imports.import_path(export(tmp_path / "chat.jsonl"))
     return service
 
 
@@ -38,16 +38,16 @@ def cancel_once_topics_are_made(token: CancelToken):
     return on_progress
 
 
-def assert_says_what_was_kept(error: BaseException, service: FlashbackService) -> None:
+def assert_says_what_was_kept(error: BaseException, service: Flashback) -> None:
     assert type(error) is BuildCancelled and not isinstance(error, ImportCancelled)
     assert "kept" in str(error) and "nothing was changed" not in str(error)
-    assert service.stats().topics > 0  # and it is true: the topics committed before the cancel stay
+    assert service.store.stats().topics > 0  # and it is true: the topics committed before the cancel stay
 
 
 def test_a_build_cancelled_in_process_says_what_it_kept(imported):
     token = CancelToken()  # the window's token: its own error is the import's
     with pytest.raises(BuildCancelled) as caught:
-        imported.build(on_progress=cancel_once_topics_are_made(token), cancel=token)
+        imported.memory.build(on_progress=cancel_once_topics_are_made(token), cancel=token)
     assert_says_what_was_kept(caught.value, imported)
 
 
@@ -55,13 +55,14 @@ def test_the_same_token_still_cancels_an_import_as_an_import(tmp_path):
     token = CancelToken()
     token.cancel()
     with pytest.raises(ImportCancelled):
-        FlashbackService(tmp_path / "data").import_path(export(tmp_path / "chat.jsonl"), cancel=token)
+        Flashback(tmp_path / "data").imports.import_path(export(tmp_path / "chat.jsonl"), cancel=token)
 
 
 def test_a_build_cancelled_in_the_worker_thread_says_what_it_kept(imported):
     token, phases = CancelToken(), []
     with pytest.raises(BuildCancelled) as caught:
-        run_steps(imported, [], True, cancel_once_topics_are_made(token), token, phases.append)
+        steps = PipelineSteps(imported._context)
+        run_steps(steps, [], True, cancel_once_topics_are_made(token), token, phases.append)
     assert_says_what_was_kept(caught.value, imported)
     assert phases == ["build"]
 
@@ -69,7 +70,8 @@ def test_a_build_cancelled_in_the_worker_thread_says_what_it_kept(imported):
 def test_a_build_cancelled_in_the_child_says_what_it_kept(imported):
     token, phases = CancelToken(), []
     with pytest.raises(BuildCancelled) as caught:
-        run_in_child(imported, [], True, cancel_once_topics_are_made(token), token, phases.append)
+        steps = PipelineSteps(imported._context)
+        run_in_child(steps, [], True, cancel_once_topics_are_made(token), token, phases.append)
     assert_says_what_was_kept(caught.value, imported)
     assert phases[-1] == "build"
 
@@ -78,6 +80,23 @@ def test_a_build_cancelled_before_it_started_is_a_build_cancel(imported):
     token = CancelToken()
     token.cancel()
     with pytest.raises(BuildCancelled):
-        run_in_child(imported, [], True, lambda step: None, token, lambda phase: None)
+        run_in_child(PipelineSteps(imported._context), [], True, lambda step: None, token, lambda phase: None)
     with pytest.raises(ImportCancelled):  # with files to import first, it is the import that did not start
-        run_in_child(imported, [imported.data_dir / "none.jsonl"], True, lambda step: None, token, lambda phase: None)
+        run_in_child(PipelineSteps(imported._context), [imported.data_dir / "none.jsonl"], True,
+                     lambda step: None, token, lambda phase: None)
+
+
+def test_a_build_that_ignores_the_cancel_is_killed_and_reported_as_cancelled(imported, monkeypatch):
+    from engine.api import pipeline as import_build
+
+    monkeypatch.setattr(import_build, "CHILD", ("tests.engine.children", "build_ignoring_cancel"))
+    monkeypatch.setattr(import_build, "_KILL_AFTER_CANCEL_S", 0.5)
+    token, steps = CancelToken(), []
+
+    def cancel_at_once(step) -> None:
+        steps.append(step)
+        token.cancel()
+
+    with pytest.raises(BuildCancelled):
+        run_in_child(PipelineSteps(imported._context), [], True, cancel_at_once, token, lambda phase: None)
+    assert steps and steps[0].name == "embeddings"

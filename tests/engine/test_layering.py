@@ -33,7 +33,8 @@ def test_engine_sources_import_no_qt_ui_or_app():
 
 def test_importing_the_engine_loads_no_qt():
     code = (
-        "import sys, engine.service, engine.importers.runner, engine.importers.writer;"
+        "import sys, engine.api, engine.api.facade, engine.api.pipeline, engine.importers.runner;"
+        "import engine.importers.writer;"
         "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'shiboken6', 'ui', 'app')];"
         "print(bad); sys.exit(1 if bad else 0)"
     )
@@ -53,8 +54,6 @@ LAYERS = (
     {"rerank"},
     {"export", "traces", "evaluation"},
     {"ask"},  # the answer flow (issue 27): plan, search, compose, answer, verify over the layers below
-    {"service"},
-    {"jobs"},  # runs the service's import and build in a child process
     {"api"},  # the one surface the faces (window, CLI, MCP) import
 )
 

@@ -7,59 +7,61 @@ import asyncio
 import pytest
 
 import resources
+from engine.api import Flashback
 from engine.browse import BrowseError
 from engine.rerank.threshold import ThresholdReranker, ThresholdSettings
 from engine.retrieval.search import RetrievalSettings
-from engine.service import FlashbackService
 
 DEMO = resources.demo_export()
 
 
 @pytest.fixture(scope="module")
-def service(tmp_path_factory) -> FlashbackService:
-    service = FlashbackService(tmp_path_factory.mktemp("views"))
-    service.import_path(DEMO)
-    service.build()
+def service(tmp_path_factory) -> Flashback:
+    service = Flashback(tmp_path_factory.mktemp("views"))
+    service.imports.import_path(DEMO)
+    service.memory.build()
     return service
 
 
 def test_chats_topics_people_agree_with_the_store(service):
-    chats = service.chats()
-    stats = service.stats()
+    chats = service.browse.chats()
+    stats = service.store.stats()
     assert len(chats) == stats.chats
     assert sum(chat.messages for chat in chats) == stats.messages
-    assert sum(chat.topics for chat in chats) == len(service.topics(limit=100000))
+    assert sum(chat.topics for chat in chats) == len(service.browse.topics(limit=100000))
     busiest = max(chats, key=lambda chat: chat.topics)
-    own = service.topics(chat_id=busiest.id)
+    own = service.browse.topics(chat_id=busiest.id)
     assert len(own) == busiest.topics and all(topic.chat == busiest.name for topic in own)
     assert [t.first_at for t in own] == sorted((t.first_at for t in own), reverse=True)
-    people = service.people()
+    people = service.browse.people()
     assert people and people[0].messages >= people[-1].messages and all(p.chats >= 1 for p in people if p.messages)
 
 
 def test_topic_filter_matches_summary_text_literally(service):
-    some = service.topics(limit=1)[0]
+    some = service.browse.topics(limit=1)[0]
     word = next(w for w in some.summary.split() if len(w) > 4)
-    assert some.id in [t.id for t in service.topics(text=word.upper())] or not word.isascii()
-    assert service.topics(text="%") == [t for t in service.topics(limit=100000) if "%" in t.summary][:500]
+    assert some.id in [t.id for t in service.browse.topics(text=word.upper())] or not word.isascii()
+    assert service.browse.topics(text="%") == [t for t in service.browse.topics(limit=100000) if "%" in t.summary][:500]
 
 
 def test_topic_detail_has_the_whole_conversation_in_order(service):
-    topic = max(service.topics(limit=100000), key=lambda t: t.messages)
-    detail = service.topic_detail(topic.id)
+    topic = max(service.browse.topics(limit=100000), key=lambda t: t.messages)
+    detail = service.browse.topic_detail(topic.id)
     assert detail.info == topic
     assert len(detail.messages) == topic.messages
     assert [m.sent_at for m in detail.messages] == sorted(m.sent_at for m in detail.messages)
     with pytest.raises(BrowseError, match="not in the store"):
-        service.topic_detail(10**9)
+        service.browse.topic_detail(10**9)
 
 
 def test_frozen_candidates_rerank_without_a_new_stage1(service):
-    stage1 = service.stage1("hotel in Lisbon", RetrievalSettings())
+    stage1 = service.search.stage1("hotel in Lisbon", RetrievalSettings())
     assert stage1.settings == RetrievalSettings()
-    loose = asyncio.run(service.arerank(stage1, ThresholdReranker(ThresholdSettings(threshold=0.1, gap=0.5, top_k=10)),
+    loose_settings = ThresholdSettings(threshold=0.1, gap=0.5, top_k=10)
+    loose = asyncio.run(service.search.arerank(stage1, ThresholdReranker(loose_settings),
                                         record=False))
-    strict = asyncio.run(service.arerank(stage1, ThresholdReranker(ThresholdSettings(threshold=0.9)), record=False))
+    strict_reranker = ThresholdReranker(ThresholdSettings(threshold=0.9))
+    strict = asyncio.run(service.search.arerank(stage1, strict_reranker, record=False))
     assert loose.stage1 is strict.stage1 is stage1
     assert len(strict.result.selected_ids()) <= len(loose.result.selected_ids())
     assert loose.settings["reranker"] == {"name": "threshold", "threshold": 0.1, "gap": 0.5, "top_k": 10}

@@ -9,8 +9,8 @@ import sys
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from engine.api import CancelToken, Changes, EngineError, Flashback
+from engine.api.pipeline import PipelineCrashed
 from engine.errors import ImportCancelled
-from engine.jobs.import_build import PipelineCrashed
 from engine.topics.errors import TopicBuildCancelled
 from tests.ui.conftest import write_jsonl
 from ui.shell.errors import is_cancel, plain_message, show_error
@@ -18,7 +18,7 @@ from ui.shell.import_controller import ImportController
 
 
 def test_the_child_side_never_loads_qt():
-    code = "import sys, engine.jobs.import_build; print(sorted(m for m in sys.modules if m.startswith('PySide6')))"
+    code = "import sys, engine.api.pipeline; print(sorted(m for m in sys.modules if m.startswith('PySide6')))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert result.stdout.strip() == "[]"
 

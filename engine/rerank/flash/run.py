@@ -82,7 +82,7 @@ class RunBase:
         self.turns: list[dict[str, Any]] = []
         self.protocol = ProtocolChoice("tools", "preset", "")
         self.switch: dict[str, str] | None = None
-        # A rewrite the caller gives was searched with in stage 1 (engine.service) when it was used.
+        # A rewrite the caller gives was searched with in stage 1 (engine.api.search) when it was used.
         self.stage1_used_rewrite = rewrite is not None and rewrite.used
         self.system = self.user = ""
         self.estimate = self.summary_cap = 0

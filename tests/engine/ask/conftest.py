@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 
 import resources
+from engine.api import Flashback
 from engine.ask import AskDeps, AskSettings, ask, store_profile
 from engine.http_retry import RetryPolicy
 from engine.llm import ChatClient, Endpoint
 from engine.rerank.threshold import ThresholdReranker
-from engine.service import FlashbackService
 from engine.store.database import connect, db_path
 from tests.fake_openai import FakeOpenAI, FakeResponse, LocalServerModel, RecordedRequest, chat_reply, tool_call
 
@@ -37,15 +37,15 @@ FAST_RETRY = RetryPolicy(max_retries=1, initial_backoff=0.01, max_backoff=0.02)
 @pytest.fixture(scope="session")
 def data_dir(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("ask-store")
-    service = FlashbackService(root / "data")
-    service.import_path(resources.demo_export())
-    assert service.build().topics_created > 50
+    service = Flashback(root / "data")
+    service.imports.import_path(resources.demo_export())
+    assert service.memory.build().topics_created > 50
     return root / "data"
 
 
 @pytest.fixture(scope="session")
-def service(data_dir) -> FlashbackService:
-    return FlashbackService(data_dir)
+def service(data_dir) -> Flashback:
+    return Flashback(data_dir)
 
 
 @pytest.fixture(scope="session")
@@ -122,15 +122,15 @@ def respond(body: dict, value: Any) -> FakeResponse:
     return FakeResponse(json=chat_reply(text))
 
 
-def make_deps(service: FlashbackService, data_dir: Path, client: ChatClient | None, reranker=None,
+def make_deps(service: Flashback, data_dir: Path, client: ChatClient | None, reranker=None,
               **overrides) -> AskDeps:
     connection = connect(db_path(data_dir))
     try:
         chats, languages = store_profile(connection)
     finally:
         connection.close()
-    options = {"stage1": service.stage1, "reranker": reranker or ThresholdReranker(),
-               "connect": lambda: connect(db_path(data_dir)), "embedder": service.embedder(), "client": client,
+    options = {"stage1": service.search.stage1, "reranker": reranker or ThresholdReranker(),
+               "connect": lambda: connect(db_path(data_dir)), "embedder": service.memory.embedder(), "client": client,
                "chats": chats, "languages": languages, **overrides}
     return AskDeps(**options)
 

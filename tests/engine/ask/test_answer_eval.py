@@ -12,6 +12,7 @@ import pytest
 
 import resources
 from bench.locomo_convert import convert
+from engine.api import Flashback
 from engine.ask.answer_data import AnswerDataError, load_questions
 from engine.ask.answer_eval import AnswerEvalCancelled, evaluate_answers
 from engine.ask.answer_judge import JUDGE_PROMPT, Judge, read_verdict
@@ -19,7 +20,6 @@ from engine.ask.types import Answer, AskCancelled, AskOutcome, Claim, Plan, Sour
 from engine.errors import CancelToken, EngineError
 from engine.evaluation.qrels import resolve_messages
 from engine.llm import ChatClient, Endpoint
-from engine.service import FlashbackService
 from engine.store.database import connect, db_path
 from tests.fake_openai import FakeOpenAI, FakeResponse, chat_reply
 
@@ -54,8 +54,8 @@ def store(tmp_path_factory):
     qa = root / "locomo.json"
     qa.write_text(json.dumps([SAMPLE]), encoding="utf-8")
     convert(qa, root / "export.jsonl", root / "qrels.json")
-    service = FlashbackService(root / "data")
-    service.import_path(root / "export.jsonl")
+    service = Flashback(root / "data")
+    service.imports.import_path(root / "export.jsonl")
     connection = connect(db_path(service.data_dir))
     try:
         ids = {m: i for (_, m), i in resolve_messages(connection, [("conv-t", f"D1:{n}") for n in range(1, 6)]
@@ -219,8 +219,8 @@ def test_cancel_stops_between_questions_and_keeps_what_was_done(store):
 
 def test_a_store_without_the_evidence_is_refused_before_any_question(store, tmp_path):
     qa, _, _ = store
-    empty = FlashbackService(tmp_path / "empty")
-    empty.import_path(resources.demo_export())
+    empty = Flashback(tmp_path / "empty")
+    empty.imports.import_path(resources.demo_export())
     asked = []
 
     async def ask(item):

@@ -9,20 +9,20 @@ from datetime import UTC, datetime
 import pytest
 
 import resources
+from engine.api import Flashback
 from engine.ask.dates import DEFAULT_WEIGHT, DateRange, apply_date_boost, boost_in_range, find_date_range
 from engine.rerank.base import Candidate
 from engine.retrieval.search import RetrievalSettings
-from engine.service import FlashbackService
 from engine.store.database import connect, db_path
 
 NOW = datetime(2025, 11, 15, 12, 0, tzinfo=UTC)  # the demo export's times are UTC
 
 
 @pytest.fixture(scope="module")
-def service(tmp_path_factory) -> FlashbackService:
-    service = FlashbackService(tmp_path_factory.mktemp("dates") / "data")
-    service.import_path(resources.demo_export())
-    service.build()
+def service(tmp_path_factory) -> Flashback:
+    service = Flashback(tmp_path_factory.mktemp("dates") / "data")
+    service.imports.import_path(resources.demo_export())
+    service.memory.build()
     return service
 
 
@@ -57,7 +57,7 @@ def _topic_ids(stage1):
 
 
 def test_plain_search_gains_the_date_phrase_as_a_boost(service):
-    stage1 = service.stage1("что мама говорила про витамин D в прошлом месяце", RetrievalSettings())
+    stage1 = service.search.stage1("что мама говорила про витамин D в прошлом месяце", RetrievalSettings())
     connection = connect(db_path(service.data_dir))
     try:
         boosted, boost = apply_date_boost(connection, stage1, NOW)
@@ -77,7 +77,7 @@ def test_plain_search_gains_the_date_phrase_as_a_boost(service):
 
 
 def test_a_query_without_a_date_is_left_alone(service):
-    stage1 = service.stage1("витамин D", RetrievalSettings())
+    stage1 = service.search.stage1("витамин D", RetrievalSettings())
     connection = connect(db_path(service.data_dir))
     try:
         same, boost = apply_date_boost(connection, stage1, NOW)

@@ -56,7 +56,7 @@ def test_offline_support_separates_right_citations_from_wrong_ones(connection, s
     """The bar, measured: each claim cited to the source holding its message, then to a source of
     another topic in the same chat (a plausible miscitation), among four sources of that chat."""
     rng = random.Random(7)
-    embedder = service.embedder()
+    embedder = service.memory.embedder()
     right, wrong = [], []
     for text, needle in CALIBRATION:
         topic, chat = topic_with(connection, needle)
@@ -81,7 +81,7 @@ def test_a_number_the_cited_messages_do_not_hold_is_not_supported(connection, se
     sources = compose_sources(connection, "q", [Selection("topic", topic, "")], [], 6000, 50).sources
     claims = [Claim("Мама записалась к терапевту на 14 марта на 9:30", [1]),
               Claim("Мама записалась к терапевту на 15 марта на 9:30", [1])]
-    figures = check_offline(claims, sources, service.embedder())
+    figures = check_offline(claims, sources, service.memory.embedder())
     assert claims[0].supported and not claims[1].supported and claims[1].support < SUPPORT_BAR
     assert claims[1].note == "numbers not in the cited messages: 15"
     assert figures == {"claims": 2, "checked": 2, "supported": 1, "share": 0.5}
@@ -91,7 +91,7 @@ def test_a_claim_in_another_script_is_left_unchecked_not_called_unsupported(conn
     topic, _ = topic_with(connection, "записалась к терапевту")
     sources = compose_sources(connection, "q", [Selection("topic", topic, "")], [], 6000, 50).sources
     claims = [Claim("Mom booked the therapist for March 14 at 9:30", [1])]
-    figures = check_offline(claims, sources, service.embedder())
+    figures = check_offline(claims, sources, service.memory.embedder())
     assert claims[0].supported is None and "another language" in claims[0].note
     assert figures["checked"] == 0 and figures["share"] is None
 

@@ -11,13 +11,13 @@ import sys
 import numpy as np
 import pytest
 
+from engine.api import Flashback
 from engine.embeddings import EmbeddingConfig, EmbeddingError, make_embedder
 from engine.embeddings.local import INSTALL_HINT, LocalModelMissing, local_model_available
 from engine.memory.documents import PassageShape
 from engine.memory.model_options import build_options_for
 from engine.memory.topic_documents import topic_documents_for
 from engine.retrieval.search import RetrievalSettings
-from engine.service import FlashbackService
 from tests.engine.topics.conftest import BASE, conversation, write_jsonl
 
 INSTALLED = local_model_available()
@@ -103,14 +103,14 @@ def test_switching_to_the_local_model_re_embeds_and_finds_across_languages(tmp_p
     ], first_id=200)
     export = write_jsonl(tmp_path / "chats.jsonl", mama + flat + cats)
     data = tmp_path / "data"
-    builtin = FlashbackService(data)
-    builtin.import_path(export)
-    before = builtin.build()
-    service = FlashbackService(data, EmbeddingConfig(provider="local"))
-    report = service.build()  # no options: the build cuts topics the way this model needs by itself
+    builtin = Flashback(data)
+    builtin.imports.import_path(export)
+    before = builtin.memory.build()
+    service = Flashback(data, EmbeddingConfig(provider="local"))
+    report = service.memory.build()  # no options: the build cuts topics the way this model needs by itself
     assert report.model_id == "local:multilingual-e5-small-q4" != before.model_id
     assert report.embedded > 0 and report.topics_merged == 0
-    with service._connect() as connection:  # only the new model's items are left to search
+    with service._context.connect() as connection:  # only the new model's items are left to search
         models = {row[0] for row in connection.execute("SELECT DISTINCT model_id FROM vector_item")}
         topic_ids = [row[0] for row in connection.execute("SELECT id FROM topic")]
         passages = topic_documents_for(connection, topic_ids, PassageShape())
@@ -118,7 +118,7 @@ def test_switching_to_the_local_model_re_embeds_and_finds_across_languages(tmp_p
     assert models == {report.model_id}
     assert items == sum(map(len, passages.values())) > len(topic_ids)  # the summary and short passages
     question, only_topics = "Which vitamin did the doctor prescribe to mom?", RetrievalSettings(people=0, artifacts=0)
-    found = service.stage1(question, only_topics).candidates
+    found = service.search.stage1(question, only_topics).candidates
     assert found and found[0].chat == "Мама"  # an English question, a Russian chat: no shared word
 
 

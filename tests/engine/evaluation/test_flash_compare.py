@@ -9,6 +9,7 @@ import asyncio
 import pytest
 
 import resources
+from engine.api import Flashback
 from engine.evaluation.flash_compare import Price, compare, estimate, model_price
 from engine.evaluation.frozen import freeze_with_service, labelled_targets
 from engine.evaluation.labels import LabelStore
@@ -16,7 +17,6 @@ from engine.evaluation.qrels import QueryFilters
 from engine.llm import Endpoint
 from engine.rerank.flash import FlashSettings
 from engine.rerank.threshold import ThresholdSettings
-from engine.service import FlashbackService
 from tests.fake_openai import FakeOpenAI, FakeResponse, LocalServerModel
 
 CHAT = "/v1/chat/completions"
@@ -24,13 +24,13 @@ QUERIES = ("Postgres upgrade incident", "hotel in Lisbon")
 
 
 @pytest.fixture(scope="module")
-def service(tmp_path_factory) -> FlashbackService:
-    service = FlashbackService(tmp_path_factory.mktemp("flash-compare") / "data")
-    service.import_path(resources.demo_export())
-    service.build()
+def service(tmp_path_factory) -> Flashback:
+    service = Flashback(tmp_path_factory.mktemp("flash-compare") / "data")
+    service.imports.import_path(resources.demo_export())
+    service.memory.build()
     labels = LabelStore(service.data_dir)
     for query in QUERIES:  # the best candidate is relevant, the second is not
-        topics = [c.id for c in service.stage1(query).candidates if c.kind == "topic"]
+        topics = [c.id for c in service.search.stage1(query).candidates if c.kind == "topic"]
         labels.label_topic(query, QueryFilters(), topics[0], True)
         labels.label_topic(query, QueryFilters(), topics[1], False)
     return service
@@ -49,7 +49,7 @@ def test_the_estimate_uses_the_providers_price_and_comes_before_any_chat_call(se
     price = model_price(server.base_url, "test/flash", "sk-test")
     assert price == Price(3e-7, 2.5e-6)
     assert server.requests[0].headers["Authorization"] == "Bearer sk-test"
-    frozen = freeze_with_service(service, labelled_targets(service))
+    frozen = freeze_with_service(service.search, labelled_targets(service.search))
     cost = estimate(frozen, FlashSettings(model="test/flash"), price)
     assert cost.queries == 2 and cost.prompt_tokens > 2 * 900 and cost.completion_tokens == 2 * 2 * 350
     assert cost.usd == pytest.approx(cost.prompt_tokens * 3e-7 + cost.completion_tokens * 2.5e-6)
@@ -61,16 +61,16 @@ def test_the_estimate_uses_the_providers_price_and_comes_before_any_chat_call(se
 
 def test_flash_runs_once_per_query_recorded_and_scored_beside_the_threshold(service, server):
     server.handle(CHAT, LocalServerModel(forces=frozenset({"required", "named"}), picks=3))
-    frozen = freeze_with_service(service, labelled_targets(service))
+    frozen = freeze_with_service(service.search, labelled_targets(service.search))
     endpoint = Endpoint.from_preset("custom", base_url=server.base_url, model="test/flash")
-    reranker = service.flash_reranker(endpoint, FlashSettings(model="test/flash", protocol="tools"))
+    reranker = service.search.flash_reranker(endpoint, FlashSettings(model="test/flash", protocol="tools"))
     seen: list[int] = []
-    runs_before = len(service.runs())
+    runs_before = len(service.runs.list())
 
-    outcomes = asyncio.run(compare(service, frozen, reranker, ThresholdSettings(),
+    outcomes = asyncio.run(compare(service.search, frozen, reranker, ThresholdSettings(),
                                    lambda done, _outcome: seen.append(done)))
     assert seen == [1, 2] and len(outcomes) == 2
-    runs = service.runs()
+    runs = service.runs.list()
     assert len(runs) == runs_before + 2 and {o.run_id for o in outcomes} == {r.id for r in runs[:2]}
     for query, outcome in zip(frozen, outcomes, strict=True):
         assert outcome.error is None and outcome.fallback is None
@@ -81,9 +81,10 @@ def test_flash_runs_once_per_query_recorded_and_scored_beside_the_threshold(serv
 
 def test_a_failing_server_is_a_query_that_kept_nothing_not_a_lost_comparison(service, server):
     server.handle(CHAT, lambda _request: FakeResponse(status=401, json={"error": {"message": "bad key"}}))
-    frozen = freeze_with_service(service, labelled_targets(service))
+    frozen = freeze_with_service(service.search, labelled_targets(service.search))
     endpoint = Endpoint.from_preset("custom", base_url=server.base_url, model="test/flash")
-    outcomes = asyncio.run(compare(service, frozen, service.flash_reranker(endpoint, FlashSettings(model="test/flash")),
+    reranker = service.search.flash_reranker(endpoint, FlashSettings(model="test/flash"))
+    outcomes = asyncio.run(compare(service.search, frozen, reranker,
                                    ThresholdSettings()))
     assert len(outcomes) == 2
     for outcome in outcomes:  # Flash falls back (or fails): either way it is scored, never dropped

@@ -3,7 +3,7 @@
 The build embedded inside its write transactions: with a local model or an API that is
 minutes of SQLite's write lock, and a search in another process recording its run (busy
 timeout 1 s) failed. Here the embedder stops inside every call it gets until the test has
-recorded a run from its own connection, the way `FlashbackService._record` does.
+recorded a run from its own connection, the way `Flashback._record` does.
 """
 
 from __future__ import annotations

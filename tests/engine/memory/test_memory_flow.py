@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 import resources
+from engine.api import Flashback
 from engine.embeddings.base import EmbeddingConfig
 from engine.memory.indexes import INDEX_FOLDER
 from engine.rerank.threshold import ThresholdReranker
 from engine.retrieval.search import RetrievalSettings
-from engine.service import FlashbackService
 
 DEMO = resources.demo_export()
 
@@ -21,21 +21,21 @@ DEMO = resources.demo_export()
 @pytest.fixture(scope="module")
 def built_store(tmp_path_factory) -> Path:
     data_dir = tmp_path_factory.mktemp("store")
-    service = FlashbackService(data_dir)
-    service.import_path(DEMO)
-    report = service.build()
+    service = Flashback(data_dir)
+    service.imports.import_path(DEMO)
+    report = service.memory.build()
     assert report.topics_created > 50 and report.vectors["topic"] >= report.topics_created - report.topics_merged
     return data_dir
 
 
-def _copy(built_store: Path, tmp_path: Path) -> FlashbackService:
+def _copy(built_store: Path, tmp_path: Path) -> Flashback:
     target = tmp_path / "copy"
     shutil.copytree(built_store, target)
-    return FlashbackService(target)
+    return Flashback(target)
 
 
-def _top_topic_text(service: FlashbackService, query: str, **settings) -> str:
-    outcome = service.search(query, RetrievalSettings(**settings))
+def _top_topic_text(service: Flashback, query: str, **settings) -> str:
+    outcome = service.search.run(query, RetrievalSettings(**settings))
     topics = [c for c in outcome.stage1.candidates if c.kind == "topic"]
     assert topics, f"no candidates for {query!r}"
     return " ".join(c.summary for c in topics[:3])
@@ -49,7 +49,7 @@ def test_latin_and_cyrillic_queries_find_their_topics(built_store, tmp_path):
 
 def test_scores_are_calibrated_and_sorted_within_kind(built_store, tmp_path):
     service = _copy(built_store, tmp_path)
-    outcome = service.search("Postgres upgrade", RetrievalSettings(hybrid=False))
+    outcome = service.search.run("Postgres upgrade", RetrievalSettings(hybrid=False))
     topics = [c for c in outcome.stage1.candidates if c.kind == "topic"]
     assert all(0.0 <= c.score <= 1.0 for c in outcome.stage1.candidates)
     assert [c.score for c in topics] == sorted((c.score for c in topics), reverse=True)
@@ -58,7 +58,7 @@ def test_scores_are_calibrated_and_sorted_within_kind(built_store, tmp_path):
 
 def test_threshold_reranker_keeps_a_prefix_of_candidates(built_store, tmp_path):
     service = _copy(built_store, tmp_path)
-    outcome = service.search("hotel in Lisbon", reranker=ThresholdReranker())
+    outcome = service.search.run("hotel in Lisbon", reranker=ThresholdReranker())
     report = outcome.result.report
     assert report["retrieved"] == report["removed_by_threshold"] + report["removed_by_gap"] + \
         report["removed_by_top_k"] + report["kept"]
@@ -68,56 +68,57 @@ def test_threshold_reranker_keeps_a_prefix_of_candidates(built_store, tmp_path):
 
 def test_deleted_or_corrupt_index_is_rebuilt_not_used(built_store, tmp_path):
     service = _copy(built_store, tmp_path)
-    before = [c.id for c in service.search("hotel in Lisbon").stage1.candidates]
+    before = [c.id for c in service.search.run("hotel in Lisbon").stage1.candidates]
     index_file = service.data_dir / INDEX_FOLDER / "topics.hnsw"
     index_file.write_bytes(b"garbage" * 100)
-    fresh = FlashbackService(service.data_dir)
-    result = fresh.search("hotel in Lisbon")
+    fresh = Flashback(service.data_dir)
+    result = fresh.search.run("hotel in Lisbon")
     assert [c.id for c in result.stage1.candidates] == before
     index_file.unlink()
-    assert [c.id for c in FlashbackService(service.data_dir).search("hotel in Lisbon").stage1.candidates] == before
+    assert [c.id for c in Flashback(service.data_dir).search.run("hotel in Lisbon").stage1.candidates] == before
 
 
 def test_second_build_is_incremental(built_store, tmp_path):
     service = _copy(built_store, tmp_path)
-    report = service.build()
+    report = service.memory.build()
     assert report.topics_created == 0 and report.embedded == 0 and not report.rebuilt
 
 
 def test_model_switch_re_embeds_instead_of_mixing(built_store, tmp_path):
     service = _copy(built_store, tmp_path)
-    other = FlashbackService(service.data_dir, EmbeddingConfig(dimensions=256))
-    report = other.build()
-    assert report.model_id != service.embedder().model_id
+    other = Flashback(service.data_dir, EmbeddingConfig(dimensions=256))
+    report = other.memory.build()
+    assert report.model_id != service.memory.embedder().model_id
     assert report.vectors["topic"] > 0 and report.embedded > 0
     sidecar = json.loads((service.data_dir / INDEX_FOLDER / "topics.hnsw.json").read_text())
     assert sidecar["model_id"] == report.model_id and sidecar["dim"] == 256
-    assert other.search("hotel in Lisbon").stage1.candidates
+    assert other.search.run("hotel in Lisbon").stage1.candidates
 
 
 def test_more_candidates_than_topics_is_fine(built_store, tmp_path):
     service = _copy(built_store, tmp_path)
-    outcome = service.search("Lisbon", RetrievalSettings(candidates=5000, safety_threshold=0.0, hybrid=False))
+    outcome = service.search.run("Lisbon", RetrievalSettings(candidates=5000, safety_threshold=0.0, hybrid=False))
     topics = [c for c in outcome.stage1.candidates if c.kind == "topic"]
     assert len(topics) == len({c.id for c in topics}) > 50
 
 
 def test_chat_filter_is_exact(built_store, tmp_path):
     service = _copy(built_store, tmp_path)
-    everything = service.search("Lisbon", RetrievalSettings(safety_threshold=0.0)).stage1.candidates
+    everything = service.search.run("Lisbon", RetrievalSettings(safety_threshold=0.0)).stage1.candidates
     chat_title = next(c.chat for c in everything if c.kind == "topic")
     import sqlite3
     conn = sqlite3.connect(service.data_dir / "flashback.sqlite3")
     chat_id = conn.execute("SELECT id FROM chat WHERE title = ?", (chat_title,)).fetchone()[0]
-    filtered = service.search("Lisbon", RetrievalSettings(safety_threshold=0.0, chat_ids=(chat_id,))).stage1.candidates
+    only_chat = RetrievalSettings(safety_threshold=0.0, chat_ids=(chat_id,))
+    filtered = service.search.run("Lisbon", only_chat).stage1.candidates
     assert filtered and {c.chat for c in filtered if c.kind == "topic"} == {chat_title}
 
 
 def test_empty_store_searches_to_nothing(tmp_path):
-    service = FlashbackService(tmp_path / "empty")
-    report = service.build()
+    service = Flashback(tmp_path / "empty")
+    report = service.memory.build()
     assert report.topics_created == 0
-    assert service.search("anything at all").stage1.candidates == []
+    assert service.search.run("anything at all").stage1.candidates == []
 
 
 def test_a_changed_entity_never_gets_an_id_a_saved_index_may_still_hold(built_store, tmp_path):
@@ -128,7 +129,7 @@ def test_a_changed_entity_never_gets_an_id_a_saved_index_may_still_hold(built_st
     from engine.store.database import connect, db_path
 
     service = _copy(built_store, tmp_path)
-    embedder = service.embedder()
+    embedder = service.memory.embedder()
     connection = connect(db_path(service.data_dir))
     try:
         top_id, kind, entity = connection.execute(

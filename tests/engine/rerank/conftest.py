@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 
 import resources
+from engine.api import Flashback
 from engine.http_retry import RetryPolicy
 from engine.llm import ChatClient, Endpoint
 from engine.rerank.base import Candidate
 from engine.rerank.flash import FlashReranker, FlashSettings, store_topic_source
 from engine.retrieval.search import RetrievalSettings
-from engine.service import FlashbackService
 from engine.store.database import connect, db_path
 from tests.engine.topics.conftest import conversation, write_jsonl
 from tests.fake_openai import FakeOpenAI, FakeResponse, chat_reply, tool_call
@@ -55,17 +55,17 @@ def _extra_rows() -> list[dict]:
 @pytest.fixture(scope="session")
 def data_dir(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("rerank-store")
-    service = FlashbackService(root / "data")
-    service.import_path(DEMO)
-    service.import_path(write_jsonl(root / "zeppelin.jsonl", _extra_rows()))
-    report = service.build()
+    service = Flashback(root / "data")
+    service.imports.import_path(DEMO)
+    service.imports.import_path(write_jsonl(root / "zeppelin.jsonl", _extra_rows()))
+    report = service.memory.build()
     assert report.topics_created >= 60
     return root / "data"
 
 
 @pytest.fixture(scope="session")
-def service(data_dir) -> FlashbackService:
-    return FlashbackService(data_dir)
+def service(data_dir) -> Flashback:
+    return Flashback(data_dir)
 
 
 @pytest.fixture(scope="session")
@@ -75,7 +75,7 @@ def stage1(service):
 
     def candidates(query: str) -> list[Candidate]:
         if query not in cache:
-            cache[query] = service.search(query, RetrievalSettings(safety_threshold=0.0)).stage1.candidates
+            cache[query] = service.search.run(query, RetrievalSettings(safety_threshold=0.0)).stage1.candidates
         return cache[query]
     return candidates
 

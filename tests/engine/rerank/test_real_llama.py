@@ -166,14 +166,14 @@ def test_the_service_search_with_recent_messages_on_llama_server(llama_server, s
 
     session = FlashSession(Endpoint.from_preset("llamacpp", base_url=llama_server.base_url),
                            FlashSettings(model="local", total_timeout=TOTAL_S, rewrite_timeout=120, **SMALL),
-                           service._connect, RECENT)
+                           service._context.connect, RECENT)
     settings = RetrievalSettings(candidates=10)
-    outcome = service.search("what did he say?", settings, session)
+    outcome = service.search.run("what did he say?", settings, session)
     rewrite = outcome.rewrite
     assert rewrite is not None and rewrite.call["request"]["max_tokens"] == 96
     if rewrite.used:  # a 135M model may not manage it: then the reason is recorded and the original searched
         assert "rewrite_stage1" in outcome.timings_ms
-        own = {c.id for c in service.stage1(rewrite.rewritten, settings).candidates if c.kind == "topic"}
+        own = {c.id for c in service.search.stage1(rewrite.rewritten, settings).candidates if c.kind == "topic"}
         assert own & {c.id for c in outcome.stage1.candidates if c.kind == "topic"}
     else:
         assert rewrite.reason

@@ -126,18 +126,18 @@ def test_on_by_default_with_recent_messages(server, data_dir, stage1):
 
 def test_the_session_rewrites_only_when_asked_and_given_messages(server, service):
     endpoint = Endpoint(base_url=server.base_url, api_key=KEY, model="test/flash", preset="openrouter")
-    off = FlashSession(endpoint, FlashSettings(model="test/flash", contextualize_query=False), service._connect,
+    off = FlashSession(endpoint, FlashSettings(model="test/flash", contextualize_query=False), service._context.connect,
                        RECENT)
     assert asyncio.run(off.arewrite("what did he say?")) is None
-    assert asyncio.run(FlashSession(endpoint, FlashSettings(), service._connect, "").arewrite("x")) is None
+    assert asyncio.run(FlashSession(endpoint, FlashSettings(), service._context.connect, "").arewrite("x")) is None
     server.script(CHAT, answer(REWRITE))
-    session = FlashSession(endpoint, FlashSettings(model="test/flash"), service._connect, RECENT)
+    session = FlashSession(endpoint, FlashSettings(model="test/flash"), service._context.connect, RECENT)
     done = asyncio.run(session.arewrite("what did he say?"))
     assert done.rewritten == REWRITE and len(bodies(server)) == 1
 
 
 def zeppelin_topics(service, query, settings):
-    return {c.id for c in service.stage1(query, settings).candidates if c.kind == "topic"}
+    return {c.id for c in service.search.stage1(query, settings).candidates if c.kind == "topic"}
 
 
 def test_stage_1_searches_the_rewrite_and_the_original_fused(server, service):
@@ -149,9 +149,9 @@ def test_stage_1_searches_the_rewrite_and_the_original_fused(server, service):
     rewritten = zeppelin_topics(service, REWRITE, settings)
     assert rewritten - original  # the rewrite finds topics the vague question does not
     endpoint = Endpoint(base_url=server.base_url, api_key=KEY, model="test/flash", preset="openrouter")
-    session = FlashSession(endpoint, FlashSettings(model="test/flash"), service._connect, RECENT)
+    session = FlashSession(endpoint, FlashSettings(model="test/flash"), service._context.connect, RECENT)
     server.script(CHAT, answer(REWRITE), answer({"topic_ids": [1]}), answer({}))
-    outcome = service.search("what did he say?", settings, session, record=True)
+    outcome = service.search.run("what did he say?", settings, session, record=True)
     fused = {c.id for c in outcome.stage1.candidates if c.kind == "topic"}
     assert (rewritten - original) & fused and outcome.stage1.query == "what did he say?"
     assert outcome.rewrite.used and outcome.rewrite.rewritten == REWRITE
@@ -162,9 +162,9 @@ def test_stage_1_searches_the_rewrite_and_the_original_fused(server, service):
         assert f"[Topic:{topic}]" in first_turn
     assert outcome.result.report["rewrite"]["stage1"] is True
     assert outcome.as_dict()["rewrite"]["rewritten"] == REWRITE
-    run = service.run(outcome.run_id)
-    assert run["trace"]["contextualization"]["rewritten"] == REWRITE
-    assert run["trace"]["contextualization"]["stage1"] is True
+    run = service.runs.get(outcome.run_id)
+    assert run.trace["contextualization"]["rewritten"] == REWRITE
+    assert run.trace["contextualization"]["stage1"] is True
 
 
 def test_a_failed_rewrite_searches_as_typed(server, service):
@@ -172,11 +172,11 @@ def test_a_failed_rewrite_searches_as_typed(server, service):
 
     settings = RetrievalSettings(candidates=10)
     endpoint = Endpoint(base_url=server.base_url, api_key=KEY, model="test/flash", preset="openrouter")
-    session = FlashSession(endpoint, FlashSettings(model="test/flash", rewrite_timeout=0.3), service._connect,
+    session = FlashSession(endpoint, FlashSettings(model="test/flash", rewrite_timeout=0.3), service._context.connect,
                            RECENT)
     server.script(CHAT, FakeResponse(json=chat_reply("late"), delay=1.0), answer({"topic_ids": [1]}), answer({}))
-    outcome = service.search("what did he say?", settings, session)
+    outcome = service.search.run("what did he say?", settings, session)
     assert not outcome.rewrite.used and outcome.rewrite.reason.startswith("failed (LLMTimeout)")
     assert [c.id for c in outcome.stage1.candidates] == \
-        [c.id for c in service.stage1("what did he say?", settings).candidates]
+        [c.id for c in service.search.stage1("what did he say?", settings).candidates]
     assert "rewrite_stage1" not in outcome.timings_ms

@@ -49,8 +49,8 @@ def test_neighbours_are_adjacent_topics_of_one_chat_and_unembedded_ones_are_left
 def test_a_build_with_an_unmeasured_high_scale_model_does_not_merge_a_chat_into_one_topic(tmp_path):
     """The embeddings server here answers like E5 (every text near one direction, neighbouring
     topics at cosine ~0.97): at the built-in bar of 0.8 every session merged into one topic."""
+    from engine.api import Flashback
     from engine.embeddings.base import EmbeddingConfig
-    from engine.service import FlashbackService
     from tests.engine.topics.conftest import write_jsonl
     from tests.fake_openai import FakeOpenAI, FakeResponse, default_embedding
 
@@ -69,10 +69,10 @@ def test_a_build_with_an_unmeasured_high_scale_model_does_not_merge_a_chat_into_
     export = write_jsonl(tmp_path / "notes.jsonl", rows)
     with FakeOpenAI() as server:
         server.handle("/v1/embeddings", high_scale)
-        service = FlashbackService(tmp_path / "data", EmbeddingConfig("custom", model="e5-like",
+        service = Flashback(tmp_path / "data", EmbeddingConfig("custom", model="e5-like",
                                                                       base_url=server.base_url))
-        service.import_path(export)
-        report = service.build()
+        service.imports.import_path(export)
+        report = service.memory.build()
     assert report.topics_created == 30
     assert report.merge_threshold is not None and report.merge_threshold > 0.9
     assert report.topics_merged <= 5, report.topics_merged  # not 29 (one topic for the whole chat)
@@ -82,10 +82,10 @@ def test_a_calibration_whose_probes_cannot_separate_raw_cosines_becomes_relative
     """Probes of 4-10 words scored their own topic no higher than the others (an E5-like
     scale: unrelated 0.848 above related 0.833 on LoCoMo conv-30), and the absolute anchors
     then gave every topic under the upper one a score of 0."""
+    from engine.api import Flashback
     from engine.embeddings.base import EmbeddingConfig
     from engine.memory.calibration import RELATIVE_FALLBACK, load
     from engine.memory.indexes import INDEX_FOLDER
-    from engine.service import FlashbackService
     from tests.engine.topics.conftest import write_jsonl
     from tests.fake_openai import FakeOpenAI, FakeResponse, default_embedding
 
@@ -100,10 +100,10 @@ def test_a_calibration_whose_probes_cannot_separate_raw_cosines_becomes_relative
         rows += conversation("Notes", BASE + session * 3 * 3600, [("Ann", text)], first_id=1 + session)
     with FakeOpenAI() as server:
         server.handle("/v1/embeddings", same_for_all)
-        service = FlashbackService(tmp_path / "data", EmbeddingConfig("custom", model="flat",
+        service = Flashback(tmp_path / "data", EmbeddingConfig("custom", model="flat",
                                                                       base_url=server.base_url))
-        service.import_path(write_jsonl(tmp_path / "notes.jsonl", rows))
-        report = service.build()
+        service.imports.import_path(write_jsonl(tmp_path / "notes.jsonl", rows))
+        report = service.memory.build()
         assert report.calibration["probes"] > 0
-        saved = load(tmp_path / "data" / INDEX_FOLDER, service.embedder())
+        saved = load(tmp_path / "data" / INDEX_FOLDER, service.memory.embedder())
     assert saved.relative and (saved.unrelated, saved.related) == RELATIVE_FALLBACK
