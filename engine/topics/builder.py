@@ -48,6 +48,7 @@ _INSERT_TOPIC = (
     "VALUES (?,?,?,?,?,?,?,?,?,?,0,0,0,?)"
 )
 _MAX_EXAMPLES = 20
+_WRITE_MESSAGES = 2_000  # messages assigned per write transaction: well under 0.1 s each
 _PRELOAD_FROM = 20_000  # messages to build: above this one vocabulary scan beats per-topic lookups
 _GIVE_UP_AFTER = 5  # LLM failures in a row (not bad answers) before the build stops
 
@@ -204,14 +205,31 @@ def topic_fields(summary: str, rows: Sequence[MessageRow]) -> tuple:
 
 
 def _write(connection: sqlite3.Connection, chat_id: int, drafts: list[_Draft]) -> list[int]:
-    """Insert the topics and assign their messages in one transaction; returns the new ids."""
+    """Insert the topics and assign their messages, a topic and its messages in the same
+    transaction, about `_WRITE_MESSAGES` messages per transaction (a batch of 20,000 in one
+    kept other processes' writes out for seconds: issue 22); returns the new ids."""
     now = time.time()
+    fields = [topic_fields(draft.summary, draft.rows) for draft in drafts]  # hashing: before the write lock
+    ids: list[int] = []
+    start = 0
+    while start < len(drafts):
+        stop, size = start, 0
+        while stop < len(drafts) and (stop == start or size + len(drafts[stop].rows) <= _WRITE_MESSAGES):
+            size += len(drafts[stop].rows)
+            stop += 1
+        ids += _write_group(connection, chat_id, drafts[start:stop], fields[start:stop], now)
+        start = stop
+    return ids
+
+
+def _write_group(connection: sqlite3.Connection, chat_id: int, drafts: list[_Draft], fields: list[tuple],
+                 now: float) -> list[int]:
     with write_transaction(connection):
         # Ids chosen here (under the write lock), so the message updates need no read-back.
         first_id = connection.execute("SELECT coalesce(max(id), 0) + 1 FROM topic").fetchone()[0]
         ids = list(range(first_id, first_id + len(drafts)))
-        connection.executemany(_INSERT_TOPIC, [(topic_id, chat_id, *topic_fields(draft.summary, draft.rows), now)
-                                               for topic_id, draft in zip(ids, drafts, strict=True)])
+        connection.executemany(_INSERT_TOPIC, [(topic_id, chat_id, *topic_fields_, now)
+                                               for topic_id, topic_fields_ in zip(ids, fields, strict=True)])
         assignments = [(topic_id, row.id) for topic_id, draft in zip(ids, drafts, strict=True) for row in draft.rows]
         before = connection.total_changes
         connection.executemany("UPDATE message SET topic_id = ? WHERE id = ? AND topic_id IS NULL", assignments)
