@@ -175,3 +175,19 @@ def test_nobody_listening_is_an_endpoint_error_naming_the_address():
 def test_an_address_may_be_the_root_the_version_or_the_whole_endpoint(base, url):
     assert RerankEndpoint("llamacpp", base).url == url
     assert RerankEndpoint("custom", base).url == url
+
+
+def test_cancelling_the_awaiting_task_stops_the_call_at_once_and_is_not_a_failure(server):
+    server.serve("tei", delay=2.0)
+    client = RerankClient(RerankEndpoint("tei", server.root), retry=FAST, timeout=30)
+
+    async def cancel_soon() -> float:
+        task = asyncio.ensure_future(client.score(QUERY, PASSAGES))
+        await asyncio.sleep(0.2)
+        started = time.perf_counter()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return time.perf_counter() - started
+
+    assert asyncio.run(cancel_soon()) < 0.5
