@@ -87,10 +87,10 @@ def test_a_build_cancelled_before_it_started_is_a_build_cancel(imported):
 
 
 def test_a_build_that_ignores_the_cancel_is_killed_and_reported_as_cancelled(imported, monkeypatch):
-    from engine.api import pipeline as import_build
+    from engine.api import pipeline
 
-    monkeypatch.setattr(import_build, "CHILD", ("tests.engine.children", "build_ignoring_cancel"))
-    monkeypatch.setattr(import_build, "_KILL_AFTER_CANCEL_S", 0.5)
+    monkeypatch.setattr(pipeline, "CHILD", ("tests.engine.children", "build_ignoring_cancel"))
+    monkeypatch.setattr(pipeline, "_KILL_AFTER_CANCEL_S", 0.5)
     token, steps = CancelToken(), []
 
     def cancel_at_once(step) -> None:
