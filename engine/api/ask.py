@@ -19,6 +19,9 @@ class AskService:
         self._context = context
         self._search = search
 
+    def _stage1_without_dates(self, query: str, settings):
+        return self._search.stage1(query, settings, dates=False)  # the plan's range is applied by the flow
+
     async def ask(self, question: str, reranker: Reranker, *, endpoint: Endpoint | None = None,
                   settings: AskSettings | None = None, now: datetime | None = None,
                   cancel: CancelToken | None = None, on_step: Callable[[StepRecord], None] | None = None,
@@ -32,7 +35,7 @@ class AskService:
         chats, languages = self._context.read(store_profile)
         embedder = self._context.retriever().embedder
         client = ChatClient(endpoint) if endpoint is not None else None
-        deps = AskDeps(stage1=self._search.stage1, reranker=reranker, connect=self._context.connect,
+        deps = AskDeps(stage1=self._stage1_without_dates, reranker=reranker, connect=self._context.connect,
                        embedder=embedder, client=client, model=endpoint.default_model if endpoint else None,
                        chats=chats, languages=languages, client_name=client_name)
         try:

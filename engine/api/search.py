@@ -13,6 +13,7 @@ import re
 import sqlite3
 import time
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from engine.api.context import StoreContext, idf_lost
@@ -79,6 +80,16 @@ class SearchOutcome:
         return shaped
 
 
+def _with_date_boost(connection, stage1: Stage1Result, now: datetime | None) -> Stage1Result:
+    from engine.ask.dates import apply_date_boost
+
+    boosted, boost = apply_date_boost(connection, stage1, now or datetime.now().astimezone())
+    if boost is not None:
+        boosted.rebuilt["dates"] = msg("search.date_boost", phrase=boost.date_range.phrase,
+                                       days=boost.date_range.label(), count=len(boost.boosted))
+    return boosted
+
+
 def make_reranker(name: str, threshold: ThresholdSettings | None = None) -> Reranker:
     if name == "threshold":
         return ThresholdReranker(threshold)
@@ -99,9 +110,14 @@ class SearchService:
     def data_dir(self):
         return self._context.data_dir
 
-    def stage1(self, query: str, settings: RetrievalSettings | None = None) -> Stage1Result:
+    def stage1(self, query: str, settings: RetrievalSettings | None = None, *, dates: bool = True,
+               now: datetime | None = None) -> Stage1Result:
         """Candidates for `query` (blocking: run it in a worker). The window freezes them and
-        re-filters with the threshold reranker or hands them to Flash without repeating this."""
+        re-filters with the threshold reranker or hands them to Flash without repeating this.
+
+        A date phrase in the query ("last week", "в прошлом месяце") boosts topics in that range,
+        softly: nothing is removed, so a wrong parse cannot hide the answer (issue 27; `dates=False`
+        for a caller that applies its own range, as Ask does)."""
         query = clean_query(query)
         context = self._context
         retriever = context.retriever()
@@ -111,6 +127,8 @@ class SearchService:
                 if idf_lost(retriever.embedder, context.vector_counts(connection)):
                     raise IndexLost(folder=str(context.data_dir / "index"))
                 stage1 = retriever.search(connection, query, settings or RetrievalSettings())
+                if dates:
+                    stage1 = _with_date_boost(connection, stage1, now)
             finally:
                 connection.close()
         stage1.rebuilt.update(retriever.indexes.notes())

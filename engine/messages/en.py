@@ -254,4 +254,6 @@ CATALOGUE: dict[str, str] = {
     "rerank.cross_encoder.preset.cohere": "Cohere",
     "rerank.cross_encoder.preset.voyage": "Voyage AI",
     "rerank.cross_encoder.preset.custom": "the rerank server",
+    # engine/api/search.py: a date phrase in the query
+    "search.date_boost": "“{phrase}”: topics from {days} come first ({count} of them), nothing else is hidden",
 }

@@ -260,4 +260,6 @@ CATALOGUE: dict[str, str] = {
     "rerank.cross_encoder.preset.cohere": "Cohere",
     "rerank.cross_encoder.preset.voyage": "Voyage AI",
     "rerank.cross_encoder.preset.custom": "сервер ранжирования",
+    # engine/api/search.py: a date phrase in the query
+    "search.date_boost": "«{phrase}»: сначала темы за {days} (их {count}), остальные не скрыты",
 }
