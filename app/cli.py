@@ -11,7 +11,19 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 
-from app import __version__, cli_ask, cli_chats, cli_check, cli_keys, cli_memory, cli_runs, cli_tune, crash, mcp_server
+from app import (
+    __version__,
+    cli_ask,
+    cli_chats,
+    cli_check,
+    cli_eval_answers,
+    cli_keys,
+    cli_memory,
+    cli_runs,
+    cli_tune,
+    crash,
+    mcp_server,
+)
 from app.cli_options import say
 from app.cli_output import plural, waiting_note
 from app.privacy import private_umask, tighten
@@ -38,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_chats.add_command(commands)
     cli_memory.add_commands(commands)
     cli_ask.add_command(commands)
+    cli_eval_answers.add_command(commands)
     cli_keys.add_command(commands)
     cli_runs.add_command(commands)
     cli_tune.add_command(commands)
@@ -169,6 +182,8 @@ def _dispatch(args: argparse.Namespace, data_dir: Path) -> int:
         return cli_tune.run_tune(args, data_dir)
     if args.command == "ask":
         return cli_ask.run_ask(args, data_dir)
+    if args.command == "eval-answers":
+        return cli_eval_answers.run_eval_answers(args, data_dir)
     if args.command == "mcp":
         return mcp_server.run_mcp(args, data_dir, settings_in_data_dir=data_dir_given(args.data_dir))
     if args.command in ("build", "search", "eval", "export"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 
 from engine.api.context import StoreContext
 from engine.api.search import SearchService, clean_query
@@ -44,3 +45,32 @@ class AskService:
         finally:
             if client is not None:
                 await client.aclose()
+
+    async def evaluate(self, qa_path: Path, reranker: Reranker, *, endpoint: Endpoint | None,
+                       judge_endpoint: Endpoint | None = None, settings: AskSettings | None = None,
+                       limit: int | None = None, on_progress=None, cancel: CancelToken | None = None):
+        """`flashback eval-answers`: every question of a LoCoMo-format (or dated-questions) file
+        through the whole Ask flow, scored against its gold answer and evidence (seed 002's eval
+        plan: accuracy by an LLM judge, citation precision and coverage, fully-supported share,
+        latency, tokens, cost). The judge is `judge_endpoint`, else the answering endpoint."""
+        from engine.ask.answer_data import load_questions
+        from engine.ask.answer_eval import evaluate_answers
+        from engine.ask.answer_judge import Judge
+
+        items = load_questions(Path(qa_path), limit)
+        judge_on = judge_endpoint or endpoint
+        judge_client = ChatClient(judge_on) if judge_on is not None else None
+
+        async def one(item):
+            return await self.ask(item.question, reranker, endpoint=endpoint, settings=settings,
+                                  now=item.now, client_name="eval-answers")
+
+        try:
+            return await evaluate_answers(
+                items, one, self._context.connect, judge=Judge(judge_client) if judge_client else None,
+                source=str(qa_path), settings=(settings or AskSettings()).as_dict(),
+                model=endpoint.default_model if endpoint else None,
+                on_progress=on_progress, cancel=cancel)
+        finally:
+            if judge_client is not None:
+                await judge_client.aclose()
