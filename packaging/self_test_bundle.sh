@@ -50,3 +50,10 @@ assert q @ near > q @ far, (q @ near, q @ far); print('local model: ok')"
 else
   echo "[self-test] no local model in this bundle (built without flashback[local])" >&2
 fi
+# Date phrases (dateparser's language data is loaded by name at run time) and the MCP SDK.
+timed "$APP/flashback" -c "from datetime import datetime, timezone
+from engine.ask.dates import find_date_range
+now = datetime(2025, 10, 15, tzinfo=timezone.utc)
+assert find_date_range('что мы обсуждали вчера', now) is not None
+assert find_date_range('what did we plan 3 days ago', now) is not None
+import mcp.server.mcpserver; print('dates and mcp: ok')"
