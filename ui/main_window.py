@@ -152,6 +152,7 @@ class MainWindow(QMainWindow):
         for panel in (self.browse, self.history):
             panel.failed.connect(lambda error: show_error(self, self.tr("Could not read the store"), error))
         self.search_panel.open_topic.connect(self.open_topic)
+        self.search_panel.open_cited.connect(lambda topic_id, ids: self.open_topic(topic_id, highlight=ids))
         self.browse.chats_loaded.connect(self.search_panel.settings_panel.set_chats)
         self.search_panel.changed.connect(self.apply_changes)
         self.imports.changed.connect(self.apply_changes)
@@ -159,6 +160,7 @@ class MainWindow(QMainWindow):
         self.watcher.changed.connect(self._on_store_changed_elsewhere)
         self.watcher.writer_changed.connect(self._on_writer_changed)
         self.history.rerun_requested.connect(self._on_rerun_requested)
+        self.history.reask_requested.connect(self.search_panel.reask)
 
     # -- state ----------------------------------------------------------------------------
     def apply_changes(self, changes: Changes) -> None:
@@ -272,12 +274,15 @@ class MainWindow(QMainWindow):
         self.watcher.resync()  # our own changes (applied from `imports.changed`): not news from elsewhere
 
     # -- dialogs ------------------------------------------------------------------------------
-    def open_topic(self, topic_id: int) -> TopicViewer:
+    def open_topic(self, topic_id: int, highlight: list[int] | None = None) -> TopicViewer:
+        """The topic's conversation; `highlight`: message ids an answer cites, marked and scrolled to."""
         viewer = self._viewers.get(topic_id)
         if viewer is None:
-            viewer = TopicViewer(self._service, topic_id, self)
+            viewer = TopicViewer(self._service, topic_id, self, highlight=highlight or ())
             viewer.destroyed.connect(lambda *_args, key=topic_id: self._viewers.pop(key, None))
             self._viewers[topic_id] = viewer
+        elif highlight is not None:
+            viewer.highlight(highlight)
         viewer.show()
         viewer.raise_()
         viewer.activateWindow()

@@ -8,18 +8,25 @@ Labels (issue 14): a topic row or card marked relevant or not is written to the 
 worker (`service.labels`, kept per message) for the query and filters the candidates were
 found with, and read back after every search. What the panel's own writes changed (a run
 recorded, a label set) goes out as `Changes`, which the window updates from.
+Ask (issue 27): the same box answers the question instead (the Ask button, or Ctrl+Enter);
+the answer shows above the candidates and cards, which then hold the Ask run's fused
+candidates and its reranker's selection (`ui.search.ask_mode`).
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QApplication,
+    QButtonGroup,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
+    QSplitter,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -27,6 +34,8 @@ from PySide6.QtWidgets import (
 
 from engine.api import Changes, Flashback, QueryFilters, SearchOutcome, filters_of
 from ui.i18n import engine_words
+from ui.search.ask_mode import AskMode, recorded_plan
+from ui.search.ask_view import AskView
 from ui.search.candidates_view import CandidatesView
 from ui.search.cards import SelectionCards
 from ui.search.columns import SearchColumns
@@ -34,6 +43,7 @@ from ui.search.export_bar import ExportBar
 from ui.search.flash_runner import FlashRunner, plain_words
 from ui.search.presenter import (
     SearchState,
+    ask_state,
     chart_data,
     flash_hint,
     local_rerank,
@@ -52,6 +62,7 @@ RESTAGE_DELAY_MS = 300  # candidates/hybrid sliders re-run stage 1 once the hand
 
 class SearchPanel(QWidget):
     open_topic = Signal(int)  # double-click on a topic row or card
+    open_cited = Signal(int, object)  # an answer's [n] clicked: the topic id, the cited message ids
     run_recorded = Signal(int)  # a rerank run was stored in the run history (its id)
     labels_changed = Signal()  # a label was stored: the Evaluate view's set changed
     changed = Signal(object)  # Changes this panel's writes made (a run recorded, a label stored)
@@ -73,6 +84,15 @@ class SearchPanel(QWidget):
         self._flash.finished.connect(self._on_flash_finished)
         self._flash.failed.connect(self._on_flash_failed)
         self._flash.cancelled.connect(self._on_flash_cancelled)
+        self.ask_view = AskView(self._chat_names)
+        self.ask_view.cite_activated.connect(lambda source: self.open_cited.emit(source.topic_id,
+                                                                                 list(source.message_ids)))
+        self.ask_view.rerun_requested.connect(self._ask_with_plan)
+        self.asking = AskMode(service, keys, self.settings_panel, self._store, self.ask_view,
+                              lambda: self.recent.toPlainText(), self)
+        self.asking.outcome_ready.connect(self._on_ask_outcome)
+        self.asking.run_recorded.connect(self._on_run_recorded)
+        self.asking.said.connect(self._say)
         self._restage = QTimer(self, singleShot=True, interval=RESTAGE_DELAY_MS)
         self._restage.timeout.connect(self._restage_if_searched)
         self._build()
@@ -90,7 +110,9 @@ class SearchPanel(QWidget):
         self._stage1.call(lambda: stage1_work(service, query, settings), self._on_stage1,
                           lambda error: self._on_stage1((None, error)))
         self._say(self.tr("Searching…"))
-        self._update_actions()
+        if self.asking.running():
+            self.asking.cancel()  # its candidates are being replaced; the answer found so far stays
+        self.set_mode("search")
 
     def rerun(self, settings_snapshot: dict, query: str) -> None:
         """Re-run a past query from the run history with the *current* settings, to compare.
@@ -98,6 +120,37 @@ class SearchPanel(QWidget):
         del settings_snapshot  # comparing means the current settings win
         self.query.setText(query)
         self.search()
+
+    def ask(self) -> bool:
+        """Answer the query box's question from the store (Ask mode); False when it could not start."""
+        question = self.query.text().strip()
+        self.set_mode("ask")
+        if not question:
+            self._say(self.tr("Type a question first."))
+            return False
+        return self._ask(question)
+
+    def reask(self, run) -> bool:
+        """Ask a recorded Ask run's question again with the current settings (its own plan when the
+        person had given it), and compare the new answer with the recorded one."""
+        self.query.setText(run.query)
+        self.set_mode("ask")
+        return self._ask(run.query, plan=recorded_plan(run), previous=run)
+
+    def mode(self) -> str:
+        """"ask" or "search": what Enter in the query box does."""
+        return "ask" if self.ask_button.isChecked() else "search"
+
+    def set_mode(self, mode: str) -> None:
+        (self.ask_button if mode == "ask" else self.search_button).setChecked(True)
+        if mode == "ask" and self.ask_view.isHidden():
+            self.ask_view.show()
+            total = sum(self.answer_split.sizes()) or self.answer_split.height()
+            self.answer_split.setSizes([total * 2 // 5, total - total * 2 // 5])  # the answer, then the rest
+        self.ask_view.setVisible(mode == "ask")
+        if self._state.ask is not None:
+            self._apply_reranker()  # the Ask run's selection, or the reranker's own
+        self._update_actions()
 
     def run_flash(self) -> None:
         """Start the (paid, for remote endpoints) Flash run on the frozen candidates."""
@@ -170,15 +223,25 @@ class SearchPanel(QWidget):
         return self._state.outcome
 
     def is_busy(self) -> bool:
-        return bool(self._stage1.running()) or self._flash.running() or self.export_bar.busy()
+        return bool(self._stage1.running()) or self._flash.running() or self.export_bar.busy() \
+            or self.asking.running()
 
     # -- building -----------------------------------------------------------------------
     def _build(self) -> None:
         self.query = QLineEdit(placeholderText=self.tr("Ask your memory: “when did we move the Postgres upgrade?”"))
         self.query.setClearButtonEnabled(True)
-        self.query.returnPressed.connect(self.search)
-        self.search_button = QPushButton(self.tr("Search"))
+        self.query.returnPressed.connect(self._on_return)
+        self.search_button = QPushButton(self.tr("Search"), checkable=True, checked=True)
+        self.search_button.setToolTip(self.tr("Find the topics that match (Enter in Search mode)"))
         self.search_button.clicked.connect(self.search)
+        self.ask_button = QPushButton(self.tr("Ask"), checkable=True)
+        self.ask_button.setToolTip(self.tr("Answer the question from your chats, citing the messages (Ctrl+Enter)"))
+        self.ask_button.clicked.connect(self.ask)
+        self._modes = QButtonGroup(self)  # the checked one is the mode: what Enter does
+        self._modes.addButton(self.search_button)
+        self._modes.addButton(self.ask_button)
+        for keys in ("Ctrl+Return", "Ctrl+Enter"):
+            QShortcut(QKeySequence(keys), self, self.ask, context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.context_toggle = QToolButton(text=self.tr("Recent messages"), checkable=True)
         self.context_toggle.setArrowType(Qt.ArrowType.RightArrow)
         self.context_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
@@ -221,8 +284,8 @@ class SearchPanel(QWidget):
 
     def _lay_out(self) -> None:
         query_row = QHBoxLayout()
-        for widget, stretch in ((self.query, 1), (self.search_button, 0), (self.context_toggle, 0),
-                                (self.settings_toggle, 0)):
+        for widget, stretch in ((self.query, 1), (self.search_button, 0), (self.ask_button, 0),
+                                (self.context_toggle, 0), (self.settings_toggle, 0)):
             query_row.addWidget(widget, stretch)
         flash_row = QHBoxLayout()
         for widget, stretch in ((self.flash_button, 0), (self.cancel_button, 0), (self.busy, 0),
@@ -233,7 +296,14 @@ class SearchPanel(QWidget):
         layout.addWidget(self.recent)
         layout.addLayout(flash_row)
         layout.addWidget(self.rewrite_note)
-        layout.addWidget(self.columns, 1)
+        self.answer_split = QSplitter(Qt.Orientation.Vertical)  # the answer above the candidates and cards
+        self.answer_split.setChildrenCollapsible(False)
+        self.answer_split.addWidget(self.ask_view)
+        self.answer_split.addWidget(self.columns)
+        self.answer_split.setStretchFactor(0, 2)
+        self.answer_split.setStretchFactor(1, 3)
+        self.ask_view.hide()
+        layout.addWidget(self.answer_split, 1)
         layout.addWidget(self.export_bar)
         layout.addWidget(self.status)
 
@@ -269,7 +339,9 @@ class SearchPanel(QWidget):
     def _apply_reranker(self) -> None:
         state, settings = self._state, self.settings_panel.settings()
         if state.stage1 is not None:
-            if settings.mode == "flash":
+            if state.ask is not None and self.mode() == "ask":
+                state.outcome = state.ask
+            elif settings.mode == "flash":
                 state.outcome = state.flash
             else:
                 state.outcome = local_rerank(self._service, state, settings)
@@ -343,6 +415,38 @@ class SearchPanel(QWidget):
         self.candidates.candidates_model.set_labels(self._labels)
         self.cards.set_labels(self._labels)
 
+    # -- Ask ------------------------------------------------------------------------------
+    def _on_return(self) -> None:
+        if QApplication.keyboardModifiers() & Qt.KeyboardModifier.ControlModifier:
+            return  # Ctrl+Enter: the shortcut asks
+        self.ask() if self.mode() == "ask" else self.search()
+
+    def _ask(self, question: str, plan=None, previous=None) -> bool:
+        self._stage1.supersede()  # a search still running must not replace the Ask run's candidates
+        self._flash.cancel(quiet=True)
+        started = self.asking.ask(question, plan, previous)
+        self._update_actions()
+        return started
+
+    def _ask_with_plan(self, plan) -> None:
+        shown = self.ask_view.outcome
+        self._ask(shown.question if shown is not None else self.query.text().strip(), plan)
+
+    def _on_ask_outcome(self, outcome) -> None:
+        """The candidates and cards show the Ask run's: its fused candidates, its reranker's selection."""
+        state = ask_state(outcome, self.settings_panel.settings().retrieval())
+        if state is None:
+            self._update_actions()
+            return
+        self._state = state
+        self._labels = {}
+        self._load_labels(state.stage1)
+        self._apply_reranker()
+
+    def _chat_names(self) -> list[str]:
+        combo = self.settings_panel.combo("chat_id")
+        return [combo.itemText(i) for i in range(combo.count()) if combo.itemData(i)]
+
     # -- Flash ----------------------------------------------------------------------------
     def _on_flash_finished(self, outcome: SearchOutcome) -> None:
         self._state.flash = outcome
@@ -366,13 +470,16 @@ class SearchPanel(QWidget):
     # -- small helpers --------------------------------------------------------------------
     def _update_actions(self) -> None:
         running = self._flash.running()
+        flash_row = self.mode() != "ask"  # in Ask mode the answer view has its own progress and Cancel
         hint, blocked = flash_hint(self._state, self.settings_panel.settings(), self._keys)
         self.flash_button.setEnabled(not running and not blocked)
         self.flash_button.setText(self.tr("Run Flash (1 API call)") if self.settings_panel.settings().needs_key()
                                   else self.tr("Run Flash"))
+        self.flash_button.setVisible(flash_row)
         self.flash_hint.setText(hint)
-        self.cancel_button.setVisible(running)
-        self.busy.setVisible(running)
+        self.flash_hint.setVisible(flash_row)
+        self.cancel_button.setVisible(running and flash_row)
+        self.busy.setVisible(running and flash_row)
 
     @staticmethod
     def _with_notes(text: str, outcome) -> str:

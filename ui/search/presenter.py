@@ -27,6 +27,20 @@ class SearchState:
     base: SearchOutcome | None = None  # what the worker recorded with them (threshold / vector)
     outcome: SearchOutcome | None = None  # what is shown now
     flash: SearchOutcome | None = None  # the last Flash run on these candidates
+    ask: SearchOutcome | None = None  # an Ask run's fused candidates and its reranker's selection
+
+
+def ask_state(outcome, retrieval) -> SearchState | None:
+    """What the candidates and cards show after an Ask run: its fused candidates (as stage 1)
+    and its reranker's selection; None when the run found nothing to show (a failed search)."""
+    if outcome.selection is None:
+        return None
+    timings = outcome.timings_ms or {}
+    stage1 = Stage1Result(outcome.question, list(outcome.candidates), {"total": timings.get("search", 0.0)},
+                          settings=retrieval)
+    shown = SearchOutcome(stage1, outcome.selection, {"stage1": timings.get("search", 0.0),
+                                                      "rerank": timings.get("rerank", 0.0)}, run_id=outcome.run_id)
+    return SearchState(stage1=stage1, ask=shown)
 
 
 def stage1_work(service: Flashback, query: str, settings: SearchSettings) -> tuple[Stage1Result | None, object]:

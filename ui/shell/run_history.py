@@ -1,7 +1,9 @@
 """Past searches: a list, one run in detail, the aggregate metrics, and "Re-run".
 
 Re-running hands the recorded settings and query back to the search panel, which runs
-them with whatever is set now, so the two can be compared (the panel decides how).
+them with whatever is set now, so the two can be compared (the panel decides how). An Ask
+run (issue 27, reranker "ask") shows its answer, plan, sources and steps, and is asked again
+(`reask_requested`): the new answer says what changed against this one.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.api import Changes, Flashback, RunRecord
+from ui.search.ask_words import ASK_RERANKER, duration, step_fallback, step_name
 from ui.search.reasons import fallback_name, recorded_reasons
 from ui.shell.formatting import minute, row
 from ui.tasks import LatestWins, run_in_background
@@ -32,6 +35,7 @@ _CANDIDATES_SHOWN = 15
 
 class RunHistoryPanel(QWidget):
     rerun_requested = Signal(object, str)  # the run's settings (dict), its query
+    reask_requested = Signal(object)  # an Ask run (RunRecord): asked again and compared
     failed = Signal(object)
 
     def __init__(self, service: Flashback, parent: QWidget | None = None) -> None:
@@ -128,10 +132,16 @@ class RunHistoryPanel(QWidget):
     def _show_run(self, run: RunRecord | None) -> None:
         self._run = run
         self.rerun_button.setEnabled(run is not None)
+        asked = run is not None and run.reranker == ASK_RERANKER
+        self.rerun_button.setToolTip(self.tr("Ask this question again with the settings now in the search panel, "
+                                             "and compare the answers.") if asked else
+                                     self.tr("Search this query again with the settings now in the search panel."))
         self.detail.setHtml(self.run_html(run) if run else self.tr("This run is no longer stored."))
 
     def _on_rerun_clicked(self) -> None:
-        if self._run is not None:
+        if self._run is not None and self._run.reranker == ASK_RERANKER:
+            self.reask_requested.emit(self._run)
+        elif self._run is not None:
             self.rerun_requested.emit(self._run.settings, self._run.query)
 
     def run_html(self, run: RunRecord) -> str:
@@ -149,7 +159,10 @@ class RunHistoryPanel(QWidget):
             out.append(" · " + esc(self.tr("{tokens} tokens").format(tokens=f"{tokens:,}")))
         if run.cost is not None:
             out.append(f" · ${run.cost:.4f}")
-        out.append("</p><h4>" + esc(self.tr("Selected")) + "</h4><ol>")
+        out.append("</p>")
+        if run.reranker == ASK_RERANKER:
+            out.append(self._ask_html(run.report or {}))
+        out.append("<h4>" + esc(self.tr("Selected")) + "</h4><ol>")
         for selection, reason in zip(run.selected, recorded_reasons(run.selected), strict=True):
             out.append(f"<li>{esc(selection.get('kind', ''))} {selection.get('id')}: {esc(reason)}</li>")
         out.append("</ol><h4>" + esc(self.tr("Candidates")) + "</h4><table cellspacing='0' cellpadding='2'>")
@@ -169,6 +182,40 @@ class RunHistoryPanel(QWidget):
             out.extend(f"<li>{esc(', '.join(str(i) for i in call))}</li>" for call in tool_calls)
             out.append("</ol>")
         out.append("<h4>" + esc(self.tr("Settings")) + "</h4>" + _settings_html(run.settings))
+        return "".join(out)
+
+
+    def _ask_html(self, report: dict) -> str:
+        """An Ask run's answer (claims marked ✓ supported, ⚠ not), plan, sources and steps."""
+        esc = html.escape
+        out = ["<h4>" + esc(self.tr("Answer")) + "</h4>"]
+        answer = report.get("answer") or {}
+        claims = answer.get("claims") or []
+        if claims:
+            marks = {True: "✓ ", False: "⚠ "}
+            out.append("<ul>" + "".join(
+                f"<li>{marks.get(c.get('supported'), '')}{esc(c.get('text') or '')} "
+                f"{''.join(f'[{n}]' for n in c.get('citations') or [])}</li>" for c in claims) + "</ul>")
+        elif answer:
+            out.append(f"<p>{esc(answer.get('text') or '')}</p>")
+        else:
+            out.append("<p>" + esc(self.tr("No answer: the sources found are below.")) + "</p>")
+        plan = report.get("plan") or {}
+        dates = (plan.get("date_range") or {}).get("label")
+        out.append("<h4>" + esc(self.tr("Plan")) + "</h4><p>" + esc(" | ".join(plan.get("subqueries") or [])))
+        for label, value in ((self.tr("dates"), dates), (self.tr("chats"), ", ".join(plan.get("chats") or [])),
+                             (self.tr("people"), ", ".join(plan.get("people") or []))):
+            if value:
+                out.append(f"<br>{esc(label)}: {esc(value)}")
+        out.append("</p><h4>" + esc(self.tr("Sources")) + "</h4><ol>")
+        for source in report.get("sources") or []:
+            out.append(f"<li>{esc(source.get('chat') or '')} · {esc(', '.join(source.get('authors') or []))} · "
+                       f"{esc(minute(source.get('first_at')))}</li>")
+        out.append("</ol><h4>" + esc(self.tr("Steps")) + "</h4><p>")
+        steps = [f"{esc(step_name(s.get('name', '')))} {esc(duration(s.get('ms')))}"
+                 + (f" ({esc(step_fallback(s['fallback']))})" if step_fallback(s.get("fallback")) else "")
+                 for s in report.get("steps") or []]
+        out.append(" · ".join(steps) + "</p>")
         return "".join(out)
 
 
