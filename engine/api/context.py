@@ -20,7 +20,7 @@ from engine.memory.embedder_state import load_embedder
 from engine.memory.indexes import IndexSet
 from engine.retrieval.search import Retriever
 from engine.store.database import connect, db_path
-from engine.store.faults import plain_faults
+from engine.store.faults import StoreReadOnly, plain_faults, read_only_store
 
 T = TypeVar("T")
 
@@ -32,6 +32,7 @@ class StoreContext:
         self._lock = threading.Lock()
         self._embedding = embedding or EmbeddingConfig()
         self._retriever: Retriever | None = None
+        self._read_only_told = False  # a read-only store is said once per face (issue 23)
 
     @property
     def embedding(self) -> EmbeddingConfig:
@@ -63,6 +64,17 @@ class StoreContext:
 
     def connect(self) -> sqlite3.Connection:
         return connect(db_path(self.data_dir))
+
+    def read_only(self) -> StoreReadOnly | None:
+        """Why this process cannot write the store (its folder or its file), or None."""
+        return read_only_store(self.data_dir)
+
+    def tell_read_only(self) -> bool:
+        """True the first time only: whoever asks first says the store is read-only (the
+        window's status bar, else the first search's note); nobody repeats it."""
+        with self._lock:
+            told, self._read_only_told = self._read_only_told, True
+            return not told
 
     def read(self, query: Callable[[sqlite3.Connection], T]) -> T:
         """A damaged or full store is met as the plain `StoreError` an import or a search

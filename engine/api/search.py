@@ -202,10 +202,18 @@ class SearchService:
         """Store the run's trace (`outcome.run_id`). A search is a reader: when the trace cannot
         be written (an import holds the store, a full disk, a read-only folder) the results
         still stand and a note says the run was not recorded. `client` names the face that
-        asked (an assistant over MCP), kept with the run's settings."""
+        asked (an assistant over MCP), kept with the run's settings. A store this process cannot
+        write is not tried: one note says so, the first time only (issue 23)."""
         from engine.traces import save_run
 
         context = self._context
+        refused = context.read_only()
+        if refused is not None:  # not tried (SQLite's words were the note): said once, not per search
+            if context.tell_read_only():
+                outcome.notes.append(msg("search.not_recorded_read_only_file", file=str(refused.store_file))
+                                     if refused.store_file is not None
+                                     else msg("search.not_recorded_read_only", folder=str(context.data_dir)))
+            return
         holder = current_holder(context.data_dir)
         elsewhere = holder is not None and holder.pid != os.getpid()
         if holder is not None and elsewhere and holder.operation == "import":

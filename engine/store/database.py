@@ -19,10 +19,11 @@ from sqlalchemy.schema import CreateIndex, CreateTable
 from sqlmodel import SQLModel, create_engine
 
 from engine.errors import StoreError
+from engine.messages import Message
 from engine.store import models  # also registers the tables on SQLModel.metadata
 from engine.store.faults import StoreDamaged, translate
 from engine.store.labels_schema import labels_v5
-from engine.store.lock import StoreWriteLock
+from engine.store.lock import StoreWriteLock, read_only_store
 from engine.store.transaction import write_transaction
 
 DB_FILE_NAME = "flashback.sqlite3"
@@ -156,9 +157,32 @@ def open_engine(data_dir: Path) -> Engine:
 
 
 def connect(path: Path) -> sqlite3.Connection:
-    """A raw connection in autocommit mode; callers issue BEGIN/COMMIT themselves."""
+    """A raw connection in autocommit mode; callers issue BEGIN/COMMIT themselves. A store
+    this process cannot write (`read_only_store`) is opened read-only (issue 23)."""
+    path = Path(path)
+    if read_only_store(path.parent) is not None:
+        return _connect_read_only(path)
     connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     apply_pragmas(connection)
+    return connection
+
+
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    """SQLite's own read-only mode. A WAL store needs its -shm file to be read: where it
+    exists (or the folder lets SQLite make it) `mode=ro` reads the store and the WAL as they
+    are; in a read-only folder without one only `immutable=1` opens it. Immutable tells SQLite
+    nobody writes the file while this connection is open, which holds there: a writer would
+    have made the -shm (and connections are short: the next one reads what changed)."""
+    base = path.resolve().as_uri()
+    connection = sqlite3.connect(f"{base}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
+    try:
+        connection.execute("PRAGMA user_version").fetchone()  # the -shm is opened on the first read
+    except sqlite3.OperationalError:  # "unable to open database file": no -shm, and none can be made
+        connection.close()
+        connection = sqlite3.connect(f"{base}?mode=ro&immutable=1", uri=True, isolation_level=None,
+                                     check_same_thread=False)
+    connection.execute("PRAGMA foreign_keys=ON")
+    connection.execute("PRAGMA busy_timeout=5000")
     return connection
 
 
@@ -173,6 +197,9 @@ def migrate(path: Path, engine: Engine) -> None:
         connection = connect(path)
         if _version(connection, path) == SCHEMA_VERSION:
             return
+        refused = read_only_store(path.parent)
+        if refused is not None:  # searching could work, but not before the schema is brought up to date
+            raise StoreError(Message("store.read_only_old", {"folder": str(path.parent)}))
         with StoreWriteLock(path.parent, "schema"), write_transaction(connection):
             for target in range(_version(connection, path) + 1, SCHEMA_VERSION + 1):
                 MIGRATIONS[target](connection, engine)

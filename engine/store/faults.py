@@ -24,9 +24,10 @@ from pathlib import Path
 
 from engine.errors import EngineError, StoreError
 from engine.messages import Message, msg
-from engine.store.lock import StoreReadOnly
+from engine.store.lock import StoreReadOnly, read_only_store
 
-__all__ = ["StoreBusy", "StoreDamaged", "StoreDiskError", "StoreFull", "StoreReadOnly", "plain_faults", "translate"]
+__all__ = ["StoreBusy", "StoreDamaged", "StoreDiskError", "StoreFull", "StoreReadOnly", "plain_faults",
+           "read_only_store", "translate"]
 
 
 _AGAIN = ("import", "build", "check", "search")  # what `plain_faults` callers name
@@ -112,7 +113,7 @@ def _translate_one(exc: BaseException, data_dir: Path, what: str) -> EngineError
     if any(words in text for words in _FULL):
         return StoreFull(data_dir, what)
     if any(words in text for words in _READ_ONLY):
-        return StoreReadOnly(data_dir)
+        return read_only_store(data_dir) or StoreReadOnly(data_dir)  # the store file, when it is the one
     if any(words in text for words in _DAMAGED):
         return StoreDamaged(data_dir, str(exc))
     if "database is locked" in text or "database is busy" in text:

@@ -31,7 +31,8 @@ from engine.messages import Message
 
 # Named after the store so `app.privacy` counts it as Flashback's own file (a data folder
 # holding anything else is taken for a shared one and keeps its mode).
-LOCK_FILE = "flashback.sqlite3-writelock"
+STORE_FILE = "flashback.sqlite3"  # engine.store.database.DB_FILE_NAME (which imports this module)
+LOCK_FILE = STORE_FILE + "-writelock"
 _POLL_S = 0.2
 _NOTIFY_EVERY_S = 1.0  # a waiting writer's progress callback repeats at this pace
 _QUICK_TRIES, _QUICK_PAUSE_S = 3, 0.01  # wait=False: a few tries before "busy"
@@ -93,17 +94,37 @@ WaitCallback = Callable[[LockHolder], None]
 
 
 class StoreReadOnly(StoreError):
-    """The data folder cannot be written to."""
+    """The data folder, or the store file in it, cannot be written to."""
 
     code = "store.read_only"
 
-    def __init__(self, data_dir: Path, error: OSError | None = None) -> None:
-        """`error`: the system's refusal, said after the folder (as a code where it has one)."""
+    def __init__(self, data_dir: Path, error: OSError | None = None, *, store_file: Path | None = None) -> None:
+        """`error`: the system's refusal, said after the folder (as a code where it has one).
+        `store_file`: the folder is writable but the store file in it is not (issue 23: the
+        sentence named the folder, which was not true)."""
+        self.store_file = store_file
         detail = os_words(error) if error is not None and error.strerror else None
-        if detail is not None:
+        if store_file is not None:
+            super().__init__(Message("store.read_only_file", {"file": str(store_file)}))
+        elif detail is not None:
             super().__init__(Message("store.read_only_detail", {"folder": str(data_dir), "detail": detail}))
         else:
             super().__init__(folder=str(data_dir))
+
+
+def read_only_store(data_dir: Path) -> StoreReadOnly | None:
+    """Why the store of `data_dir` cannot be written (its folder, or its file), or None when
+    it can, or when there is no store yet. `os.access` answers for this process's user: a
+    read-only mount, the folder's or the file's permission bits (issue 23)."""
+    folder = Path(data_dir)
+    store_file = folder / STORE_FILE
+    if not store_file.exists():
+        return None
+    if not os.access(folder, os.W_OK):
+        return StoreReadOnly(folder)
+    if not os.access(store_file, os.W_OK):
+        return StoreReadOnly(folder, store_file=store_file)
+    return None
 
 
 _OS_WORDS = {errno.EROFS: "store.os.read_only_fs", errno.EACCES: "store.os.access_denied",
@@ -246,15 +267,20 @@ def _write_note(fd: int, note: LockHolder) -> None:
 
 
 def _open(path: Path) -> int:
-    """The lock file, created on first use. A folder that cannot be written to is told as
-    read-only; any other error (a full disk: no room for the file) is left to the caller's
-    `engine.store.faults.plain_faults`."""
+    """The lock file, created on first use. A folder that cannot be written to, or a store
+    file that cannot, is told as read-only before any work starts; any other error (a full
+    disk: no room for the file) is left to the caller's `engine.store.faults.plain_faults`."""
     try:
-        return os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     except OSError as exc:
         if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
             raise StoreReadOnly(path.parent, exc) from exc
         raise
+    refused = read_only_store(path.parent)  # a writable folder holding a read-only store file
+    if refused is not None:
+        os.close(fd)
+        raise refused
+    return fd
 
 
 def _try_lock(fd: int) -> bool:
