@@ -28,6 +28,13 @@ EXPECTED = {
     "когда вылет в Лиссабон?": ("вылет 11.09",),
     "what did Dan say about the hotel": ("hotel",),
 }
+# `flashback ask` examples: words one of the numbered sources must hold (no model here: the
+# flow still searches, reranks and composes the sources, and says a model would answer).
+ASK_EXPECTED = {
+    "какие анализы сдавала мама?": ("ферритин",),
+    "что мы обсуждали в прошлом месяце?": (),  # a date phrase: answered only with a model; must not fail
+    "where did we stay in Lisbon?": ("Casa dos Remédios",),
+}
 FLASH_ONLY = ("--reranker", "--endpoint", "--model", "--base-url", "--format", "-o", "--output")
 
 
@@ -80,3 +87,38 @@ def test_a_readme_example_finds_what_it_promises(args, demo_store, capsys):
     texts = ["\n".join(line.text for line in service.browse.topic_detail(topic).messages) for topic in looked_at]
     words = EXPECTED[args[1]]
     assert any(all(word in text for word in words) for text in texts), (args, looked_at)
+
+
+def readme_ask_examples() -> list[list[str]]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8").replace("\\\n", " ")
+    lines = re.findall(r"^\.venv/bin/flashback (ask .*)$", text, re.M)
+    return [shlex.split(line.split("  #")[0]) for line in lines]
+
+
+def test_the_readme_has_ask_examples_and_each_has_an_expectation():
+    questions = {args[1] for args in readme_ask_examples()}
+    assert questions and questions <= set(ASK_EXPECTED), sorted(questions - set(ASK_EXPECTED))
+
+
+@pytest.mark.parametrize("args", readme_ask_examples(), ids=lambda args: " ".join(args)[:60])
+def test_a_readme_ask_example_finds_its_sources(args, demo_store, capsys, monkeypatch):
+    """Without a model (no key, no server here) the flow runs every step but the answer and
+    prints its sources; the example's question must find the source that answers it."""
+    monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)
+    monkeypatch.delenv("FLASHBACK_API_KEY", raising=False)
+    kept, skip = [], False
+    for arg in args:  # a local server named in the example is not running here: ask with no model
+        if skip:
+            skip = False
+            continue
+        if arg in ("--endpoint", "--base-url", "--model"):
+            skip = True
+            continue
+        kept.append(arg)
+    assert main(["--data-dir", str(demo_store), *kept, *(["--json"] if "--json" not in kept else [])]) == 0
+    outcome = json.loads(capsys.readouterr().out)
+    assert outcome["fallback"] == "no_model" and outcome["answer"] is None
+    words = ASK_EXPECTED[args[1]]
+    if words:
+        texts = [source["text"] for source in outcome["sources"]]
+        assert any(all(word in text for word in words) for text in texts), (args, texts[:3])
