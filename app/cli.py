@@ -117,6 +117,9 @@ def _caveats(source) -> str:
     if source.messages_conflicting:
         notes.append(f"{plural(source.messages_conflicting, 'message')} with an id already seen but another "
                      "text (the first text was kept)")
+    matched = source.matched_message()  # issue 23: which stored chat a renamed or newer export went into
+    if matched is not None:
+        notes.append(say(matched))
     return "; " + "; ".join(notes) if notes else ""
 
 

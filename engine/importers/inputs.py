@@ -35,6 +35,9 @@ class ExportInput:
 
     path: Path  # a real file (zip members are extracted first)
     display_name: str  # what the user recognises: "export.zip › result.json"
+    # The zip and folders the file came in, outermost first ("WhatsApp Chat - Anna.zip",
+    # "backup", "Anna"): an iOS WhatsApp chat is a `_chat.txt` named only by its zip or folder.
+    around: tuple[str, ...] = ()
 
     @property
     def size(self) -> int:
@@ -78,7 +81,8 @@ def _folder_inputs(folder: Path) -> list[ExportInput]:
     if not candidates:
         raise ImportFormatError(folder.name, "the folder holds no .json, .jsonl or .txt export file")
     return [
-        ExportInput(path=item, display_name=f"{folder.name}/{item.relative_to(folder).as_posix()}")
+        ExportInput(path=item, display_name=f"{folder.name}/{item.relative_to(folder).as_posix()}",
+                    around=(folder.name, *item.relative_to(folder).parent.parts))
         for item in candidates[:_MAX_CANDIDATES]
     ]
 
@@ -98,7 +102,8 @@ def _zip_inputs(archive: Path, scratch: Path) -> list[ExportInput]:
                 # zipfile stops at the declared size: a member cannot unpack past what was checked.
                 with bundle.open(info) as src, open(target, "wb") as dst:
                     shutil.copyfileobj(src, dst, 1 << 20)
-                inputs.append(ExportInput(target, f"{archive.name} › {info.filename}"))
+                inner = tuple(part for part in info.filename.replace("\\", "/").split("/")[:-1] if part)
+                inputs.append(ExportInput(target, f"{archive.name} › {info.filename}", (archive.name, *inner)))
     except (zipfile.BadZipFile, OSError, RuntimeError, EOFError) as exc:
         raise ImportFormatError(archive.name, f"the zip archive is damaged or encrypted ({exc})") from exc
     if not inputs:

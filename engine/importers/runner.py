@@ -18,16 +18,19 @@ from pathlib import Path
 from engine.errors import CancelToken, ImportFormatError, UnknownFormatError
 from engine.importers import parse_child
 from engine.importers.base import ImportProgress, ProgressCallback
+from engine.importers.chat_identity import ChatMatch
 from engine.importers.inputs import ExportInput, resolve_inputs
 from engine.importers.records import ChatRecord, MessageRecord
 from engine.importers.registry import guarded, importer_classes
 from engine.importers.writer import ImportWriter
+from engine.messages import Message, msg
 from engine.progress import ProgressThrottle
 from engine.store.database import db_path, open_engine
 from engine.store.faults import plain_faults
 from engine.store.lock import StoreWriteLock, WaitCallback
 
 FORMATS = ("telegram", "chatgpt", "whatsapp", "jsonl")
+_NAMES_SHOWN = 3  # stored chats named in a summary line; a whole account's export adds to hundreds
 _PROGRESS_INTERVAL_S = 0.1
 
 
@@ -50,6 +53,23 @@ class SourceReport:
     artifacts_added: int = 0
     messages_cut: int = 0  # texts longer than MAX_MESSAGE_CHARS, stored cut and marked
     messages_conflicting: int = 0  # an id already stored with another text: the first text was kept
+    # Stored chats this file's messages went into: by their id or name, or recognised by their
+    # first messages under another name (a renamed or re-downloaded WhatsApp export; issue 23).
+    matched: list[ChatMatch] = field(default_factory=list)
+
+    def matched_message(self) -> Message | None:
+        """Which stored chats this file went into, as one clause; None when it made only new ones."""
+        recognised = [match.title for match in self.matched if match.by == "content"]
+        if recognised:
+            return msg("import.matched.content", chats=names_list(recognised))
+        if not self.matched:
+            return None
+        return msg("import.matched.key", count=len(self.matched), chats=names_list([m.title for m in self.matched]))
+
+
+def names_list(names: list[str]) -> str:
+    """"Anna, Bob, Carol, …": the first few names of a list that may run to hundreds."""
+    return ", ".join(names[:_NAMES_SHOWN]) + (", \u2026" if len(names) > _NAMES_SHOWN else "")
 
 
 @dataclass
@@ -162,4 +182,4 @@ def _import_one(writer: ImportWriter, export: ExportInput, format_name: str, pat
     if on_progress is not None:
         on_progress(ImportProgress(export.display_name, total, total, seen))
     return SourceReport(export.display_name, format_name, "imported", chat_count, seen_count, added, artifacts, cut,
-                        conflicting)
+                        conflicting, list(writer.matches))

@@ -113,7 +113,7 @@ class WhatsAppImporter(Importer):
         if not messages:
             raise ImportFormatError(name, "no WhatsApp messages found", where="line 1")
         day_first = dates.day_first
-        title = title or _title_from_name(name)
+        title = title or chat_title(source) or ", ".join(sorted(authors)) or "WhatsApp chat"
         key = "whatsapp:" + " ".join(title.casefold().split())
         yield ChatRecord(key=key, title=title, kind="group" if group or len(authors) > 2 else "personal")
 
@@ -302,10 +302,49 @@ def _file(file_name: str) -> AttachmentRecord:
     )
 
 
-def _title_from_name(display_name: str) -> str:
-    """'export.zip › WhatsApp Chat with Bob.txt' -> 'Bob'."""
-    base = display_name.rpartition("\u203a")[2].replace("\\", "/").rpartition("/")[2].strip()
-    stem = base[:-4] if base.lower().endswith(".txt") else base
-    for prefix in ("WhatsApp Chat with ", "WhatsApp Chat - ", "WhatsApp-Chat mit "):
-        stem = stem.removeprefix(prefix)
-    return stem.strip() or "WhatsApp chat"
+# What WhatsApp calls an exported chat, per platform and language: Android names the .txt (and
+# its zip) "WhatsApp Chat with NAME", iOS names the zip "WhatsApp Chat - NAME" around a bare
+# `_chat.txt`; the words around NAME follow the phone's language.
+_EXPORT_PREFIXES = (
+    "WhatsApp Chat with ", "WhatsApp Chat - ", "WhatsApp Chat \u2013 ", "WhatsApp Chat mit ", "WhatsApp-Chat mit ",
+    "Chat de WhatsApp con ", "Chat de WhatsApp com ", "Conversa do WhatsApp com ", "Discussion WhatsApp avec ",
+    "Chat WhatsApp con ", "WhatsApp-chat met ", "WhatsApp Chat met ", "Czat WhatsApp z ", "WhatsApp-chatt med ",
+    "\u0427\u0430\u0442 WhatsApp \u0441 ", "WhatsApp-\u0447\u0430\u0442 \u0441 ",
+)
+# Names that say nothing about the chat: iOS's file, and what is left of a bare prefix.
+_GENERIC = {"_chat", "chat", "whatsapp chat", "whatsapp", "whatsapp-chat"}
+_COPY_MARK = re.compile(r"\s*\(\d{1,3}\)$")  # a browser's second download: "… (1).zip"
+
+
+def _export_name(name: str) -> tuple[str, bool]:
+    """('Bob', True) for 'WhatsApp Chat with Bob (1).txt'; (stem, False) for a name without WhatsApp's words."""
+    stem = name.strip()
+    for extension in (".txt", ".zip"):
+        if stem.lower().endswith(extension):
+            stem = stem[: -len(extension)]
+    stem = _COPY_MARK.sub("", stem).strip()
+    folded = stem.casefold()
+    for prefix in _EXPORT_PREFIXES:
+        if folded.startswith(prefix.casefold()):
+            return _COPY_MARK.sub("", stem[len(prefix):]).strip(), True
+    return stem, False
+
+
+def chat_title(source: ExportInput) -> str | None:
+    """The chat's name from the names around its text, or None when they are all generic
+    (a `_chat.txt` on its own: the caller names the chat after its people).
+
+    WhatsApp's own words win wherever they are: the file, then the folders and zip it came in
+    (the nearest first), then, for a file imported on its own, its folder (iOS unzipped). Else
+    the file's own name, else the nearest folder or zip the person picked."""
+    file_name = source.display_name.rpartition("\u203a")[2].replace("\\", "/").rpartition("/")[2]
+    picked = [_export_name(name) for name in reversed(source.around) if name]
+    beside = [] if source.around else [_export_name(source.path.parent.name)]
+    own = _export_name(file_name)
+    for stem, exported in [own, *picked, *beside]:
+        if exported and stem.casefold() not in _GENERIC:
+            return stem
+    for stem, _ in [own, *picked]:
+        if stem and stem.casefold() not in _GENERIC:
+            return stem
+    return None

@@ -10,6 +10,10 @@ here or in the parse child of `engine.importers.parse_child`), which lets artifa
 rows be written without reading ids back; `INSERT OR IGNORE` on (chat, dedup key) makes
 re-imports add nothing, and artifacts and FTS rows are only written for messages that
 really went in. The import transaction holds the write lock, so the ids stay free.
+
+A chat the import would create is held back until its first messages arrive: if they are
+already stored in another chat of the format (`chat_identity`: a renamed or re-downloaded
+WhatsApp export), its rows are written into that chat instead, and `matches` says so.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine.importers.chat_identity import ChatMatch, probes, stored_chat_holding
 from engine.importers.records import CUT_MARK, ChatRecord, MessageRecord
 from engine.importers.rows import IdState, RowBuilder
 from engine.store.database import connect
@@ -90,6 +95,9 @@ class ImportWriter:
         self._source_counts_start = (0, 0, 0, 0, 0)
         self._dropped_indexes: list[str] = []
         self.counts = WriteCounts()
+        self._unsettled: dict[int, tuple] = {}  # new chats not written yet: id → its "chat" op
+        self._same_as: dict[int, int] = {}  # a new chat's id → the stored chat it turned out to be
+        self.matches: list[ChatMatch] = []  # stored chats the current source's messages went into
 
     # -- transaction -------------------------------------------------------------------
     @property
@@ -145,6 +153,7 @@ class ImportWriter:
             path, display_name, format_name, sha256, size_bytes, time.time(),
         )
         self.builder.begin_source(format_name, self._source_id)
+        self.matches = []
         self._source_counts_start = (self.counts.messages_seen, self.counts.messages_added,
                                      self.counts.artifacts_added, self.counts.messages_cut,
                                      self.counts.messages_conflicting)
@@ -153,6 +162,7 @@ class ImportWriter:
     def end_source(self, chats: int) -> tuple[int, int, int, int, int]:
         """Record this file's counts on its Source row; returns (seen, added, artifacts, cut, conflicting)."""
         self.flush()
+        self._settle_all()  # chats announced without messages are kept, as before
         seen0, added0, artifacts0, cut0, conflicting0 = self._source_counts_start
         figures = (self.counts.messages_seen - seen0, self.counts.messages_added - added0,
                    self.counts.artifacts_added - artifacts0)
@@ -198,9 +208,20 @@ class ImportWriter:
         ops, messages, artifacts = batch
         conn = self.conn
         for op in ops:
+            if op[0] == "chat":
+                self._unsettled[op[1]] = op  # written once its first messages say which chat it is
+                continue
             _apply_op(conn, op)
+            if op[0] == "title":
+                self._matched(ChatMatch(op[1], op[2], "key"))
         if not messages:
             return
+        if self._unsettled:
+            self._settle(messages)
+        if self._same_as:
+            same_as = self._same_as
+            messages = [row if row[_CHAT] not in same_as else (*row[:_CHAT], same_as[row[_CHAT]], *row[_CHAT + 1:])
+                        for row in messages]
         before = conn.total_changes
         conn.executemany(_INSERT_MESSAGE, messages)
         added = conn.total_changes - before
@@ -214,14 +235,36 @@ class ImportWriter:
             self.counts.artifacts_added += conn.total_changes - before
         conn.execute(_INSERT_FTS, (messages[0][0], messages[-1][0]))
 
+    def _settle(self, messages: list[tuple]) -> None:
+        """Write each held-back chat that has rows in `messages`, or take it for the stored chat
+        already holding its first messages (the rows are then written into that one)."""
+        for chat_id, keys in probes(messages, set(self._unsettled)).items():
+            op = self._unsettled.pop(chat_id)
+            match = stored_chat_holding(self.conn, op[5], keys)
+            if match is None:
+                _apply_op(self.conn, op)
+            else:
+                self._same_as[chat_id] = match.chat_id
+                self._matched(match)
+
+    def _settle_all(self) -> None:
+        for op in self._unsettled.values():
+            _apply_op(self.conn, op)
+        self._unsettled.clear()
+
+    def _matched(self, match: ChatMatch) -> None:
+        if all(known.chat_id != match.chat_id for known in self.matches):
+            self.matches.append(match)
+
     def finish(self) -> WriteCounts:
         """Flush, rebuild dropped indexes, refresh per-chat and per-person aggregates."""
         self.flush()
+        self._settle_all()
         for name in self._dropped_indexes:
             _execute(self.conn, _DEFERRABLE_INDEXES[name])
         self._dropped_indexes.clear()
         ids = self.builder.ids
-        self.counts.chats_seen = set(ids.chat_ids.values())
+        self.counts.chats_seen = {self._same_as.get(chat_id, chat_id) for chat_id in ids.chat_ids.values()}
         _refresh_aggregates(self.conn, sorted(self.counts.chats_seen), sorted(set(ids.person_ids.values())))
         return self.counts
 

@@ -256,23 +256,38 @@ CATALOGUE: dict[str, str] = {
     "rerank.cross_encoder.preset.custom": "the rerank server",
     # engine/api/search.py: a date phrase in the query
     "search.date_boost": "“{phrase}”: topics from {days} come first ({count} of them), nothing else is hidden",
-    # issue 23: read-only, fallbacks, first steps
-    "store.read_only_file": "The store file {file} is read-only: searching works, but importing and building need "
-                            "write permission on it (check its permissions).",
-    "store.read_only_old": "The store in {folder} was made by an older Flashback and must be upgraded before it can be "
-                           "read, which needs a folder you can write to (check its permissions or the disk).",
-    "store.status.read_only": "Read-only: the data folder {folder} cannot be written, so searches are not recorded "
-                              "and importing and building are off.",
-    "store.status.read_only_file": "Read-only: the store file {file} cannot be written, so searches are not recorded "
-                                   "and importing and building are off.",
-    "search.not_recorded_read_only": "searches are not recorded: the data folder {folder} is read-only",
-    "search.not_recorded_read_only_file": "searches are not recorded: the store file {file} is read-only",
-    "memory.no_messages": "The store holds no messages yet: import a chat export first (`flashback import PATH`).",
-    "rerank.flash.fallback_threshold": "fallback ({reason}): score {score:.2f} ≥ threshold {threshold:.2f}",
-    "rerank.flash.fallback_kept.threshold": "kept what the threshold filter keeps with your settings (threshold "
-                                            "{threshold:.2f}, gap {gap:.2f}, top {top_k}): "
-                                            "{count:plural:topic|topics}",
-    "rerank.flash.fallback_kept.requested": "kept the first {count:plural:topic|topics} the model asked to read",
-    "rerank.flash.fallback_kept.vector": "kept stage 1's best {count:plural:topic|topics} by vector score",
-    "rerank.flash.fallback_kept.none_passed": "nothing passed the threshold {threshold:.2f}, so {kept}",
+    # issue 23: chat identity and forget
+    "import.matched.content": "the same chat as {chats} already stored (recognised by its first messages), so only "
+                              "new messages were added",
+    "import.matched.key": "added to {count:plural:chat|chats} already stored: {chats}",
+    "import.summary.recognised": "Recognised by their messages as chats already stored: {chats}",
+    "forget.chat_missing": "There is no chat {chat} in the store; `flashback chats` lists them.",
+    "forget.source_missing": "There is no import {source} in the store; `flashback forget --sources` lists them.",
+    "forget.no_target": "Say what to forget: --chat ID_OR_NAME (`flashback chats` lists them) or --source ID "
+                        "(`flashback forget --sources` lists the imports).",
+    "forget.no_sources": "Nothing has been imported yet.",
+    "forget.preview.chat": "Forgetting the chat “{name}” removes {messages:plural:message|messages}, "
+                           "{topics:plural:topic|topics}, {people:plural:person|people} found only there, "
+                           "{attachments:plural:attachment|attachments} and {runs:plural:recorded search|recorded "
+                           "searches} that showed it, for good.",
+    "forget.preview.source": "Forgetting the import {name} removes {messages:plural:message|messages} in "
+                             "{chats:plural:chat|chats}, {topics:plural:topic|topics}, {people:plural:person|people} "
+                             "found only there, {attachments:plural:attachment|attachments} and "
+                             "{runs:plural:recorded search|recorded searches} that showed them, for good.",
+    "forget.prompt": "Remove them for good? [y/N] ",
+    "forget.declined": "Nothing was removed.",
+    "forget.needs_yes": "Forgetting removes messages for good and there is no terminal here to confirm it: add --yes "
+                        "to go ahead.",
+    "forget.done": "Forgot {name}: {messages:plural:message|messages}, {topics:plural:topic|topics}, "
+                   "{people:plural:person|people} and {runs:plural:recorded search|recorded searches} removed; the "
+                   "store went from {before} to {after}.",
+    "forget.done_uncompacted": "Forgot {name}: {messages:plural:message|messages}, {topics:plural:topic|topics}, "
+                               "{people:plural:person|people} and {runs:plural:recorded search|recorded searches} "
+                               "removed and overwritten, but the disk had no room to compact the store.",
+    "forget.menu": "Forget this chat…",
+    "forget.title": "Forget a chat",
+    "forget.confirm": "Forget",
+    "forget.failed": "Could not forget the chat",
+    "demo.own_folder": "The demo opens in its own data folder, {folder}; your store is not touched (`flashback --demo "
+                       "--data-dir DIR` puts it elsewhere).",
 }

@@ -262,29 +262,40 @@ CATALOGUE: dict[str, str] = {
     "rerank.cross_encoder.preset.custom": "сервер ранжирования",
     # engine/api/search.py: a date phrase in the query
     "search.date_boost": "«{phrase}»: сначала темы за {days} (их {count}), остальные не скрыты",
-    # issue 23: read-only, fallbacks, first steps
-    "store.read_only_file": "Файл хранилища {file} доступен только для чтения: искать можно, но для импорта и "
-                            "построения нужно право записи в него (проверьте права доступа).",
-    "store.read_only_old": "Хранилище в {folder} создано более старой версией Flashback, и его нужно обновить, прежде "
-                           "чем читать, а для этого нужна папка, доступная для записи (проверьте права доступа или "
-                           "диск).",
-    "store.status.read_only": "Только чтение: в папку данных {folder} нельзя писать, поэтому поиски не записываются "
-                              "в историю, а импорт и построение недоступны.",
-    "store.status.read_only_file": "Только чтение: в файл хранилища {file} нельзя писать, поэтому поиски не "
-                                   "записываются в историю, а импорт и построение недоступны.",
-    "search.not_recorded_read_only": "поиски не записываются в историю: папка данных {folder} доступна только для "
-                                     "чтения",
-    "search.not_recorded_read_only_file": "поиски не записываются в историю: файл хранилища {file} доступен только "
-                                          "для чтения",
-    "memory.no_messages": "В хранилище ещё нет сообщений: сначала импортируйте экспорт чата "
-                          "(`flashback import ПУТЬ`).",
-    "rerank.flash.fallback_threshold": "откат ({reason}): оценка {score:.2f} ≥ порога {threshold:.2f}",
-    "rerank.flash.fallback_kept.threshold": "оставлено то, что оставляет фильтр по порогу с вашими настройками "
-                                            "(порог {threshold:.2f}, разрыв {gap:.2f}, не больше {top_k}): "
-                                            "{count:plural:тема|темы|тем}",
-    "rerank.flash.fallback_kept.requested": "оставлены первые темы, которые модель просила прочитать: "
-                                            "{count:plural:тема|темы|тем}",
-    "rerank.flash.fallback_kept.vector": "оставлены лучшие темы первого этапа по векторной оценке: "
-                                         "{count:plural:тема|темы|тем}",
-    "rerank.flash.fallback_kept.none_passed": "порог {threshold:.2f} не прошла ни одна тема, поэтому {kept}",
+    # issue 23: chat identity and forget
+    "import.matched.content": "тот же чат, что и уже сохранённый {chats} (узнан по первым сообщениям), поэтому "
+                              "добавлены только новые сообщения",
+    "import.matched.key": "добавлено в {count:plural:сохранённый чат|сохранённых чата|сохранённых чатов}: {chats}",
+    "import.summary.recognised": "Узнаны по сообщениям как уже сохранённые чаты: {chats}",
+    "forget.chat_missing": "Чата {chat} в хранилище нет; `flashback chats` покажет список.",
+    "forget.source_missing": "Импорта {source} в хранилище нет; `flashback forget --sources` покажет список.",
+    "forget.no_target": "Укажите, что забыть: --chat ID_ИЛИ_ИМЯ (`flashback chats` покажет чаты) или --source ID "
+                        "(`flashback forget --sources` покажет импорты).",
+    "forget.no_sources": "Пока ничего не импортировано.",
+    "forget.preview.chat": "Если забыть чат «{name}», навсегда удалятся {messages:plural:сообщение|сообщения|"
+                           "сообщений}, {topics:plural:тема|темы|тем}, {people:plural:человек|человека|человек}, "
+                           "встречающихся только там, {attachments:plural:вложение|вложения|вложений} и "
+                           "{runs:plural:сохранённый поиск|сохранённых поиска|сохранённых поисков}, где он попадался.",
+    "forget.preview.source": "Если забыть импорт {name}, навсегда удалятся {messages:plural:сообщение|сообщения|"
+                             "сообщений} в {chats:plural:чате|чатах|чатах}, {topics:plural:тема|темы|тем}, "
+                             "{people:plural:человек|человека|человек}, встречающихся только там, "
+                             "{attachments:plural:вложение|вложения|вложений} и {runs:plural:сохранённый поиск|"
+                             "сохранённых поиска|сохранённых поисков}, где они попадались.",
+    "forget.prompt": "Удалить навсегда? [y/N] ",
+    "forget.declined": "Ничего не удалено.",
+    "forget.needs_yes": "Забытое удаляется навсегда, а подтвердить это здесь негде (нет терминала): добавьте --yes.",
+    "forget.done": "Забыто: {name}; удалено {messages:plural:сообщение|сообщения|сообщений}, "
+                   "{topics:plural:тема|темы|тем}, {people:plural:человек|человека|человек} и "
+                   "{runs:plural:сохранённый поиск|сохранённых поиска|сохранённых поисков}; хранилище "
+                   "было {before}, стало {after}.",
+    "forget.done_uncompacted": "Забыто: {name}; удалено и затёрто {messages:plural:сообщение|сообщения|сообщений}, "
+                               "{topics:plural:тема|темы|тем}, {people:plural:человек|человека|человек} и "
+                               "{runs:plural:сохранённый поиск|сохранённых поиска|сохранённых поисков}, но сжать "
+                               "хранилище не хватило места на диске.",
+    "forget.menu": "Забыть этот чат…",
+    "forget.title": "Забыть чат",
+    "forget.confirm": "Забыть",
+    "forget.failed": "Не удалось забыть чат",
+    "demo.own_folder": "Демо открывается в своей папке данных, {folder}; ваше хранилище не затронуто "
+                       "(`flashback --demo --data-dir ПАПКА` положит его в другое место).",
 }
