@@ -87,8 +87,10 @@ class BuildCancelled(Cancelled):
     batches, so the topics and vectors made before the cancel stay, and the next build goes on
     from there."""
 
+    code = "build.cancelled"
+
     def __init__(self) -> None:
-        super().__init__("Build cancelled: the topics and vectors made so far are kept; build again to finish.")
+        super().__init__()
 
 
 class StoreError(EngineError):

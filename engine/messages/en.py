@@ -290,4 +290,6 @@ CATALOGUE: dict[str, str] = {
     "forget.failed": "Could not forget the chat",
     "demo.own_folder": "The demo opens in its own data folder, {folder}; your store is not touched (`flashback --demo "
                        "--data-dir DIR` puts it elsewhere).",
+    # engine/errors.py: a cancelled build
+    "build.cancelled": "Build cancelled: the topics and vectors made so far are kept; build again to finish.",
 }

@@ -298,4 +298,7 @@ CATALOGUE: dict[str, str] = {
     "forget.failed": "Не удалось забыть чат",
     "demo.own_folder": "Демо открывается в своей папке данных, {folder}; ваше хранилище не затронуто "
                        "(`flashback --demo --data-dir ПАПКА` положит его в другое место).",
+    # engine/errors.py: a cancelled build
+    "build.cancelled": "Построение отменено: уже сделанные темы и векторы сохранены; постройте ещё раз, чтобы "
+                       "закончить.",
 }
