@@ -55,6 +55,264 @@
     </message>
 </context>
 <context>
+    <name>AskMode</name>
+    <message>
+        <location filename="../../ui/search/ask_mode.py" line="65"/>
+        <source>Ask</source>
+        <translation>Вопрос</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_mode.py" line="89"/>
+        <source>Before the first question to {0}</source>
+        <translation>Перед первым вопросом к {0}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_mode.py" line="90"/>
+        <source>To answer, Ask sends parts of your chats to {0} ({1}).</source>
+        <translation>Чтобы ответить, режим «Спросить» отправляет части ваших чатов на {0} ({1}).</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_mode.py" line="93"/>
+        <source>• your question and the names of your chats, to plan the searches;</source>
+        <translation>• ваш вопрос и названия ваших чатов — чтобы спланировать поиск;</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_mode.py" line="94"/>
+        <source>• the messages found for it, as numbered excerpts with their chat, authors and times: up to about {0:,} tokens per question;</source>
+        <translation>• найденные для него сообщения — пронумерованными выдержками с чатом, авторами и временем: примерно до {0:,} токенов на вопрос;</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_mode.py" line="97"/>
+        <source>• the found topics&apos; messages, which Flash reads to choose among them;</source>
+        <translation>• сообщения найденных тем, которые Flash читает, чтобы выбрать из них;</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_mode.py" line="98"/>
+        <source>• nothing else: the store, the index and every other message stay on this computer.</source>
+        <translation>• больше ничего: хранилище, индекс и все остальные сообщения остаются на этом компьютере.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_mode.py" line="100"/>
+        <source>This is said once for {0}.</source>
+        <translation>Это предупреждение показывается для {0} один раз.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_mode.py" line="101"/>
+        <source>Send and ask</source>
+        <translation>Отправить и спросить</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_mode.py" line="110"/>
+        <source>Not asked: nothing was sent to {0}.</source>
+        <translation>Вопрос не задан: на {0} ничего не отправлено.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_mode.py" line="121"/>
+        <source>Asking…</source>
+        <translation>Ищу ответ…</translation>
+    </message>
+</context>
+<context>
+    <name>AskView</name>
+    <message>
+        <location filename="../../ui/search/answer_document.py" line="68"/>
+        <source>Open source {0}: the cited messages, highlighted</source>
+        <translation>Открыть источник {0}: цитируемые сообщения будут выделены</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/answer_document.py" line="130"/>
+        <source>Nothing in your chats matched the question.</source>
+        <translation>В ваших чатах не нашлось ничего по этому вопросу.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/answer_document.py" line="133"/>
+        <location filename="../../ui/search/ask_words.py" line="36"/>
+        <source>Sources</source>
+        <translation>Источники</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_runner.py" line="71"/>
+        <source>Ask</source>
+        <translation>Вопрос</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_runner.py" line="75"/>
+        <source>Cancelled; nothing more was sent after the cancel.</source>
+        <translation>Отменено; после отмены ничего не отправлялось.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_view.py" line="53"/>
+        <source>Cancel</source>
+        <translation>Отмена</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_view.py" line="54"/>
+        <source>Stop this question; what was found so far stays</source>
+        <translation>Остановить вопрос; найденное к этому моменту останется</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_view.py" line="62"/>
+        <source>Ask a question: the answer, with the messages it cites, shows here.</source>
+        <translation>Задайте вопрос: здесь появится ответ со ссылками на сообщения.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_view.py" line="86"/>
+        <source>Planning the searches…</source>
+        <translation>Планирую поиск…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_view.py" line="86"/>
+        <location filename="../../ui/search/ask_view.py" line="99"/>
+        <source>Searching…</source>
+        <translation>Ищу…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_view.py" line="99"/>
+        <source>Choosing among the topics found…</source>
+        <translation>Выбираю среди найденных тем…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_view.py" line="100"/>
+        <source>Reading the messages…</source>
+        <translation>Читаю сообщения…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_view.py" line="100"/>
+        <source>Writing the answer…</source>
+        <translation>Пишу ответ…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_view.py" line="101"/>
+        <source>Checking the answer against the messages…</source>
+        <translation>Сверяю ответ с сообщениями…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_words.py" line="35"/>
+        <source>Plan</source>
+        <translation>План</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_words.py" line="35"/>
+        <source>Search</source>
+        <translation>Поиск</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_words.py" line="36"/>
+        <source>Rerank</source>
+        <translation>Отбор</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_words.py" line="37"/>
+        <source>Answer</source>
+        <translation>Ответ</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_words.py" line="37"/>
+        <source>Check</source>
+        <translation>Проверка</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_words.py" line="38"/>
+        <source>Second round</source>
+        <translation>Второй круг</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_words.py" line="46"/>
+        <source>No chat model is set, so there is no written answer, only the sources found: enter the server&apos;s URL in Settings → Flash (LLM).</source>
+        <translation>Модель не задана, поэтому письменного ответа нет, только найденные источники: укажите адрес сервера в «Настройки → Flash (LLM)».</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_words.py" line="49"/>
+        <source>No chat model is set, so there is no written answer, only the sources found: choose a model in Settings → Flash (LLM).</source>
+        <translation>Модель не задана, поэтому письменного ответа нет, только найденные источники: выберите модель в «Настройки → Flash (LLM)».</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_words.py" line="52"/>
+        <source>No API key for {0}, so there is no written answer, only the sources found: add one in the API key dialog.</source>
+        <translation>Нет API-ключа для {0}, поэтому письменного ответа нет, только найденные источники: добавьте ключ в окне «API-ключ».</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_words.py" line="63"/>
+        <source>The search failed, so there is nothing to answer from.</source>
+        <translation>Поиск не удался, отвечать не из чего.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_words.py" line="65"/>
+        <source>The messages found could not be read, so there is no answer.</source>
+        <translation>Найденные сообщения не удалось прочитать, поэтому ответа нет.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_words.py" line="66"/>
+        <source>No answer ({0}); the sources found are below.</source>
+        <translation>Ответа нет ({0}); найденные источники ниже.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_words.py" line="75"/>
+        <source>no chat model</source>
+        <translation>нет модели</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_words.py" line="76"/>
+        <source>fell back: {0}</source>
+        <translation>откат: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_words.py" line="88"/>
+        <source>Not checked: the offline check cannot compare a claim written in another language than its sources.</source>
+        <translation>Не проверено: офлайн-проверка не сравнивает утверждение с источниками на другом языке.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_words.py" line="91"/>
+        <source>Cites no source, so nothing supports it.</source>
+        <translation>Не ссылается ни на один источник, поэтому ничем не подтверждено.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_words.py" line="93"/>
+        <source>checked by the model</source>
+        <translation>проверено моделью</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_words.py" line="94"/>
+        <source>checked offline</source>
+        <translation>проверено офлайн</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_words.py" line="95"/>
+        <source>Not supported by the messages it cites ({0}; support {1:.2f} of 1).</source>
+        <translation>Не подтверждается цитируемыми сообщениями ({0}; опора {1:.2f} из 1).</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_words.py" line="110"/>
+        <source>Asked in {0}</source>
+        <translation>Ответ за {0}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_words.py" line="112"/>
+        <source>model {0}</source>
+        <translation>модель {0}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_words.py" line="119"/>
+        <source>answered in a second round</source>
+        <translation>ответ со второго круга</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_words.py" line="134"/>
+        <source>Compared with run {run}: {same} of {sources} sources the same ({before} before); supported claims {claims_before} → {claims_after}; {time_before} → {time_after}; {answer}.</source>
+        <translation>По сравнению с запуском {run}: совпадают {same} из {sources} источников (было {before}); подтверждённых утверждений {claims_before} → {claims_after}; {time_before} → {time_after}; {answer}.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_words.py" line="141"/>
+        <source>the same answer</source>
+        <translation>ответ тот же</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/ask_words.py" line="141"/>
+        <source>a different answer</source>
+        <translation>ответ другой</translation>
+    </message>
+</context>
+<context>
     <name>BrowsePanel</name>
     <message>
         <location filename="../../ui/shell/browse.py" line="58"/>
@@ -224,6 +482,56 @@
         <translation>Сообщений: {0} · символов: {1}</translation>
     </message>
     <message>
+        <location filename="../../ui/search/candidates_model.py" line="188"/>
+        <source>photo</source>
+        <translation>фото</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/candidates_model.py" line="189"/>
+        <source>file</source>
+        <translation>файл</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/candidates_model.py" line="190"/>
+        <source>voice</source>
+        <translation>голосовое</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/candidates_model.py" line="191"/>
+        <source>video</source>
+        <translation>видео</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/candidates_model.py" line="192"/>
+        <source>sticker</source>
+        <translation>стикер</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/candidates_model.py" line="193"/>
+        <source>audio</source>
+        <translation>аудио</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/candidates_model.py" line="194"/>
+        <source>animation</source>
+        <translation>анимация</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/candidates_model.py" line="195"/>
+        <source>other</source>
+        <translation>вложение</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/candidates_model.py" line="197"/>
+        <source>(no name)</source>
+        <translation>(без имени)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/candidates_model.py" line="201"/>
+        <source>(you)</source>
+        <translation>(вы)</translation>
+    </message>
+    <message>
         <location filename="../../ui/search/candidates_model.py" line="36"/>
         <source>Score</source>
         <translation>Оценка</translation>
@@ -270,6 +578,107 @@
         <location filename="../../ui/search/candidates_view.py" line="146"/>
         <source>Clear the label</source>
         <translation>Снять отметку</translation>
+    </message>
+</context>
+<context>
+    <name>Chip</name>
+    <message>
+        <location filename="../../ui/search/plan_chips.py" line="52"/>
+        <source>Remove from the plan</source>
+        <translation>Убрать из плана</translation>
+    </message>
+</context>
+<context>
+    <name>CrossEncoderGroup</name>
+    <message>
+        <location filename="../../ui/search/cross_encoder_settings.py" line="33"/>
+        <source>Cross-encoder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/cross_encoder_settings.py" line="34"/>
+        <source>A rerank model scores each (query, topic) pair on a rerank server: a local one (llama.cpp, TEI, Infinity, vLLM) sends nothing off this computer; an API (Jina, Cohere, Voyage) receives the query and about 40 topic excerpts.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/cross_encoder_settings.py" line="38"/>
+        <source>Custom URL</source>
+        <translation type="unfinished">Свой URL</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/cross_encoder_settings.py" line="40"/>
+        <source>Server</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/cross_encoder_settings.py" line="43"/>
+        <source>URL</source>
+        <translation type="unfinished">URL</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/cross_encoder_settings.py" line="46"/>
+        <source>Model</source>
+        <translation type="unfinished">Модель</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/cross_encoder_settings.py" line="47"/>
+        <source>Score ≥</source>
+        <translation type="unfinished">Оценка ≥</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/cross_encoder_settings.py" line="48"/>
+        <source>Final top-K</source>
+        <translation type="unfinished">Итоговый top-K</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/cross_encoder_settings.py" line="50"/>
+        <source>Not asked with {0} topics or fewer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/cross_encoder_settings.py" line="51"/>
+        <source>With few candidates whose scores are clearly apart, stage 1 has already chosen: nothing is sent and its first topics are kept.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/cross_encoder_settings.py" line="53"/>
+        <source>Not asked when the top scores are clearly apart</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/cross_encoder_settings.py" line="54"/>
+        <source>Asked only when stage 1&apos;s top scores barely differ. With both boxes clear, the cross-encoder is asked for every search.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/cross_encoder_settings.py" line="58"/>
+        <source>Topics sent</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/cross_encoder_settings.py" line="59"/>
+        <source>Passage length</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/cross_encoder_settings.py" line="60"/>
+        <source>Per request</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/cross_encoder_settings.py" line="61"/>
+        <source>Timeout</source>
+        <translation type="unfinished">Тайм-аут</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/cross_encoder_settings.py" line="77"/>
+        <source>http://host:port</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/cross_encoder_settings.py" line="80"/>
+        <source>the server&apos;s model</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -915,95 +1324,183 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="91"/>
+        <location filename="../../ui/main_window.py" line="92"/>
         <source>Browse</source>
         <translation>Обзор</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="92"/>
+        <location filename="../../ui/main_window.py" line="93"/>
         <source>Run history</source>
         <translation>История запусков</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="95"/>
+        <location filename="../../ui/main_window.py" line="96"/>
         <source>Evaluate</source>
         <translation>Оценка</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="153"/>
+        <location filename="../../ui/main_window.py" line="158"/>
         <source>Could not read the store</source>
         <translation>Не удалось прочитать хранилище</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="182"/>
+        <location filename="../../ui/main_window.py" line="189"/>
         <source>Could not open the store</source>
         <translation>Не удалось открыть хранилище</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="186"/>
+        <location filename="../../ui/main_window.py" line="193"/>
         <source>Messages: {messages} · chats: {chats} · topics: {topics}</source>
         <translation>Сообщений: {messages} · чатов: {chats} · тем: {topics}</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="199"/>
+        <location filename="../../ui/main_window.py" line="206"/>
         <source>These messages are not in memory yet: choose Memory → Build memory to search them.</source>
         <translation>Эти сообщения ещё не в памяти: выберите «Память → Построить память», чтобы искать по ним.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="208"/>
+        <location filename="../../ui/main_window.py" line="222"/>
         <source>The store was changed by another Flashback process: updated.</source>
         <translation>Хранилище изменил другой процесс Flashback: данные обновлены.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="215"/>
+        <location filename="../../ui/main_window.py" line="229"/>
         <source>{writer} is writing the store; searches show what is built so far.</source>
         <translation>Хранилище занято: {writer}; поиск показывает то, что уже построено.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="222"/>
+        <location filename="../../ui/main_window.py" line="236"/>
         <source>Import chat exports</source>
         <translation>Импорт выгрузок чатов</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="229"/>
+        <location filename="../../ui/main_window.py" line="243"/>
         <source>Import an export folder</source>
         <translation>Импорт папки с выгрузкой</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="240"/>
-        <location filename="../../ui/main_window.py" line="251"/>
+        <location filename="../../ui/main_window.py" line="254"/>
+        <location filename="../../ui/main_window.py" line="265"/>
         <source>An import or build is already running.</source>
         <translation>Импорт или построение уже идёт.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="267"/>
+        <location filename="../../ui/main_window.py" line="281"/>
         <source>Import failed</source>
         <translation>Импорт не удался</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="267"/>
+        <location filename="../../ui/main_window.py" line="281"/>
         <source>Building memory failed</source>
         <translation>Построить память не удалось</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="294"/>
+        <location filename="../../ui/main_window.py" line="311"/>
         <source>No API key for the topic model: building without it.</source>
         <translation>Нет API-ключа для модели топиков: сборка без неё.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="318"/>
+        <location filename="../../ui/main_window.py" line="335"/>
         <source>Could not open {0}: no file manager answered.</source>
         <translation>Не удалось открыть {0}: файловый менеджер не ответил.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="326"/>
+        <location filename="../../ui/main_window.py" line="343"/>
         <source>Language</source>
         <translation>Язык</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="326"/>
+        <location filename="../../ui/main_window.py" line="343"/>
         <source>Flashback will use the new language after a restart.</source>
         <translation>Flashback переключится на новый язык после перезапуска.</translation>
+    </message>
+</context>
+<context>
+    <name>PlanChips</name>
+    <message>
+        <location filename="../../ui/search/plan_chips.py" line="81"/>
+        <source>Plan:</source>
+        <translation>План:</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/plan_chips.py" line="83"/>
+        <source>+ Add</source>
+        <translation>+ Добавить</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/plan_chips.py" line="84"/>
+        <source>Add search words, a date range, a chat or a person to the plan</source>
+        <translation>Добавить в план слова для поиска, даты, чат или человека</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/plan_chips.py" line="88"/>
+        <source>Ask again with this plan</source>
+        <translation>Спросить снова по этому плану</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/plan_chips.py" line="89"/>
+        <source>Search the plan as edited, without asking the model for a plan</source>
+        <translation>Искать по изменённому плану, не спрашивая модель о плане</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/plan_chips.py" line="121"/>
+        <source>“{0}” is not a date range: write days like 2025-04-01 … 2025-04-30, or words like “last week”.</source>
+        <translation>«{0}» — не диапазон дат: напишите дни, например 2025-04-01 … 2025-04-30, или словами, например «на прошлой неделе».</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/plan_chips.py" line="137"/>
+        <source>dates:</source>
+        <translation>даты:</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/plan_chips.py" line="137"/>
+        <source>chat:</source>
+        <translation>чат:</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/plan_chips.py" line="137"/>
+        <source>person:</source>
+        <translation>человек:</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/plan_chips.py" line="138"/>
+        <source>Searched for: edit the words, or remove them</source>
+        <translation>Что искали: измените слова или уберите их</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/plan_chips.py" line="139"/>
+        <source>Topics in this range count for more (never a cut)</source>
+        <translation>Темы в этом диапазоне весят больше (остальные не отсекаются)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/plan_chips.py" line="140"/>
+        <source>Only this chat is searched</source>
+        <translation>Поиск только в этом чате</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/plan_chips.py" line="141"/>
+        <source>Only topics where this person wrote</source>
+        <translation>Только темы, где писал этот человек</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/plan_chips.py" line="160"/>
+        <source>Search words</source>
+        <translation>Слова для поиска</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/plan_chips.py" line="161"/>
+        <source>Dates</source>
+        <translation>Даты</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/plan_chips.py" line="163"/>
+        <source>Person</source>
+        <translation>Человек</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/plan_chips.py" line="164"/>
+        <source>Chat</source>
+        <translation>Чат</translation>
     </message>
 </context>
 <context>
@@ -1226,104 +1723,150 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>RunHistoryPanel</name>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="45"/>
+        <location filename="../../ui/shell/run_history.py" line="49"/>
         <source>When</source>
         <translation>Когда</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="45"/>
+        <location filename="../../ui/shell/run_history.py" line="49"/>
         <source>Query</source>
         <translation>Запрос</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="45"/>
+        <location filename="../../ui/shell/run_history.py" line="49"/>
         <source>Reranker</source>
         <translation>Реранкер</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="45"/>
+        <location filename="../../ui/shell/run_history.py" line="49"/>
         <source>Kept</source>
         <translation>Оставлено</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="46"/>
+        <location filename="../../ui/shell/run_history.py" line="50"/>
         <source>ms</source>
         <translation>мс</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="57"/>
+        <location filename="../../ui/shell/run_history.py" line="61"/>
         <source>Choose a run to see its settings, candidates, selections and trace.</source>
         <translation>Выберите запуск, чтобы увидеть его настройки, кандидатов, выбор и трассировку.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="58"/>
+        <location filename="../../ui/shell/run_history.py" line="62"/>
         <source>Re-run with current settings</source>
         <translation>Повторить поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="59"/>
+        <location filename="../../ui/shell/run_history.py" line="63"/>
+        <location filename="../../ui/shell/run_history.py" line="138"/>
         <source>Search this query again with the settings now in the search panel.</source>
         <translation>Повторить этот запрос с настройками, заданными сейчас в панели поиска.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="62"/>
+        <location filename="../../ui/shell/run_history.py" line="66"/>
         <source>Refresh</source>
         <translation>Обновить</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="117"/>
+        <location filename="../../ui/shell/run_history.py" line="121"/>
         <source>No searches recorded yet. Each search you run is kept here.</source>
         <translation>Записанных поисков пока нет. Здесь сохраняется каждый ваш поиск.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="122"/>
+        <location filename="../../ui/shell/run_history.py" line="126"/>
         <source>Runs: {runs} · fallbacks: {fallbacks} · tool calls per run: {tools} · cost: ${cost} · p50 {p50} ms</source>
         <translation>Запусков: {runs} · откаты: {fallbacks} · вызовов инструментов на запуск: {tools} · стоимость: ${cost} · p50 {p50} мс</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="131"/>
+        <location filename="../../ui/shell/run_history.py" line="136"/>
+        <source>Ask this question again with the settings now in the search panel, and compare the answers.</source>
+        <translation>Задать этот вопрос снова с текущими настройками и сравнить ответы.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/run_history.py" line="139"/>
         <source>This run is no longer stored.</source>
         <translation>Этот запуск больше не хранится.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="140"/>
+        <location filename="../../ui/shell/run_history.py" line="150"/>
         <source>{0} ms</source>
         <translation>{0} мс</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="145"/>
+        <location filename="../../ui/shell/run_history.py" line="155"/>
         <source>fallback: {reason}</source>
         <translation>откат: {reason}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="149"/>
+        <location filename="../../ui/shell/run_history.py" line="159"/>
         <source>{tokens} tokens</source>
         <translation>токенов: {tokens}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="152"/>
+        <location filename="../../ui/shell/run_history.py" line="165"/>
         <source>Selected</source>
         <translation>Выбрано</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="155"/>
+        <location filename="../../ui/shell/run_history.py" line="168"/>
         <source>Candidates</source>
         <translation>Кандидаты</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="164"/>
+        <location filename="../../ui/shell/run_history.py" line="177"/>
         <source>…and {more} more</source>
         <translation>…и ещё {more}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="168"/>
+        <location filename="../../ui/shell/run_history.py" line="181"/>
         <source>Tool calls</source>
         <translation>Вызовы инструментов</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="171"/>
+        <location filename="../../ui/shell/run_history.py" line="184"/>
         <source>Settings</source>
         <translation>Настройки</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/run_history.py" line="191"/>
+        <source>Answer</source>
+        <translation>Ответ</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/run_history.py" line="202"/>
+        <source>No answer: the sources found are below.</source>
+        <translation>Ответа нет: найденные источники ниже.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/run_history.py" line="205"/>
+        <source>Plan</source>
+        <translation>План</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/run_history.py" line="206"/>
+        <source>dates</source>
+        <translation>даты</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/run_history.py" line="206"/>
+        <source>chats</source>
+        <translation>чаты</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/run_history.py" line="207"/>
+        <source>people</source>
+        <translation>люди</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/run_history.py" line="210"/>
+        <source>Sources</source>
+        <translation>Источники</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/run_history.py" line="214"/>
+        <source>Steps</source>
+        <translation>Шаги</translation>
     </message>
 </context>
 <context>
@@ -1372,48 +1915,64 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>{0}: внутренняя ошибка ({1}: {2}). Пожалуйста, сообщите о ней.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="86"/>
+        <location filename="../../ui/search/panel.py" line="106"/>
+        <location filename="../../ui/search/panel.py" line="133"/>
         <source>Type a question first.</source>
         <translation>Сначала введите вопрос.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="92"/>
+        <location filename="../../ui/search/panel.py" line="116"/>
         <source>Searching…</source>
         <translation>Поиск…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="115"/>
-        <location filename="../../ui/search/panel.py" line="390"/>
+        <location filename="../../ui/search/panel.py" line="172"/>
+        <location filename="../../ui/search/panel.py" line="501"/>
         <source>Flash</source>
         <translation>Flash</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="120"/>
+        <location filename="../../ui/search/panel.py" line="177"/>
         <source>Flash is restating the query from the recent messages, then choosing among {0} topics…</source>
         <translation>Flash переформулирует запрос по недавним сообщениям, затем выбирает среди тем: {0}…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="123"/>
+        <location filename="../../ui/search/panel.py" line="180"/>
         <source>Flash is choosing among {0} topics…</source>
         <translation>Flash выбирает среди тем: {0}…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="338"/>
+        <location filename="../../ui/search/panel.py" line="239"/>
+        <source>Find the topics that match (Enter in Search mode)</source>
+        <translation>Найти подходящие темы (Enter в режиме поиска)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/panel.py" line="241"/>
+        <source>Ask</source>
+        <translation>Спросить</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/panel.py" line="242"/>
+        <source>Answer the question from your chats, citing the messages (Ctrl+Enter)</source>
+        <translation>Ответить на вопрос по вашим чатам со ссылками на сообщения (Ctrl+Enter)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/panel.py" line="414"/>
         <source>Labelling</source>
         <translation>Отметка</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="177"/>
+        <location filename="../../ui/search/panel.py" line="235"/>
         <source>Ask your memory: “when did we move the Postgres upgrade?”</source>
         <translation>Спросите свою память: «когда мы перенесли обновление Postgres?»</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="180"/>
+        <location filename="../../ui/search/panel.py" line="238"/>
         <source>Search</source>
         <translation>Поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="182"/>
+        <location filename="../../ui/search/panel.py" line="249"/>
         <source>Recent messages</source>
         <translation>Недавние сообщения</translation>
     </message>
@@ -1433,18 +1992,18 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Показать или скрыть настройки поиска ({0})</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="187"/>
+        <location filename="../../ui/search/panel.py" line="254"/>
         <source>Optional: paste the last few messages of the conversation you are in; Flash uses them as context.</source>
         <translation>Необязательно: вставьте несколько последних сообщений текущего разговора; Flash использует их как контекст.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="190"/>
-        <location filename="../../ui/search/panel.py" line="372"/>
+        <location filename="../../ui/search/panel.py" line="257"/>
+        <location filename="../../ui/search/panel.py" line="481"/>
         <source>Run Flash</source>
         <translation>Запустить Flash</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="192"/>
+        <location filename="../../ui/search/panel.py" line="259"/>
         <source>Cancel</source>
         <translation>Отмена</translation>
     </message>
@@ -1454,113 +2013,113 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>&lt;b&gt;Выбор&lt;/b&gt; (в порядке выбора)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="244"/>
+        <location filename="../../ui/search/panel.py" line="318"/>
         <source>The search</source>
         <translation>Поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="301"/>
+        <location filename="../../ui/search/panel.py" line="377"/>
         <source>Also searched as: “{0}” — rewritten from the recent messages in {1:.1f} s; the candidates below are both searches, fused.</source>
         <translation>Также искали как: «{0}» — переписано по недавним сообщениям за {1:.1f} с; кандидаты ниже — оба поиска вместе.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="305"/>
+        <location filename="../../ui/search/panel.py" line="381"/>
         <source>Searched as typed: the rewrite from the recent messages was not used ({0}).</source>
         <translation>Искали как введено: переписанный по недавним сообщениям запрос не использован ({0}).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="363"/>
+        <location filename="../../ui/search/panel.py" line="471"/>
         <source>Flash cancelled; nothing was charged after the cancel.</source>
         <translation>Flash отменён; после отмены ничего не списано.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="371"/>
+        <location filename="../../ui/search/panel.py" line="480"/>
         <source>Run Flash (1 API call)</source>
         <translation>Запустить Flash (1 вызов API)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="390"/>
+        <location filename="../../ui/search/panel.py" line="501"/>
         <source>threshold</source>
         <translation>порог</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="391"/>
+        <location filename="../../ui/search/panel.py" line="502"/>
         <source>rerank</source>
         <translation>реранкинг</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="75"/>
+        <location filename="../../ui/search/presenter.py" line="89"/>
         <source>Topic {0} · stage-1 rank {1}</source>
         <translation>Тема {0} · ранг на 1-м этапе {1}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="78"/>
+        <location filename="../../ui/search/presenter.py" line="92"/>
         <source>Topic scores (kept by Flash)</source>
         <translation>Оценки тем (оставленные Flash)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="80"/>
-        <location filename="../../ui/search/presenter.py" line="84"/>
+        <location filename="../../ui/search/presenter.py" line="94"/>
+        <location filename="../../ui/search/presenter.py" line="98"/>
         <source>Topic scores</source>
         <translation>Оценки тем</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="90"/>
+        <location filename="../../ui/search/presenter.py" line="104"/>
         <source>Selections appear here after a search.</source>
         <translation>Выбранное появится здесь после поиска.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="93"/>
+        <location filename="../../ui/search/presenter.py" line="107"/>
         <source>Press “Run Flash” to let the LLM choose among the candidates.</source>
         <translation>Нажмите «Запустить Flash», чтобы LLM выбрала из кандидатов.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="106"/>
+        <location filename="../../ui/search/presenter.py" line="120"/>
         <source>Nothing passed the threshold. Lower the similarity or widen the gap.</source>
         <translation>Порог не прошёл никто. Уменьшите сходство или увеличьте разрыв.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="108"/>
+        <location filename="../../ui/search/presenter.py" line="122"/>
         <source>Flash kept nothing ({0}).</source>
         <translation>Flash ничего не оставил ({0}).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="109"/>
+        <location filename="../../ui/search/presenter.py" line="123"/>
         <source>Nothing was kept.</source>
         <translation>Ничего не оставлено.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="118"/>
+        <location filename="../../ui/search/presenter.py" line="132"/>
         <source>Enter the server&apos;s URL in Settings → Flash to use a custom endpoint.</source>
         <translation>Чтобы использовать свой сервер, укажите его URL в «Настройки → Flash».</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="120"/>
+        <location filename="../../ui/search/presenter.py" line="134"/>
         <source>Choose a model in Settings → Flash.</source>
         <translation>Выберите модель в «Настройки → Flash».</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="123"/>
+        <location filename="../../ui/search/presenter.py" line="137"/>
         <source>No API key for {0}: add one in the API key dialog, or set {1}.</source>
         <translation>Нет API-ключа для {0}: добавьте его в окне «API-ключ» или задайте {1}.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="126"/>
+        <location filename="../../ui/search/presenter.py" line="140"/>
         <source>Search first; Flash then chooses among the candidates.</source>
         <translation>Сначала выполните поиск; затем Flash выберет из кандидатов.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="128"/>
+        <location filename="../../ui/search/presenter.py" line="142"/>
         <source>Costs one paid API call to {0} ({1}), up to {2} tool turns.</source>
         <translation>Стоит один платный вызов API к {0} ({1}), до {2} ходов с инструментами.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="132"/>
+        <location filename="../../ui/search/presenter.py" line="146"/>
         <source>Runs on {0} at {1} ({2}): local, no cost.</source>
         <translation>Работает на {0} по адресу {1} ({2}): локально, бесплатно.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="134"/>
+        <location filename="../../ui/search/presenter.py" line="148"/>
         <source>Sends the candidates to {0} at {1} ({2}), up to {3} tool turns.</source>
         <translation>Отправляет кандидатов на {0} по адресу {1} ({2}), до {3} ходов с инструментами.</translation>
     </message>
@@ -1575,21 +2134,25 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>{0}: {1}</translation>
     </message>
     <message>
+        <location filename="../../ui/search/ask_words.py" line="114"/>
         <location filename="../../ui/search/report.py" line="98"/>
         <source>{0:,} + {1:,} tokens</source>
         <translation>токенов: {0:,} + {1:,}</translation>
     </message>
     <message>
+        <location filename="../../ui/search/ask_words.py" line="117"/>
         <location filename="../../ui/search/report.py" line="100"/>
         <source>cost ${0:.4f}</source>
         <translation>стоимость ${0:.4f}</translation>
     </message>
     <message>
+        <location filename="../../ui/search/ask_words.py" line="30"/>
         <location filename="../../ui/search/report.py" line="108"/>
         <source>{0:.0f} ms</source>
         <translation>{0:.0f} мс</translation>
     </message>
     <message>
+        <location filename="../../ui/search/ask_words.py" line="31"/>
         <location filename="../../ui/search/report.py" line="109"/>
         <source>{0:.2f} s</source>
         <translation>{0:.2f} с</translation>
@@ -1634,251 +2197,251 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>SettingsPanel</name>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="71"/>
+        <location filename="../../ui/search/settings_panel.py" line="73"/>
         <source>Reset to defaults</source>
         <translation>Сбросить настройки</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="97"/>
+        <location filename="../../ui/search/settings_panel.py" line="99"/>
         <source>Search</source>
         <translation>Поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="99"/>
+        <location filename="../../ui/search/settings_panel.py" line="101"/>
         <source>Vector only</source>
         <translation>Только векторы</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="99"/>
-        <location filename="../../ui/search/settings_panel.py" line="115"/>
+        <location filename="../../ui/search/settings_panel.py" line="101"/>
+        <location filename="../../ui/search/settings_panel.py" line="121"/>
         <source>Threshold</source>
         <translation>Порог</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="100"/>
-        <location filename="../../ui/search/settings_panel.py" line="123"/>
+        <location filename="../../ui/search/settings_panel.py" line="102"/>
+        <location filename="../../ui/search/settings_panel.py" line="129"/>
         <source>Flash (LLM)</source>
         <translation>Flash (LLM)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="101"/>
+        <location filename="../../ui/search/settings_panel.py" line="103"/>
         <source>Vector only keeps every candidate; Threshold cuts by score instantly; Flash asks an LLM to choose (one API call per run).</source>
         <translation>«Только векторы» оставляет всех кандидатов; «Порог» мгновенно отсекает по оценке; Flash просит LLM выбрать (один вызов API за запуск).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="103"/>
+        <location filename="../../ui/search/settings_panel.py" line="105"/>
         <source>Reranker</source>
         <translation>Реранкер</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="104"/>
+        <location filename="../../ui/search/settings_panel.py" line="106"/>
         <source>Candidates</source>
         <translation>Кандидаты</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="105"/>
+        <location filename="../../ui/search/settings_panel.py" line="107"/>
         <source>Hybrid (vectors + keywords)</source>
         <translation>Гибрид (векторы + слова)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="108"/>
+        <location filename="../../ui/search/settings_panel.py" line="110"/>
         <source>Chat</source>
         <translation>Чат</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="108"/>
-        <location filename="../../ui/search/settings_panel.py" line="208"/>
+        <location filename="../../ui/search/settings_panel.py" line="110"/>
+        <location filename="../../ui/search/settings_panel.py" line="214"/>
         <source>All chats</source>
         <translation>Все чаты</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="110"/>
+        <location filename="../../ui/search/settings_panel.py" line="112"/>
         <source>From</source>
         <translation>С</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="111"/>
+        <location filename="../../ui/search/settings_panel.py" line="113"/>
         <source>To</source>
         <translation>По</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="117"/>
+        <location filename="../../ui/search/settings_panel.py" line="123"/>
         <source>Score ≥</source>
         <translation>Оценка ≥</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="118"/>
+        <location filename="../../ui/search/settings_panel.py" line="124"/>
         <source>Score gap</source>
         <translation>Разрыв оценок</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="119"/>
+        <location filename="../../ui/search/settings_panel.py" line="125"/>
         <source>Final top-K</source>
         <translation>Итоговый top-K</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="126"/>
+        <location filename="../../ui/search/settings_panel.py" line="132"/>
         <source>Custom URL</source>
         <translation>Свой URL</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="127"/>
+        <location filename="../../ui/search/settings_panel.py" line="133"/>
         <source>Endpoint</source>
         <translation>Сервер</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="130"/>
+        <location filename="../../ui/search/settings_panel.py" line="136"/>
         <source>URL</source>
         <translation>URL</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="138"/>
-        <location filename="../../ui/search/settings_panel.py" line="181"/>
+        <location filename="../../ui/search/settings_panel.py" line="144"/>
+        <location filename="../../ui/search/settings_panel.py" line="187"/>
         <source>Model</source>
         <translation>Модель</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="139"/>
+        <location filename="../../ui/search/settings_panel.py" line="145"/>
         <source>none</source>
         <translation>нет</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="139"/>
+        <location filename="../../ui/search/settings_panel.py" line="145"/>
         <source>minimal</source>
         <translation>минимальное</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="139"/>
+        <location filename="../../ui/search/settings_panel.py" line="145"/>
         <source>low</source>
         <translation>низкое</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="140"/>
+        <location filename="../../ui/search/settings_panel.py" line="146"/>
         <source>medium</source>
         <translation>среднее</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="140"/>
+        <location filename="../../ui/search/settings_panel.py" line="146"/>
         <source>high</source>
         <translation>высокое</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="142"/>
+        <location filename="../../ui/search/settings_panel.py" line="148"/>
         <source>How long the model may think before it answers (the API&apos;s reasoning effort).</source>
         <translation>Сколько модель может думать перед ответом (reasoning effort в API).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="143"/>
+        <location filename="../../ui/search/settings_panel.py" line="149"/>
         <source>Reasoning</source>
         <translation>Рассуждение</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="144"/>
+        <location filename="../../ui/search/settings_panel.py" line="150"/>
         <source>Timeout</source>
         <translation>Тайм-аут</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="36"/>
+        <location filename="../../ui/search/settings_panel.py" line="38"/>
         <source> s</source>
         <translation> с</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="37"/>
+        <location filename="../../ui/search/settings_panel.py" line="39"/>
         <source> tokens</source>
         <translation> токенов</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="145"/>
+        <location filename="../../ui/search/settings_panel.py" line="151"/>
         <source>Max tool calls</source>
         <translation>Макс. вызовов</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="146"/>
+        <location filename="../../ui/search/settings_panel.py" line="152"/>
         <source>Max topics</source>
         <translation>Макс. тем</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="147"/>
+        <location filename="../../ui/search/settings_panel.py" line="153"/>
         <source>Max people</source>
         <translation>Макс. людей</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="148"/>
+        <location filename="../../ui/search/settings_panel.py" line="154"/>
         <source>Max artifacts</source>
         <translation>Макс. вложений</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="149"/>
+        <location filename="../../ui/search/settings_panel.py" line="155"/>
         <source>Rewrite the query first</source>
         <translation>Сначала переписать запрос</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="151"/>
+        <location filename="../../ui/search/settings_panel.py" line="157"/>
         <source>With recent messages pasted, one short call first rewrites a vague question (“what did he say?”) into a self-contained one; the search runs for both and Flash sees both. Nothing is sent without recent messages.</source>
         <translation>Если вставлены недавние сообщения, один короткий запрос сначала переписывает расплывчатый вопрос («что он сказал?») в самостоятельный; поиск идёт по обоим, и Flash видит оба. Без недавних сообщений ничего не отправляется.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="156"/>
+        <location filename="../../ui/search/settings_panel.py" line="162"/>
         <source>Also make topics with this model</source>
         <translation>Строить топики этой моделью</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="158"/>
+        <location filename="../../ui/search/settings_panel.py" line="164"/>
         <source>When memory is built, the model splits conversations into topics and decides merges (one API call per chunk of up to 400 messages). Without it, or where it fails, topics get extractive summaries.</source>
         <translation>При сборке памяти модель делит переписку на топики и решает, что объединять (один API-вызов на фрагмент до 400 сообщений). Без неё, или там, где она ошиблась, у топиков извлекающие сводки.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="166"/>
+        <location filename="../../ui/search/settings_panel.py" line="172"/>
         <source>Embeddings</source>
         <translation>Эмбеддинги</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="170"/>
+        <location filename="../../ui/search/settings_panel.py" line="176"/>
         <source>Built-in</source>
         <translation>Встроенная</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="170"/>
+        <location filename="../../ui/search/settings_panel.py" line="176"/>
         <source>Local model</source>
         <translation>Локальная модель</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="171"/>
+        <location filename="../../ui/search/settings_panel.py" line="177"/>
         <source>Changing it embeds every topic again in the background; search keeps working.</source>
         <translation>При смене все темы встраиваются заново в фоне; поиск продолжает работать.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="172"/>
+        <location filename="../../ui/search/settings_panel.py" line="178"/>
         <source>Matches words and their forms; instant, built into the app.</source>
         <translation>Сопоставляет слова и их формы; мгновенно, встроена в приложение.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="173"/>
+        <location filename="../../ui/search/settings_panel.py" line="179"/>
         <source>Matches meaning, also across Russian and English (multilingual-e5-small on this computer&apos;s CPU; building takes minutes to hours).</source>
         <translation>Сопоставляет смысл, в том числе между русским и английским (multilingual-e5-small на процессоре этого компьютера; построение занимает от минут до часов).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="177"/>
+        <location filename="../../ui/search/settings_panel.py" line="183"/>
         <source>Not available on Windows yet.</source>
         <translation>Пока недоступна в Windows.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="178"/>
+        <location filename="../../ui/search/settings_panel.py" line="184"/>
         <source>Not installed: run {command}</source>
         <translation>Не установлено: выполните {command}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="197"/>
+        <location filename="../../ui/search/settings_panel.py" line="203"/>
         <source>any</source>
         <translation>любая</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="210"/>
+        <location filename="../../ui/search/settings_panel.py" line="216"/>
         <source>(unnamed)</source>
         <translation>(без названия)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="270"/>
+        <location filename="../../ui/search/settings_panel.py" line="279"/>
         <source>http://host:port/v1</source>
         <translation>http://host:port/v1</translation>
     </message>
@@ -1992,24 +2555,29 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>TopicViewer</name>
     <message>
-        <location filename="../../ui/shell/topic_viewer.py" line="28"/>
+        <location filename="../../ui/shell/topic_viewer.py" line="33"/>
         <source>Topic {id}</source>
         <translation>Тема {id}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/topic_viewer.py" line="31"/>
+        <location filename="../../ui/shell/topic_viewer.py" line="36"/>
         <source>Loading…</source>
         <translation>Загрузка…</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/topic_viewer.py" line="50"/>
+        <location filename="../../ui/shell/topic_viewer.py" line="58"/>
         <source>Topic {id} · {chat}</source>
         <translation>Тема {id} · {chat}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/topic_viewer.py" line="52"/>
+        <location filename="../../ui/shell/topic_viewer.py" line="60"/>
         <source>{chat} · {when} · messages: {messages} · characters: {chars}</source>
         <translation>{chat} · {when} · сообщений: {messages} · символов: {chars}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/topic_viewer.py" line="74"/>
+        <source>Highlighted: the messages the answer cites ({0}).</source>
+        <translation>Выделены сообщения, на которые ссылается ответ ({0}).</translation>
     </message>
 </context>
 <context>

@@ -1,7 +1,9 @@
 """A Russian window shows no English sentence (issue 22): one window, in Russian, driven through
 the paths a person takes (the demo imported and built, a build, a search in each reranker, a
-Flash run that falls back on a server answering with an error, the run history, the topic
-viewer, About, the API key dialog, another process writing the store, a damaged store). After
+Flash run that falls back on a server answering with an error, a question asked (issue 27: the
+cloud notice, the answer with a marked claim, the cited messages, a date chip not understood,
+no model), the run history, the topic viewer, About, the API key dialog, another process
+writing the store, a damaged store). After
 each step every string the window shows is collected (labels, buttons, group boxes, tabs,
 docks, menus, window titles, the status bar, message boxes, table and tree cells and headers,
 the chart's painted texts, text browsers) and checked for Latin-only prose: three Latin words
@@ -43,8 +45,10 @@ from PySide6.QtWidgets import (
 from app.gui import DEMO_EXPORT
 from app.keys import KeyStore
 from engine.api import Flashback
+from tests.engine.ask.conftest import ScriptedModel
 from tests.fake_openai import FakeOpenAI, FakeResponse
 from tests.ui.conftest import write_jsonl
+from tests.ui.test_ask_mode import anchors, answer_text, click_link, wait_answered
 from tests.ui.test_damaged_store_window import damage_table
 from tests.ui.test_main_window import isolate_qsettings, wait_idle
 from tests.ui.test_other_processes import OtherWriter
@@ -53,6 +57,11 @@ from ui.main_window import MainWindow
 from ui.search.score_chart import ScoreChart
 
 QUERY = "встреча бюджет"
+QUESTION = "когда мама записалась к терапевту?"
+PLAN = {"queries": {"ru": ["мама запись к терапевту"], "en": ["mom appointment with the therapist"]},
+        "dates": "", "chats": [], "people": []}
+RIGHT = ("Мама записалась к терапевту на 14 марта на 9:30.", "записалась к терапевту")
+WRONG = ("Приём потом перенесли на 30 мая.", "записалась к терапевту")
 MODEL = "test/flash"
 CELLS = 60  # rows read from each table or tree: enough to see every kind of cell
 
@@ -202,7 +211,8 @@ def test_a_russian_window_shows_no_english_sentence(qtbot, qasync_loop, russian,
     window.show()
     qtbot.waitExposed(window)
     qtbot.waitUntil(lambda: window.stats is not None)
-    look = Look(data, extra=[QUERY, MODEL, str(tmp_path)])
+    # The model's words are not the window's either: the plan's English sub-query is a translation it wrote.
+    look = Look(data, extra=[QUERY, MODEL, str(tmp_path), *PLAN["queries"]["en"]])
     assert look.english("Поиск — this run was not recorded: `flashback build`") == ["this run was not recorded"]
     assert look.english("Telegram Desktop, ChatGPT, WhatsApp · google/gemini-3-flash · a=b c_d") == []
     look("empty store")
@@ -254,6 +264,41 @@ def test_a_russian_window_shows_no_english_sentence(qtbot, qasync_loop, russian,
     assert panel._state.flash.result.fallback
     assert all(card.data.reason.startswith("откат (сервер модели ответил ошибкой)") for card in panel.cards.cards)
     look("Flash fell back")
+
+    # A question asked: the cloud notice first, then the answer with a marked claim and its sources.
+    with FakeOpenAI() as server:
+        server.handle("/v1/chat/completions", ScriptedModel(plan=PLAN, answer=answer_text(RIGHT, WRONG)))
+        settings.set_value("mode", "threshold")
+        settings.set_value("preset", "openrouter")
+        settings.set_value("base_url", server.base_url)
+        window._keys.set_session("openrouter", "sk-or-test")
+        panel.query.setText(QUESTION)
+        assert panel.ask()
+        qtbot.waitUntil(lambda: panel.asking.notice is not None and panel.asking.notice.isVisible())
+        look("the cloud notice")
+        next(b for b in panel.asking.notice.buttons() if b.text() == "Отправить и спросить").click()
+        wait_answered(qtbot, window)
+    view = panel.ask_view
+    assert [c.supported for c in view.outcome.answer.claims] == [True, False]
+    assert "Источники" in view.answer.toPlainText() and "Ответ за" in panel.status.text()
+    look("an answer")
+    number = view.outcome.answer.claims[0].citations[0]
+    click_link(qtbot, view, anchors(view)[number])
+    topic = next(s.topic_id for s in view.outcome.sources if s.number == number)
+    qtbot.waitUntil(lambda: topic in window._viewers and window._viewers[topic].loaded, timeout=10_000)
+    look("the cited messages")
+    window._viewers[topic].close()
+    qtbot.keyClicks(view.plan_chips.add_chip("dates").edit, "some time")
+    view.plan_chips.rerun_button.click()
+    assert view.plan_chips.error.isVisible()
+    look("a date chip not understood")
+    settings.set_value("preset", "custom")  # no URL: no model
+    settings.set_value("base_url", "")
+    assert panel.ask()
+    wait_answered(qtbot, window)
+    assert view.outcome.fallback == "no_model"
+    look("no model")
+    panel.set_mode("search")
 
     # What was recorded, one topic in full, About and the key dialog.
     window.history_dock.show()

@@ -3,7 +3,7 @@ and the user's relevance labels (topics only: the evaluation is over topics) in 
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from engine.api import Candidate
@@ -154,7 +154,7 @@ class CandidatesModel(QAbstractTableModel):
         if candidate.messages or candidate.chars:  # no plural forms: one string reads right in every language
             counts = self.tr("Messages: {0} · characters: {1}").format(
                 candidate.messages or "—", f"{candidate.chars:,}" if candidate.chars else "—")
-        parts = [candidate.summary.strip(), counts]
+        parts = [shown_summary(candidate).strip(), counts]
         return "\n".join(part for part in parts if part) or None
 
     @staticmethod
@@ -174,8 +174,32 @@ class CandidatesModel(QAbstractTableModel):
         if key == "score":
             return f"{candidate.score:.3f}"
         if key == "summary":
-            return " ".join(candidate.summary.split())  # one line: newlines would make tall rows
+            return " ".join(shown_summary(candidate).split())  # one line: newlines would make tall rows
         return None
+
+
+def shown_summary(candidate: Candidate) -> str:
+    """The summary in the window's language where stage 1 writes fixed English words into it: a
+    file's kind and "(no name)" ("voice: (no name) | caption"), a person's "(you)". English
+    reads as stage 1 wrote it."""
+    summary = candidate.summary
+    if candidate.kind == "artifact":
+        kind, sep, rest = summary.partition(": ")
+        kinds = {"photo": QCoreApplication.translate("CandidatesModel", "photo"),
+                 "file": QCoreApplication.translate("CandidatesModel", "file"),
+                 "voice": QCoreApplication.translate("CandidatesModel", "voice"),
+                 "video": QCoreApplication.translate("CandidatesModel", "video"),
+                 "sticker": QCoreApplication.translate("CandidatesModel", "sticker"),
+                 "audio": QCoreApplication.translate("CandidatesModel", "audio"),
+                 "animation": QCoreApplication.translate("CandidatesModel", "animation"),
+                 "other": QCoreApplication.translate("CandidatesModel", "other")}
+        if sep and kind in kinds:
+            name = rest.replace("(no name)", QCoreApplication.translate("CandidatesModel", "(no name)"), 1) \
+                if rest.startswith("(no name)") else rest
+            return f"{kinds[kind]}: {name}"
+    elif candidate.kind == "person" and summary.endswith(" (you)"):
+        return summary[: -len(" (you)")] + " " + QCoreApplication.translate("CandidatesModel", "(you)")
+    return summary
 
 
 def _sort_key(candidate: Candidate, key: str):
