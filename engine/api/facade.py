@@ -7,6 +7,7 @@ concern, each taking and returning dataclasses (`engine.api` re-exports them all
     search      stage 1, rerankers, recording runs, the packed context
     runs        run history
     browse      chats, topics, people, one topic in full
+    people      who the account owner ("you") is across imports
     labels      relevance labels
     evaluation  figures on judgements
     ask         a question answered with numbered citations (plan → … → verify)
@@ -22,17 +23,18 @@ from engine.api.ask import AskService
 from engine.api.context import StoreContext
 from engine.api.evaluation import EvaluationService
 from engine.api.memory import MemoryService
+from engine.api.people import PeopleService
 from engine.api.search import SearchService
 from engine.api.store import ImportService, StoreService
 from engine.api.views import BrowseService, LabelService, RunService
 from engine.embeddings.base import EmbeddingConfig
-from engine.store.database import open_engine
+from engine.store.database import open_store
 
 
 class Flashback:
     def __init__(self, data_dir: Path, embedding: EmbeddingConfig | None = None, *, origin: str = "") -> None:
         """`origin` ("window", "command", "mcp") is what other processes are told while this one writes."""
-        open_engine(Path(data_dir)).dispose()  # fail early (and clearly) on an unusable store
+        open_store(Path(data_dir))  # fail early (and clearly) on an unusable store
         self._context = StoreContext(Path(data_dir), embedding, origin)
         self.store = StoreService(self._context)
         self.imports = ImportService(self._context)
@@ -40,6 +42,7 @@ class Flashback:
         self.search = SearchService(self._context)
         self.runs = RunService(self._context)
         self.browse = BrowseService(self._context)
+        self.people = PeopleService(self._context)
         self.labels = LabelService(self._context)
         self.evaluation = EvaluationService(self._context, self.search)
         self.ask = AskService(self._context, self.search)

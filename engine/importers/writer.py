@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.importers.chat_identity import ChatMatch, probes, stored_chat_holding
+from engine.importers.owner import merge_owner
 from engine.importers.records import CUT_MARK, ChatRecord, MessageRecord
 from engine.importers.rows import IdState, RowBuilder
 from engine.store.database import connect
@@ -266,6 +267,7 @@ class ImportWriter:
         ids = self.builder.ids
         self.counts.chats_seen = {self._same_as.get(chat_id, chat_id) for chat_id in ids.chat_ids.values()}
         _refresh_aggregates(self.conn, sorted(self.counts.chats_seen), sorted(set(ids.person_ids.values())))
+        merge_owner(self.conn)  # issue 23: "(you)" of every import is one person (engine/importers/owner.py)
         return self.counts
 
 

@@ -3,6 +3,12 @@
 A person: name, handle, where and when they wrote, and a sample of their longest recent
 messages (what they talk about). An artifact: kind, file name, caption, who sent it when,
 and the messages just before and after it, which usually say what it is.
+
+Assistants are not people (issue 23): ChatGPT's "ChatGPT", its system and tool speakers, and
+anyone whose every message is an assistant's (a JSONL export's `"role": "assistant"`) get no
+profile vector, and stage 1 skips them even in an index built before this rule: a profile of
+everything an assistant ever answered matches any question and pulls unrelated text into
+an exported context.
 """
 
 from __future__ import annotations
@@ -15,17 +21,30 @@ from engine.memory.documents import artifact_document, person_document
 SAMPLE_MESSAGES = 12
 CONTEXT_MESSAGES = 2
 
+# A person row `p` that speaks for a program, not a person: the ChatGPT importer's assistant,
+# system and tool authors (engine/importers/chatgpt.py keys them so), or someone with no
+# message that is not an assistant's. SQLite evaluates the ORs in order, so the cheap key
+# tests come first and the scan of their messages only runs for the others.
+ASSISTANT_PERSON_SQL = (
+    "(p.key IN ('chatgpt:assistant', 'chatgpt:system') OR p.key LIKE 'chatgpt:tool:%' "
+    "OR NOT EXISTS (SELECT 1 FROM message am WHERE am.person_id = p.id AND am.role != 'assistant'))")
+
 
 def _date(epoch: float | None) -> str | None:
     return datetime.fromtimestamp(epoch, UTC).date().isoformat() if epoch is not None else None
 
 
 def people_documents(connection: sqlite3.Connection) -> dict[int, list[str]]:
+    """Each person's profile; an empty list for those who are no search candidate (no messages
+    left, e.g. merged into the owner, or an assistant), so their old vectors are removed."""
     people = connection.execute(
-        "SELECT id, display_name, external_id, message_count, first_seen, last_seen FROM person "
-        "WHERE message_count > 0").fetchall()
+        "SELECT id, display_name, external_id, message_count, first_seen, last_seen, "
+        f"message_count = 0 OR {ASSISTANT_PERSON_SQL} FROM person p").fetchall()
     documents: dict[int, list[str]] = {}
-    for person_id, name, handle, count, first, last in people:
+    for person_id, name, handle, count, first, last, not_a_candidate in people:
+        if not_a_candidate:
+            documents[person_id] = []
+            continue
         chats = [r[0] for r in connection.execute(
             "SELECT c.title FROM chat c WHERE c.id IN (SELECT DISTINCT chat_id FROM message WHERE person_id = ?) "
             "LIMIT 5", (person_id,))]

@@ -254,6 +254,11 @@ CATALOGUE: dict[str, str] = {
     "rerank.cross_encoder.preset.cohere": "Cohere",
     "rerank.cross_encoder.preset.voyage": "Voyage AI",
     "rerank.cross_encoder.preset.custom": "the rerank server",
+    # issue 23: filters, people, CLI
+    "search.dates_inverted": "The date range is empty: {first} comes after {last}; choose a first day on or before "
+                             "the last one.",
+    "owner.name_unknown": "Nobody called {name!r} wrote in an imported WhatsApp or JSONL chat (or they are you "
+                          "already): give the name exactly as the export writes it.",
     # engine/api/search.py: a date phrase in the query
     "search.date_boost": "“{phrase}”: topics from {days} come first ({count} of them), nothing else is hidden",
     # issue 23: chat identity and forget

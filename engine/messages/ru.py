@@ -260,6 +260,11 @@ CATALOGUE: dict[str, str] = {
     "rerank.cross_encoder.preset.cohere": "Cohere",
     "rerank.cross_encoder.preset.voyage": "Voyage AI",
     "rerank.cross_encoder.preset.custom": "сервер ранжирования",
+    # issue 23: filters, people, CLI
+    "search.dates_inverted": "Диапазон дат пуст: {first} позже, чем {last}; выберите первый день не позже "
+                             "последнего.",
+    "owner.name_unknown": "Никто с именем {name!r} не писал в импортированных чатах WhatsApp или JSONL (или это уже "
+                          "вы): укажите имя точно так, как оно записано в экспорте.",
     # engine/api/search.py: a date phrase in the query
     "search.date_boost": "«{phrase}»: сначала темы за {days} (их {count}), остальные не скрыты",
     # issue 23: chat identity and forget

@@ -7,6 +7,9 @@ the fused score is what ranks a topic, what the candidate shows and what the thr
 cut (reciprocal rank fusion, the alternative, ranks only: its candidates show the
 similarity). Date and chat filters are exact: when they leave few topics, those are
 scored directly from their stored vectors instead of hoping an approximate search finds them.
+They hold for people and files too (issue 23): a person is a candidate only with a message
+in the filtered chats and days, a file only if it was sent there; an assistant
+(`ASSISTANT_PERSON_SQL`) never is. A date range that ends before it starts is refused.
 """
 
 from __future__ import annotations
@@ -19,8 +22,10 @@ from datetime import UTC, datetime
 import numpy as np
 
 from engine.embeddings.base import Embedder
+from engine.errors import EngineError
 from engine.memory.calibration import Calibration, background_sample, query_background
 from engine.memory.indexes import IndexSet
+from engine.memory.people_and_files import ASSISTANT_PERSON_SQL
 from engine.memory.vectors import load_items
 from engine.messages import Message
 from engine.retrieval.candidate import Candidate
@@ -38,8 +43,23 @@ from engine.retrieval.lexical import TermStatistics, topic_lexical_scores
 from engine.store.sql import select_in
 
 EXACT_FILTER_LIMIT = 20000  # filtered sets up to this many topics are scored exactly
-__all__ = ["LEXICAL_WEIGHT_BUILTIN", "LEXICAL_WEIGHT_OTHER", "RetrievalSettings", "Retriever", "Stage1Result",
-           "default_lexical_weight"]
+# People and files are few beside topics; under a filter their approximate search is widened
+# (×4 a round) until enough pass it, up to this many hits, then what passed is what there is.
+ENTITY_WIDEN_LIMIT = 4096
+__all__ = ["LEXICAL_WEIGHT_BUILTIN", "LEXICAL_WEIGHT_OTHER", "EmptyDateRange", "RetrievalSettings", "Retriever",
+           "Stage1Result", "check_date_range", "default_lexical_weight"]
+
+
+class EmptyDateRange(EngineError):
+    """A date filter whose first day is after its last: nothing could match, so nothing is searched."""
+
+    code = "search.dates_inverted"
+
+
+def check_date_range(date_from: float | None, date_to: float | None) -> None:
+    """Raise EmptyDateRange when both bounds are set and the range ends before it starts."""
+    if date_from is not None and date_to is not None and date_from > date_to:
+        raise EmptyDateRange(first=_iso_date(date_from) or "", last=_iso_date(date_to) or "")
 
 
 def default_lexical_weight(embedder: Embedder) -> float:
@@ -111,6 +131,7 @@ class Retriever:
 
     def search(self, connection: sqlite3.Connection, query: str, settings: RetrievalSettings,
                query_vector: np.ndarray | None = None) -> Stage1Result:
+        check_date_range(settings.date_from, settings.date_to)
         timings: dict[str, float] = {}
         started = time.perf_counter()
         if query_vector is None:
@@ -258,7 +279,7 @@ class Retriever:
     def _entity_candidates(self, connection: sqlite3.Connection, kind: str, vector: np.ndarray, limit: int,
                            settings: RetrievalSettings,
                            background: tuple[float, float] | None = None) -> list[Candidate]:
-        hits = self.indexes.search(connection, kind, vector, limit, chunks_per_entity=1)
+        hits = self._entity_hits(connection, kind, vector, limit, settings)
         scored = [(e, float(self.calibration.score(s, background)), s) for e, s in hits]
         scored = [h for h in scored if h[1] >= settings.safety_threshold]
         if not scored:
@@ -275,3 +296,47 @@ class Retriever:
         return [Candidate(kind, e, rank, round(score, 4), round(raw, 4), _iso_date(meta[e][1]), meta[e][2],
                           meta[e][3], meta[e][4], meta[e][5])
                 for rank, (e, score, raw) in enumerate(((e, s, r) for e, s, r in scored if e in meta), 1)]
+
+    def _entity_hits(self, connection: sqlite3.Connection, kind: str, vector: np.ndarray, limit: int,
+                     settings: RetrievalSettings) -> list[tuple[int, float]]:
+        """(entity, cosine) of the people or files that pass the filters, best first: the
+        approximate search widened until `limit` pass or `ENTITY_WIDEN_LIMIT` hits were looked at."""
+        wanted = limit
+        while True:
+            hits = self.indexes.search(connection, kind, vector, wanted, chunks_per_entity=1)
+            passing = _passing_entities(connection, kind, [e for e, _ in hits], settings)
+            kept = [(e, s) for e, s in hits if e in passing]
+            if len(kept) >= limit or len(hits) < wanted or wanted >= ENTITY_WIDEN_LIMIT:
+                return kept[:limit]
+            wanted = min(wanted * 4, ENTITY_WIDEN_LIMIT)
+
+
+def _passing_entities(connection: sqlite3.Connection, kind: str, ids: list[int],
+                      settings: RetrievalSettings) -> set[int]:
+    """Which of `ids` may be candidates: a person who is no assistant and wrote in the filtered
+    chats and days; a file sent there. Without filters every file passes."""
+    if not ids:
+        return set()
+    clauses, params = [], []
+    if settings.chat_ids:
+        clauses.append(f"m.chat_id IN ({_in(list(settings.chat_ids))})")
+        params += list(settings.chat_ids)
+    if settings.date_from is not None:
+        clauses.append("m.sent_at >= ?")
+        params.append(settings.date_from)
+    if settings.date_to is not None:
+        clauses.append("m.sent_at <= ?")
+        params.append(settings.date_to)
+    if kind == "person":
+        wrote = f"EXISTS (SELECT 1 FROM message m WHERE m.person_id = p.id AND {' AND '.join(clauses)}) AND " \
+            if clauses else ""
+        # message_count > 0: a row merged into the owner keeps its old vector until the next build
+        rows = select_in(connection, f"SELECT p.id FROM person p WHERE {wrote}p.message_count > 0 "
+                                     f"AND NOT {ASSISTANT_PERSON_SQL} "
+                                     "AND p.id IN ({ids})", ids, params)
+    elif not clauses:
+        return set(ids)
+    else:
+        rows = select_in(connection, "SELECT a.id FROM artifact a JOIN message m ON m.id = a.message_id "
+                                     f"WHERE {' AND '.join(clauses)} AND a.id IN ({{ids}})", ids, params)
+    return {row[0] for row in rows}

@@ -106,6 +106,10 @@ class SearchPanel(QWidget):
             self._say(self.tr("Type a question first."))
             return
         service, settings = self._service, self.settings_panel.settings()
+        problem = settings.date_problem()
+        if problem is not None:  # From after To: the filter says so too; nothing to search
+            self._say(engine_words(problem), error=True)
+            return
         self._flash.cancel(quiet=True)  # its candidates are about to be replaced
         self._stage1.call(lambda: stage1_work(service, query, settings), self._on_stage1,
                           lambda error: self._on_stage1((None, error)))

@@ -20,10 +20,13 @@ from engine.api import (
     PRESETS,
     SETTINGS,
     EmbeddingConfig,
+    EmptyDateRange,
     Endpoint,
     FlashSettings,
+    Message,
     RetrievalSettings,
     ThresholdSettings,
+    check_date_range,
     day_bounds,
 )
 
@@ -93,6 +96,15 @@ class SearchSettings:
         date_from, date_to = day_bounds(self.date_from, self.date_to)
         return RetrievalSettings(candidates=self.candidates, hybrid=self.hybrid,
                                  chat_ids=(self.chat_id,) if self.chat_id else (), date_from=date_from, date_to=date_to)
+
+    def date_problem(self) -> Message | None:
+        """Why the From/To days match nothing (From after To), or None: the filter says it and
+        no search runs (issue 23)."""
+        try:
+            check_date_range(*day_bounds(self.date_from, self.date_to))
+        except EmptyDateRange as error:
+            return error.message
+        return None
 
     def threshold_settings(self) -> ThresholdSettings:
         return ThresholdSettings(threshold=self.threshold, gap=self.gap, top_k=self.top_k)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QDateEdit,
     QFormLayout,
     QGroupBox,
+    QLabel,
     QLineEdit,
     QPushButton,
     QVBoxLayout,
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.api import INSTALL_HINT, PRESETS, SETTINGS, local_model_available
+from ui.i18n import engine_words
 from ui.search import settings_model
 from ui.search.settings_model import EFFORTS, MODEL_CHOICES, PRESET_ORDER, RANGES, SearchSettings
 from ui.search.slider_spin import SliderSpin
@@ -109,6 +111,10 @@ class SettingsPanel(QWidget):
         self.date_from, self.date_to = self._date("date_from"), self._date("date_to")
         form.addRow(self.tr("From"), self.date_from)
         form.addRow(self.tr("To"), self.date_to)
+        # From after To: said under the dates, and no search runs (SearchPanel.search)
+        self.date_note = QLabel(wordWrap=True, visible=False)
+        self.date_note.setStyleSheet("color: #b42318;")
+        form.addRow(self.date_note)
         return group
 
     def _threshold_group(self) -> QGroupBox:
@@ -266,6 +272,9 @@ class SettingsPanel(QWidget):
             self.rewrite_query.setChecked(settings.rewrite_query)
             for edit, day in ((self.date_from, settings.date_from), (self.date_to, settings.date_to)):
                 edit.setDate(QDate.fromString(day, "yyyy-MM-dd") if day else NO_DATE)
+            problem = settings.date_problem()
+            self.date_note.setText(engine_words(problem) if problem is not None else "")
+            self.date_note.setVisible(problem is not None)
             self.base_url.setText(settings.base_url)
             self.base_url.setPlaceholderText(PRESETS[settings.preset].base_url or self.tr("http://host:port/v1"))
             choices = MODEL_CHOICES.get(settings.preset, ())

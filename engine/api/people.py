@@ -1,0 +1,60 @@
+"""Who the account owner is (issue 23): one person across every import, shown as "(you)".
+
+Telegram, ChatGPT and a JSONL `"role": "user"` say who made the export; a WhatsApp export
+does not, so its own name is given once (`flashback owner --name "Alice"`), and every
+WhatsApp or JSONL chat imported afterwards that names Alice counts her as you too
+(engine/importers/owner.py). A change takes the store's write lock, like an import."""
+
+from __future__ import annotations
+
+from engine.api.context import StoreContext
+from engine.changes import Changes
+from engine.errors import EngineError
+from engine.importers.owner import OwnerAlias, OwnerInfo, mark_owner_name, owner_info, unmark_owner_name
+from engine.store.faults import plain_faults
+from engine.store.lock import StoreWriteLock, WaitCallback
+from engine.store.transaction import write_transaction
+
+__all__ = ["OwnerAlias", "OwnerInfo", "OwnerNameUnknown", "PeopleService"]
+
+OWNER_CHANGES = Changes(messages=True)  # people's messages moved: profiles and counts change
+
+
+class OwnerNameUnknown(EngineError):
+    """No WhatsApp or JSONL chat has an author of that name (or none that is not you already)."""
+
+    code = "owner.name_unknown"
+
+
+class PeopleService:
+    def __init__(self, context: StoreContext) -> None:
+        self._context = context
+
+    def owner(self) -> OwnerInfo:
+        return self._context.read(owner_info)
+
+    def add_owner_name(self, name: str, on_wait: WaitCallback | None = None) -> tuple[OwnerInfo, Changes]:
+        """The WhatsApp and JSONL people called `name` (as the export writes it) are you from now
+        on, in the chats imported so far and in those imported later. OwnerNameUnknown when
+        nobody of that name wrote in such a chat (or they already are you)."""
+        marked = self._write(lambda connection: mark_owner_name(connection, name.strip()), on_wait)
+        if not marked:
+            raise OwnerNameUnknown(name=name.strip())
+        return self.owner(), OWNER_CHANGES
+
+    def remove_owner_name(self, name: str, on_wait: WaitCallback | None = None) -> tuple[OwnerInfo, Changes]:
+        """Undo `add_owner_name`: the people called `name` are themselves again, with their messages."""
+        if not self._write(lambda connection: unmark_owner_name(connection, name.strip()), on_wait):
+            raise OwnerNameUnknown(name=name.strip())
+        return self.owner(), OWNER_CHANGES
+
+    def _write(self, change, on_wait: WaitCallback | None) -> int:
+        context = self._context
+        with plain_faults(context.data_dir, "owner"), StoreWriteLock(context.data_dir, "owner", context.origin,
+                                                                       on_wait):
+            connection = context.connect()
+            try:
+                with write_transaction(connection):
+                    return change(connection)
+            finally:
+                connection.close()
