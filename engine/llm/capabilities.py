@@ -18,6 +18,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine.messages import Message
+
 SCHEMA_VERSION = 2
 READABLE_VERSIONS = (1, 2)  # version 1 lacks the fields added in 2; their defaults fit
 TOKEN_FIELDS = ("max_tokens", "max_completion_tokens")
@@ -36,12 +38,16 @@ class EndpointCapabilities:
     max_tokens: bool = True  # False: the server rejected the bound under every name
     flash_protocol: str | None = None  # learned: "tools" | "constrained"; None → the preset's
     protocol_evidence: str = ""  # why, in words, for the trace and the window
+    protocol_evidence_message: Message | None = None  # the same as a code, for a face in its language
 
     def to_json(self) -> dict:
-        return {"tool_choice": self.tool_choice,
+        data = {"tool_choice": self.tool_choice,
                 "rejected_response_formats": sorted(self.rejected_response_formats),
                 "reasoning": self.reasoning, "token_field": self.token_field, "max_tokens": self.max_tokens,
                 "flash_protocol": self.flash_protocol, "protocol_evidence": self.protocol_evidence}
+        if self.protocol_evidence_message is not None:  # an older file has only the English
+            data["protocol_evidence_message"] = self.protocol_evidence_message.to_json()
+        return data
 
     @classmethod
     def from_json(cls, data: dict) -> EndpointCapabilities:
@@ -56,7 +62,8 @@ class EndpointCapabilities:
                    token_field=field_name if field_name in TOKEN_FIELDS else None,
                    max_tokens=bool(data.get("max_tokens", True)),
                    flash_protocol=protocol if protocol in PROTOCOLS else None,
-                   protocol_evidence=evidence if isinstance(evidence, str) else "")
+                   protocol_evidence=evidence if isinstance(evidence, str) else "",
+                   protocol_evidence_message=Message.from_json(data.get("protocol_evidence_message")))
 
     def copy(self) -> EndpointCapabilities:
         return EndpointCapabilities.from_json(self.to_json())
@@ -107,13 +114,17 @@ class CapabilityMemory:
         if changed:
             self._save()
 
-    def learn_protocol(self, key: str, protocol: str, evidence: str) -> None:
-        """Flash's protocol for this endpoint from now on, and the evidence that chose it."""
+    def learn_protocol(self, key: str, protocol: str, evidence: Message | str) -> None:
+        """Flash's protocol for this endpoint from now on, and the evidence that chose it (a code
+        is kept beside its English text)."""
         if protocol not in PROTOCOLS:
             raise ValueError(f"unknown Flash protocol {protocol!r}")
         entry = self._entries.setdefault(key, EndpointCapabilities())
-        if (entry.flash_protocol, entry.protocol_evidence) != (protocol, evidence):
-            entry.flash_protocol, entry.protocol_evidence = protocol, evidence
+        message = evidence if isinstance(evidence, Message) else None
+        if (entry.flash_protocol, entry.protocol_evidence, entry.protocol_evidence_message) != \
+                (protocol, str(evidence), message):
+            entry.flash_protocol, entry.protocol_evidence, entry.protocol_evidence_message = \
+                protocol, str(evidence), message
             self._save()
 
     def forget(self, key: str | None = None) -> None:

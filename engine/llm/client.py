@@ -35,13 +35,14 @@ from engine.llm.errors import (
 from engine.llm.presets import Endpoint
 from engine.llm.request import RequestPlan
 from engine.llm.types import ChatResult, MalformedCompletion, parse_choice, parse_usage
+from engine.messages import Message, msg
 from engine.scrub import scrub_text
 
 log = logging.getLogger(__name__)
 
 # Two retries: a chat turn has its own deadline, and a third wait would rarely fit in it.
 CHAT_RETRY = RetryPolicy(max_retries=2)
-ErrorFactory = Callable[[str], LLMError]  # builds the final error given a suffix (" after 3 attempts")
+ErrorFactory = Callable[[Message | str], LLMError]  # the final error given a suffix (" after 3 attempts", or "")
 
 
 class ChatClient:
@@ -82,14 +83,14 @@ class ChatClient:
         generating after the client gave up, so an unbounded reply from a small local model
         occupies it for minutes. `extra_body` adds provider fields (temperature, plugins).
         """
-        label = self.preset.label
+        label, server = self.preset.label, self.preset.label_message()
         if self._closed:
-            raise LLMCancelled(f"The connection to {label} was closed; the request was not sent.")
+            raise LLMCancelled(msg("llm.closed_before_sending", server=server))
         if self.preset.needs_key and not self.endpoint.api_key:
-            raise LLMAuthError(f"{label} needs an API key. Add one in Settings → LLM.")
+            raise LLMAuthError(msg("llm.needs_key", server=server))
         model = model or self.endpoint.default_model
         if not model:
-            raise LLMBadRequest(f"No model is set for {label}. Choose one in Settings → LLM.")
+            raise LLMBadRequest(msg("llm.no_model", server=server))
         budget = self.default_timeout if timeout is None else timeout
         key = endpoint_key(self.endpoint.url, model)
         plan = RequestPlan(preset=self.preset, caps=self.capabilities.get(key), model=model, messages=messages,
@@ -105,16 +106,15 @@ class ChatClient:
                 data = await call_with_retries(lambda: self._send(plan, state), self.retry,
                                                deadline=started + budget, name=label)
         except TimeoutError:
-            tries = f", {state.attempts} attempt{'s' if state.attempts != 1 else ''}" if state.attempts else ""
-            raise LLMTimeout(f"{label} did not answer within {budget:g} s (model {model}{tries}). "
-                             "Try again, allow more time, or choose a faster model.", timeout_s=budget) from None
+            said = msg("llm.timeout_attempts", server=server, seconds=budget, model=model, attempts=state.attempts) \
+                if state.attempts else msg("llm.timeout", server=server, seconds=budget, model=model)
+            raise LLMTimeout(said, timeout_s=budget) from None
         if plan.learned:
             self.capabilities.learn(key, **plan.learned)
         try:
             content, tool_calls, finish_reason, reasoning = parse_choice(data)
         except MalformedCompletion as exc:
-            raise LLMResponseError(f"{label} sent a reply without a usable answer ({exc}). "
-                                   "Try again or choose another model.") from None
+            raise LLMResponseError(msg("llm.unusable_reply", server=server, problem=exc.message)) from None
         answered_by = data.get("model")
         return ChatResult(content=content, tool_calls=tool_calls, usage=parse_usage(data.get("usage")),
                           finish_reason=finish_reason, reasoning=reasoning,
@@ -127,7 +127,7 @@ class ChatClient:
         """What this endpoint (base URL + model) has been seen to accept, a copy."""
         return self.capabilities.get(endpoint_key(self.endpoint.url, model or self.endpoint.default_model))
 
-    def learn_protocol(self, protocol: str, evidence: str, model: str | None = None) -> None:
+    def learn_protocol(self, protocol: str, evidence: Message | str, model: str | None = None) -> None:
         """Remember which Flash protocol this endpoint needs, and why (see capabilities.py)."""
         self.capabilities.learn_protocol(endpoint_key(self.endpoint.url, model or self.endpoint.default_model),
                                          protocol, evidence)
@@ -136,18 +136,17 @@ class ChatClient:
         """One attempt of the retry loop: sends, and sends again at once without an optional
         feature the server rejected (that is no retry). Raises `RetryableFailure` for what is
         worth trying again later, a typed `LLMError` for the rest."""
-        label = self.preset.label
+        label, server = self.preset.label, self.preset.label_message()
         while True:
             state.body = plan.body()
             state.attempts += 1
             try:
                 response = await self._http.post("/chat/completions", json=state.body)
             except httpx.UnsupportedProtocol:  # a typo in the settings: retrying cannot help
-                raise LLMBadRequest(f"The base URL for {label} ({self.endpoint.url}) must start with http:// or "
-                                    "https://. Fix it in Settings → LLM.") from None
+                raise LLMBadRequest(msg("llm.bad_scheme", server=server, url=self.endpoint.url)) from None
             except httpx.TransportError as exc:
                 if self._closed:
-                    raise LLMCancelled(f"The connection to {label} was closed while a request was running.") from None
+                    raise LLMCancelled(msg("llm.closed_while_running", server=server)) from None
                 raise RetryableFailure(self._final(state, self._connection_error(exc)),
                                        reason=type(exc).__name__) from None
             status = response.status_code
@@ -166,9 +165,8 @@ class ChatClient:
                     log.info("%s rejected %s (%s); retrying without it", label, dropped, status)
                     continue
             if status >= 500 and _is_validation_error(message):
-                raise LLMBadRequest(f"{label} could not read the request ({status}: {message[:200]}). Check the "
-                                    f"model name ({plan.model}) and that the server is OpenAI-compatible.",
-                                    status=status, server_message=message)
+                raise LLMBadRequest(msg("llm.unreadable_request", server=server, status=status, detail=message[:200],
+                                        model=plan.model), status=status, server_message=message)
             if should_retry(status):
                 retry_after = parse_retry_after(response.headers)
                 raise RetryableFailure(self._final(state, self._retryable_error(status, message, retry_after),
@@ -180,13 +178,11 @@ class ChatClient:
         """The error to raise when the retry loop gives up, its message saying why."""
         def build(give_up: GiveUp) -> LLMError:
             if give_up.reason == "retries":
-                suffix = f" after {state.attempts} attempt{'s' if state.attempts != 1 else ''}"
+                suffix = msg("llm.gave_up.attempts", attempts=state.attempts)
             elif give_up.reason == "retry_after":
-                suffix = (f" (it asked to wait {_seconds(give_up.wait)} before trying again, longer than the "
-                          f"{_seconds(give_up.limit)} Flashback waits)")
+                suffix = msg("llm.gave_up.retry_after", wait=_seconds(give_up.wait), limit=_seconds(give_up.limit))
             else:
-                suffix = (f" (the wait before retrying, {give_up.wait:.1f} s, is longer than the {give_up.limit:.1f} s "
-                          "left for this call)")
+                suffix = msg("llm.gave_up.no_time", wait=give_up.wait, limit=give_up.limit)
             error = make_error(suffix)
             if retry_after is not None:  # declared on RemoteServiceError: also a 503's, not only a 429's
                 error.retry_after = retry_after
@@ -196,64 +192,58 @@ class ChatClient:
     def _embedded_error(self, error: Any, state: _CallState) -> NoReturn:
         """OpenRouter reports failures after generation started as a 200 with an error body:
         always raises, `RetryableFailure` when its code is one worth retrying."""
-        label = self.preset.label
+        server = self.preset.label_message()
         code = error.get("code") if isinstance(error, dict) else None
         detail = self._redact(_error_text(error))[:300]
 
-        def make(suffix: str) -> LLMError:
-            return LLMResponseError(f"{label} reported an error while answering{suffix}: {detail} (code {code}). "
-                                    "Try again or choose another model.", code=code, server_message=detail)
+        def make(suffix: Message | str) -> LLMError:
+            said = msg("llm.embedded_error", server=server, suffix=suffix, detail=detail, error_code=code)
+            return LLMResponseError(said, code=code, server_message=detail)
         if isinstance(code, int) and should_retry(code):
             raise RetryableFailure(self._final(state, make), reason=f"{code} in a 200")
         raise make("")
 
     def _connection_error(self, exc: httpx.TransportError) -> ErrorFactory:
-        label, url = self.preset.label, self.endpoint.url
+        server, url = self.preset.label_message(), self.endpoint.url
         reason = self._redact(str(exc) or type(exc).__name__)
-        return lambda suffix: LLMConnectionError(f"Could not reach {label} at {url}{suffix} ({reason}). "
-                                                 "Check that the server is running and the base URL is right.")
+        return lambda suffix: LLMConnectionError(msg("llm.unreachable", server=server, url=url, suffix=suffix,
+                                                     reason=reason))
 
     def _retryable_error(self, status: int, message: str, retry_after: float | None) -> ErrorFactory:
-        label = self.preset.label
+        server = self.preset.label_message()
         if status == 429:
-            advice = f"Try again in {_seconds(retry_after)}" if retry_after else "Wait a minute"
+            advice = msg("llm.advice.try_again_in", wait=_seconds(retry_after)) if retry_after \
+                else msg("llm.advice.wait_a_minute")
             return lambda suffix: LLMRateLimited(
-                f"{label} is limiting the request rate (429){suffix}: {message}. {advice} or choose another "
-                "model.", status=status, server_message=message, retry_after=retry_after)
+                msg("llm.rate_limited", server=server, suffix=suffix, detail=message, advice=advice),
+                status=status, server_message=message, retry_after=retry_after)
         return lambda suffix: LLMServerError(
-            f"{label} had a server error ({status}){suffix}: {message}. Try again later or choose another model.",
+            msg("llm.server_error", server=server, status=status, suffix=suffix, detail=message),
             status=status, server_message=message)
 
     def _final_error(self, status: int, message: str, model: str) -> LLMError:
-        label, url = self.preset.label, self.endpoint.url
+        server, url = self.preset.label_message(), self.endpoint.url
         kw = {"status": status, "server_message": message}
         if status == 401:
-            hint = "Check the API key" if self.endpoint.api_key else "Add an API key"
-            hint += " in Settings → LLM."
-            return LLMAuthError(f"{label} did not accept the API key (401: {message}). {hint}", **kw)
+            code = "llm.key_rejected" if self.endpoint.api_key else "llm.key_rejected_none_set"
+            return LLMAuthError(msg(code, server=server, detail=message), **kw)
         if status == 402:
-            return LLMAuthError(f"{label} says the account has no credits left (402: {message}). "
-                                "Add credits or choose a free model.", **kw)
+            return LLMAuthError(msg("llm.no_credits", server=server, detail=message), **kw)
         if status == 403:
-            return LLMAuthError(f"{label} refused the request (403: {message}). The key may not have access to "
-                                f"model {model}, or the input was flagged.", **kw)
+            return LLMAuthError(msg("llm.forbidden", server=server, detail=message, model=model), **kw)
         if status == 404:
-            return LLMBadRequest(f"{label} answered 404 for model {model} at {url}/chat/completions: {message}. "
-                                 "Check the model name and that the base URL ends in /v1.", **kw)
-        return LLMBadRequest(f"{label} rejected the request ({status}: {message}). Check the model name "
-                             f"({model}) and the endpoint settings.", **kw)
+            return LLMBadRequest(msg("llm.not_found", server=server, model=model, url=url, detail=message), **kw)
+        return LLMBadRequest(msg("llm.rejected", server=server, status=status, detail=message, model=model), **kw)
 
     def _json_body(self, response: httpx.Response) -> dict[str, Any]:
         try:
             data = response.json()
         except ValueError:
             snippet = self._redact(response.text[:120])
-            raise LLMResponseError(f"{self.preset.label} sent a reply that is not JSON (status {response.status_code},"
-                                   f" starting {snippet!r}). Check that the base URL points at an OpenAI-compatible "
-                                   "API.", status=response.status_code) from None
+            raise LLMResponseError(msg("llm.not_json", server=self.preset.label_message(), status=response.status_code,
+                                       snippet=repr(snippet)), status=response.status_code) from None
         if not isinstance(data, dict):
-            raise LLMResponseError(f"{self.preset.label} sent JSON that is not an object; "
-                                   "check that the base URL points at an OpenAI-compatible API.")
+            raise LLMResponseError(msg("llm.not_an_object", server=self.preset.label_message()))
         return data
 
     def _server_message(self, response: httpx.Response) -> str:
@@ -278,11 +268,11 @@ class _CallState:
         self.body: dict[str, Any] = {}
 
 
-def _seconds(value: float) -> str:
+def _seconds(value: float) -> Message:
     """A wait for a message: "5 s", "0.3 s", "10 min"."""
     if value >= 120:
-        return f"{value / 60:.0f} min"
-    return f"{round(value, 1):g} s"
+        return msg("llm.minutes", value=value / 60)
+    return msg("llm.seconds", value=round(value, 1))
 
 
 _VALIDATION_MARKERS = ("validation error", "input should be", "field required", "extra inputs are not permitted")

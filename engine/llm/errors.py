@@ -1,12 +1,14 @@
 """Typed errors of the LLM client. Messages say what happened and what to do; never the key.
 
-The reranker maps these to its fallback reasons (`llm_error`, `timeout`, ...); the UI shows
-`str(error)` as is, so every message names the server and the next step for the user.
+The reranker maps these to its fallback reasons (`llm_error`, `timeout`, ...); a face renders
+`error.message` (codes `llm.*`, `engine.messages`) in the person's language, so every message
+names the server and the next step for the user; `str(error)` is its English text.
 """
 
 from __future__ import annotations
 
 from engine.errors import Cancelled, RemoteServiceError
+from engine.messages import Message
 
 
 class LLMError(RemoteServiceError):
@@ -16,7 +18,8 @@ class LLMError(RemoteServiceError):
     said (already stripped of the API key), for logs and traces.
     """
 
-    def __init__(self, message: str, *, status: int | None = None, server_message: str | None = None) -> None:
+    def __init__(self, message: Message | str, *, status: int | None = None,
+                 server_message: str | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.server_message = server_message
@@ -29,7 +32,7 @@ class LLMAuthError(LLMError):
 class LLMRateLimited(LLMError):
     """429 that did not clear within the retries and the call's time budget."""
 
-    def __init__(self, message: str, *, retry_after: float | None = None, **kwargs) -> None:
+    def __init__(self, message: Message | str, *, retry_after: float | None = None, **kwargs) -> None:
         super().__init__(message, **kwargs)
         self.retry_after = retry_after
 
@@ -45,7 +48,7 @@ class LLMConnectionError(LLMServerError):
 class LLMTimeout(LLMError):
     """The call (all attempts together) did not finish within its timeout."""
 
-    def __init__(self, message: str, *, timeout_s: float | None = None) -> None:
+    def __init__(self, message: Message | str, *, timeout_s: float | None = None) -> None:
         super().__init__(message)
         self.timeout_s = timeout_s
 
@@ -57,7 +60,7 @@ class LLMBadRequest(LLMError):
 class LLMResponseError(LLMError):
     """A 2xx whose body is unusable: not JSON, no choices, or an error object (OpenRouter)."""
 
-    def __init__(self, message: str, *, code: object = None, **kwargs) -> None:
+    def __init__(self, message: Message | str, *, code: object = None, **kwargs) -> None:
         super().__init__(message, **kwargs)
         self.code = code
 

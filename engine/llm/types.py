@@ -6,6 +6,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.messages import Message, msg
+
 
 @dataclass(frozen=True, slots=True)
 class ToolCall:
@@ -69,16 +71,21 @@ class ChatResult:
 
 
 class MalformedCompletion(ValueError):
-    """The body parsed as JSON but is not a usable chat completion; the client rewraps it."""
+    """The body parsed as JSON but is not a usable chat completion; the client rewraps it
+    (`message` says what is wrong, as a code)."""
+
+    def __init__(self, message: Message) -> None:
+        super().__init__(str(message))
+        self.message = message
 
 
 def parse_tool_call(raw: Any, index: int) -> ToolCall:
     if not isinstance(raw, dict):
-        raise MalformedCompletion(f"tool call {index} is not an object")
+        raise MalformedCompletion(msg("llm.completion.call_not_an_object", index=index))
     function = raw.get("function") if isinstance(raw.get("function"), dict) else {}
     name = function.get("name")
     if not isinstance(name, str) or not name:
-        raise MalformedCompletion(f"tool call {index} has no function name")
+        raise MalformedCompletion(msg("llm.completion.call_without_name", index=index))
     args = function.get("arguments")
     if isinstance(args, dict):  # some local servers send the object itself
         arguments_raw, parsed = json.dumps(args, ensure_ascii=False), args
@@ -114,14 +121,14 @@ def parse_choice(body: dict[str, Any]) -> tuple[str | None, list[ToolCall], str 
     """(content, tool_calls, finish_reason, reasoning) of the first choice."""
     choices = body.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise MalformedCompletion("the reply has no choices")
+        raise MalformedCompletion(msg("llm.completion.no_choices"))
     choice = choices[0]
     message = choice.get("message")
     if not isinstance(message, dict):
-        raise MalformedCompletion("the first choice has no message")
+        raise MalformedCompletion(msg("llm.completion.no_message"))
     calls = message.get("tool_calls") or []
     if not isinstance(calls, list):
-        raise MalformedCompletion("tool_calls is not a list")
+        raise MalformedCompletion(msg("llm.completion.calls_not_a_list"))
     tool_calls = [parse_tool_call(c, i) for i, c in enumerate(calls)]
     # OpenRouter and Ollama say `reasoning`; llama.cpp, vLLM and DeepSeek `reasoning_content`.
     reasoning = message.get("reasoning") or message.get("reasoning_content")

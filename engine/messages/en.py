@@ -297,4 +297,57 @@ CATALOGUE: dict[str, str] = {
                        "--data-dir DIR` puts it elsewhere).",
     # engine/errors.py: a cancelled build
     "build.cancelled": "Build cancelled: the topics and vectors made so far are kept; build again to finish.",
+    # engine/llm: the chat client's errors (the server named by llm.preset.*) and its waits
+    "llm.closed_before_sending": "The connection to {server} was closed; the request was not sent.",
+    "llm.closed_while_running": "The connection to {server} was closed while a request was running.",
+    "llm.needs_key": "{server} needs an API key. Add one in Settings → LLM.",
+    "llm.no_model": "No model is set for {server}. Choose one in Settings → LLM.",
+    "llm.timeout": "{server} did not answer within {seconds:g} s (model {model}). Try again, allow more time, or "
+                   "choose a faster model.",
+    "llm.timeout_attempts": "{server} did not answer within {seconds:g} s (model {model}, "
+                            "{attempts:plural:attempt|attempts}). Try again, allow more time, or choose a faster "
+                            "model.",
+    "llm.unusable_reply": "{server} sent a reply without a usable answer ({problem}). Try again or choose another "
+                          "model.",
+    "llm.bad_scheme": "The base URL for {server} ({url}) must start with http:// or https://. Fix it in Settings → "
+                      "LLM.",
+    "llm.unreadable_request": "{server} could not read the request ({status}: {detail}). Check the model name "
+                              "({model}) and that the server is OpenAI-compatible.",
+    "llm.embedded_error": "{server} reported an error while answering{suffix}: {detail} (code {error_code}). Try again "
+                          "or choose another model.",
+    "llm.unreachable": "Could not reach {server} at {url}{suffix} ({reason}). Check that the server is running and "
+                       "the base URL is right.",
+    "llm.rate_limited": "{server} is limiting the request rate (429){suffix}: {detail}. {advice} or choose another "
+                        "model.",
+    "llm.advice.try_again_in": "Try again in {wait}",
+    "llm.advice.wait_a_minute": "Wait a minute",
+    "llm.server_error": "{server} had a server error ({status}){suffix}: {detail}. Try again later or choose another "
+                        "model.",
+    "llm.key_rejected": "{server} did not accept the API key (401: {detail}). Check the API key in Settings → LLM.",
+    "llm.key_rejected_none_set": "{server} did not accept the API key (401: {detail}). Add an API key in Settings → "
+                                 "LLM.",
+    "llm.no_credits": "{server} says the account has no credits left (402: {detail}). Add credits or choose a free "
+                      "model.",
+    "llm.forbidden": "{server} refused the request (403: {detail}). The key may not have access to model {model}, or "
+                     "the input was flagged.",
+    "llm.not_found": "{server} answered 404 for model {model} at {url}/chat/completions: {detail}. Check the model "
+                     "name and that the base URL ends in /v1.",
+    "llm.rejected": "{server} rejected the request ({status}: {detail}). Check the model name ({model}) and the "
+                    "endpoint settings.",
+    "llm.not_json": "{server} sent a reply that is not JSON (status {status}, starting {snippet}). Check that the "
+                    "base URL points at an OpenAI-compatible API.",
+    "llm.not_an_object": "{server} sent JSON that is not an object; check that the base URL points at an "
+                         "OpenAI-compatible API.",
+    "llm.gave_up.attempts": " after {attempts:plural:attempt|attempts}",
+    "llm.gave_up.retry_after": " (it asked to wait {wait} before trying again, longer than the {limit} Flashback "
+                               "waits)",
+    "llm.gave_up.no_time": " (the wait before retrying, {wait:.1f} s, is longer than the {limit:.1f} s left for this "
+                           "call)",
+    "llm.seconds": "{value:g} s",
+    "llm.minutes": "{value:.0f} min",
+    "llm.completion.no_choices": "the reply has no choices",
+    "llm.completion.no_message": "the first choice has no message",
+    "llm.completion.calls_not_a_list": "tool_calls is not a list",
+    "llm.completion.call_not_an_object": "tool call {index} is not an object",
+    "llm.completion.call_without_name": "tool call {index} has no function name",
 }

@@ -306,4 +306,57 @@ CATALOGUE: dict[str, str] = {
     # engine/errors.py: a cancelled build
     "build.cancelled": "Построение отменено: уже сделанные темы и векторы сохранены; постройте ещё раз, чтобы "
                        "закончить.",
+    # engine/llm: the chat client's errors (the server named by llm.preset.*) and its waits
+    "llm.closed_before_sending": "{server}: соединение закрыто; запрос не отправлен.",
+    "llm.closed_while_running": "{server}: соединение закрыто, пока выполнялся запрос.",
+    "llm.needs_key": "{server}: нужен API-ключ. Добавьте его в Настройки → LLM.",
+    "llm.no_model": "{server}: не выбрана модель. Выберите её в Настройки → LLM.",
+    "llm.timeout": "{server} не ответил за {seconds:g} с (модель {model}). Попробуйте ещё раз, дайте больше времени "
+                   "или выберите модель побыстрее.",
+    "llm.timeout_attempts": "{server} не ответил за {seconds:g} с (модель {model}, "
+                            "{attempts:plural:попытка|попытки|попыток}). Попробуйте ещё раз, дайте больше времени "
+                            "или выберите модель побыстрее.",
+    "llm.unusable_reply": "{server} прислал ответ, которым нельзя воспользоваться ({problem}). Попробуйте ещё раз "
+                          "или выберите другую модель.",
+    "llm.bad_scheme": "{server}: базовый адрес ({url}) должен начинаться с http:// или https://. Исправьте его в "
+                      "Настройки → LLM.",
+    "llm.unreadable_request": "{server} не смог прочитать запрос ({status}: {detail}). Проверьте имя модели "
+                              "({model}) и то, что сервер совместим с OpenAI.",
+    "llm.embedded_error": "{server} сообщил об ошибке во время ответа{suffix}: {detail} (код {error_code}). Попробуйте "
+                          "ещё раз или выберите другую модель.",
+    "llm.unreachable": "{server} по адресу {url} недоступен{suffix} ({reason}). Проверьте, что сервер запущен и "
+                       "базовый адрес верен.",
+    "llm.rate_limited": "{server} ограничивает частоту запросов (429){suffix}: {detail}. {advice} или выберите "
+                        "другую модель.",
+    "llm.advice.try_again_in": "Попробуйте снова через {wait}",
+    "llm.advice.wait_a_minute": "Подождите минуту",
+    "llm.server_error": "{server}: ошибка сервера ({status}){suffix}: {detail}. Попробуйте позже или выберите "
+                        "другую модель.",
+    "llm.key_rejected": "{server} не принял API-ключ (401: {detail}). Проверьте API-ключ в Настройки → LLM.",
+    "llm.key_rejected_none_set": "{server} не принял запрос без API-ключа (401: {detail}). Добавьте API-ключ в "
+                                 "Настройки → LLM.",
+    "llm.no_credits": "{server}: на счёте не осталось средств (402: {detail}). Пополните счёт или выберите "
+                      "бесплатную модель.",
+    "llm.forbidden": "{server} отклонил запрос (403: {detail}). Возможно, у ключа нет доступа к модели {model} или "
+                     "входные данные были помечены как недопустимые.",
+    "llm.not_found": "{server} ответил 404 для модели {model} по адресу {url}/chat/completions: {detail}. Проверьте "
+                     "имя модели и то, что базовый адрес оканчивается на /v1.",
+    "llm.rejected": "{server} отклонил запрос ({status}: {detail}). Проверьте имя модели ({model}) и настройки "
+                    "сервера.",
+    "llm.not_json": "{server} прислал ответ не в формате JSON (статус {status}, начало: {snippet}). Проверьте, что "
+                    "базовый адрес указывает на API, совместимый с OpenAI.",
+    "llm.not_an_object": "{server} прислал JSON, который не является объектом; проверьте, что базовый адрес "
+                         "указывает на API, совместимый с OpenAI.",
+    "llm.gave_up.attempts": " после {attempts:plural:попытки|попыток|попыток}",
+    "llm.gave_up.retry_after": " (он просил подождать {wait}, прежде чем пробовать снова, дольше, чем ждёт "
+                               "Flashback: {limit})",
+    "llm.gave_up.no_time": " (ожидание перед повтором, {wait:.1f} с, дольше, чем осталось на этот вызов: "
+                           "{limit:.1f} с)",
+    "llm.seconds": "{value:g} с",
+    "llm.minutes": "{value:.0f} мин",
+    "llm.completion.no_choices": "в ответе нет вариантов (choices)",
+    "llm.completion.no_message": "в первом варианте ответа нет сообщения",
+    "llm.completion.calls_not_a_list": "tool_calls — не список",
+    "llm.completion.call_not_an_object": "вызов инструмента {index} — не объект",
+    "llm.completion.call_without_name": "у вызова инструмента {index} нет имени функции",
 }

@@ -55,7 +55,7 @@ def choose_protocol(setting: str, client: ChatClient, model: str | None) -> Prot
                                                             protocol=protocol_name(setting)))
     caps = client.capabilities_for(model)
     if caps.flash_protocol:
-        evidence = caps.protocol_evidence or msg("rerank.flash.protocol.earlier_runs")
+        evidence = caps.protocol_evidence_message or caps.protocol_evidence or msg("rerank.flash.protocol.earlier_runs")
         return ProtocolChoice.said(caps.flash_protocol, "learned", msg(
             "rerank.flash.protocol.learned", protocol=protocol_name(caps.flash_protocol), evidence=evidence))
     preset = client.preset

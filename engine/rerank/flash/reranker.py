@@ -124,8 +124,8 @@ class _Run(RunBase):
             evidence = msg("rerank.flash.forced_ignored", tool=TOOL_NAME)
         caps = self.client.capabilities_for(self.settings.model)
         if self.settings.protocol == "auto" and "json_schema" not in caps.rejected_response_formats:
-            # The client remembers evidence as text (its capability memory outlives this run).
-            self.client.learn_protocol("constrained", str(evidence), self.settings.model)
+            # The client remembers the evidence (its capability memory outlives this run).
+            self.client.learn_protocol("constrained", evidence, self.settings.model)
             return evidence
         return self._fallback("protocol_violation", evidence)
 
@@ -166,7 +166,7 @@ class _Run(RunBase):
         refused = [r for r in result.rejected if r.startswith("response_format")]
         if refused and "response_format" in result.degraded and self.settings.protocol == "auto":
             evidence = msg("rerank.flash.schema_rejected", refused=", ".join(refused))
-            self.client.learn_protocol("tools", str(evidence), self.settings.model)
+            self.client.learn_protocol("tools", evidence, self.settings.model)
 
     def _read_request(self, result: ChatResult) -> tuple[list[int], tuple[str, Message] | None]:
         """The ids a constrained turn 1 asked for, read as a tool call's arguments are."""

@@ -92,3 +92,17 @@ def test_memory_reads_version_1_files(tmp_path):
     memory.learn_protocol("u|m", "constrained", "the server ignored the forced call")
     again = CapabilityMemory(path).get("u|m")
     assert again.flash_protocol == "constrained" and again.protocol_evidence.startswith("the server ignored")
+
+
+def test_learned_evidence_keeps_its_code_on_disk(tmp_path):
+    """Issue 22: the evidence that chose Flash's protocol is a code, so the Russian window says it
+    in Russian after a restart; the English text stays beside it for older readers."""
+    from engine.messages import msg
+
+    path = tmp_path / "capabilities.json"
+    evidence = msg("rerank.flash.forced_ignored", tool="get_topics_content")
+    CapabilityMemory(path).learn_protocol("u|m", "constrained", evidence)
+    again = CapabilityMemory(path).get("u|m")
+    assert again.protocol_evidence_message == evidence
+    assert again.protocol_evidence == str(evidence)
+    assert again.protocol_evidence_message.render("ru") != again.protocol_evidence

@@ -46,6 +46,9 @@ def test_503_beyond_max_retries_is_server_error(server):
     with pytest.raises(LLMServerError, match="after 3 attempts") as caught:
         complete(make_client(server, max_retries=2))
     assert caught.value.status == 503 and len(server.requests_to(CHAT)) == 3
+    # issue 22: a code with its parameters, said in Russian with the attempts' plural
+    assert caught.value.message.code == "llm.server_error"
+    assert "после 3 попыток" in caught.value.render("ru") and "after" not in caught.value.render("ru")
 
 
 def test_429_that_persists_is_rate_limited(server):
