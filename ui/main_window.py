@@ -32,6 +32,7 @@ from engine.api import Changes, Flashback
 from ui import i18n
 from ui.app_icon import app_icon
 from ui.evaluate import EvaluatePanel
+from ui.i18n import engine_words
 from ui.search import SearchPanel
 from ui.shell import window_state
 from ui.shell.about import AboutDialog, AboutInfo, about_dialog, complete_info, open_folder
@@ -109,6 +110,10 @@ class MainWindow(QMainWindow):
                                      [self.search_panel.settings_action])
         self._store_label = QLabel()
         self.statusBar().addPermanentWidget(self._store_label)
+        self.read_only_label = QLabel()  # a store this process cannot write: said here while the window is open
+        self.read_only_label.setObjectName("read_only_label")
+        self.statusBar().addPermanentWidget(self.read_only_label)
+        self._show_read_only()
         self.watcher = StoreWatcher(service, self)
         self._connect()
         self.update_key_state()
@@ -199,6 +204,13 @@ class MainWindow(QMainWindow):
             if stats.topics == 0 and not self.imports.busy:
                 self.statusBar().showMessage(self.tr(
                     "These messages are not in memory yet: choose Memory → Build memory to search them."))
+
+    def _show_read_only(self) -> None:
+        """A read-only folder or store file opens for search, browse and export (issue 23): the
+        status bar says so, not stderr, and the searches do not repeat it."""
+        said = self._service.store.read_only()
+        self.read_only_label.setVisible(said is not None)
+        self.read_only_label.setText(engine_words(said) if said is not None else "")
 
     def _on_store_changed_elsewhere(self, changes: Changes) -> None:
         """The watcher saw writes since its last look: update what they changed. An import or a
