@@ -17,6 +17,7 @@ from app import (
     cli_chats,
     cli_check,
     cli_eval_answers,
+    cli_forget,
     cli_keys,
     cli_memory,
     cli_runs,
@@ -48,6 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     stats = commands.add_parser("stats", help="count what the store holds")
     stats.add_argument("--json", action="store_true", help="print one JSON object")
     cli_chats.add_command(commands)
+    cli_forget.add_command(commands)
     cli_memory.add_commands(commands)
     cli_ask.add_command(commands)
     cli_eval_answers.add_command(commands)
@@ -177,6 +179,8 @@ def _dispatch(args: argparse.Namespace, data_dir: Path) -> int:
         return _run_stats(args, data_dir)
     if args.command == "chats":
         return cli_chats.run_chats(args, data_dir)
+    if args.command == "forget":
+        return cli_forget.run_forget(args, _service(data_dir))
     if args.command == "runs":
         return cli_runs.run_runs(args, _service(data_dir))
     if args.command == "check":

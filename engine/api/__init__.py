@@ -37,6 +37,7 @@ _EXPORTS: dict[str, str] = {
     "EmbeddingConfig": "engine.embeddings.base",
     "ImportReport": "engine.importers.runner", "FORMATS": "engine.importers.runner",
     "ImportProgress": "engine.importers.base",
+    "ForgetReport": "engine.memory.forget", "SourceInfo": "engine.memory.forget",  # issue 23: forget
     "PRESETS": "engine.llm.presets", "Endpoint": "engine.llm.presets", "get_preset": "engine.llm.presets",
     "BuildOptions": "engine.memory.build", "BuildReport": "engine.memory.build",
     "Candidate": "engine.rerank.base", "RerankResult": "engine.rerank.base", "Selection": "engine.rerank.base",
@@ -166,6 +167,8 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.llm.presets import get_preset as get_preset
     from engine.memory.build import BuildOptions as BuildOptions
     from engine.memory.build import BuildReport as BuildReport
+    from engine.memory.forget import ForgetReport as ForgetReport
+    from engine.memory.forget import SourceInfo as SourceInfo
     from engine.messages import LANGUAGES as LANGUAGES
     from engine.messages import Message as Message
     from engine.messages import msg as msg

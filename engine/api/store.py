@@ -15,6 +15,7 @@ from engine.errors import CancelToken
 from engine.importers.base import ProgressCallback
 from engine.importers.runner import FORMATS, ImportReport, import_path
 from engine.llm.presets import Endpoint
+from engine.memory.forget import ForgetReport, ForgetTarget, SourceInfo, StageCallback, forget, list_sources, preview
 from engine.messages import Message, msg
 from engine.store.lock import LockHolder, WaitCallback, current_holder
 from engine.store.stats import StoreStats, store_stats
@@ -55,6 +56,25 @@ class StoreService:
         """Moves when an import, build, run or label (in any process) changed the store: a few
         primary-key reads, cheap enough to poll. `token.changes_since(previous)` says what moved."""
         return self._context.read(read_change_token)
+
+    def sources(self) -> list[SourceInfo]:
+        """Every import (a file of an export) with its id, what `forget(source_id=…)` takes."""
+        return self._context.read(list_sources)
+
+    def forget_preview(self, *, chat_id: int | None = None, source_id: int | None = None) -> ForgetReport:
+        """What `forget` would remove (counts and the chats that go), for a confirmation; writes nothing."""
+        target = ForgetTarget(chat_id, source_id)
+        return self._context.read(lambda connection: preview(connection, target))
+
+    def forget(self, *, chat_id: int | None = None, source_id: int | None = None,
+               on_stage: StageCallback | None = None) -> tuple[ForgetReport, Changes]:
+        """Remove one chat, or everything one import brought, with all that was made from it, and
+        compact the store so the text leaves the file (engine/memory/forget.py, issue 23). Blocking
+        (seconds to minutes on a big store: the vacuum); refused at once while another process writes."""
+        report = forget(self._context.data_dir, ForgetTarget(chat_id, source_id), self._context.origin, on_stage)
+        self._context.invalidate()  # the indexes lost items
+        return report, Changes(messages=True, chats=True, topics=report.topics > 0, vectors=report.vectors > 0,
+                               runs=report.runs > 0, labels=report.labels > 0)
 
     def changes_since(self, previous: ChangeToken | None) -> tuple[Changes, ChangeToken]:
         """What changed since `previous` (everything for None), and the token to pass next time;
