@@ -180,14 +180,14 @@ def test_flash_against_the_threshold_on_the_scripted_server(qtbot, qasync_loop, 
         for name, value in (("preset", "custom"), ("base_url", server.base_url), ("model", "test/flash"),
                             ("mode", "threshold")):
             settings.set_value(name, value)
-        assert not evaluate.controls.run_flash_button.isEnabled()  # the estimate comes first
-        evaluate.estimate_flash()
-        qtbot.waitUntil(lambda: evaluate.controls.run_flash_button.isEnabled(), timeout=10_000)
-        assert "for 2 queries" in evaluate.controls.flash_text.text()
+        assert not evaluate.controls.compare_button.isEnabled()  # the estimate comes first
+        evaluate.estimate()
+        qtbot.waitUntil(lambda: evaluate.controls.compare_button.isEnabled(), timeout=10_000)
+        assert "for 2 queries" in evaluate.controls.compare_text.text()
         assert server.requests_to("/v1/chat/completions") == []  # nothing sent to the model yet
         runs_before = len(demo_service.runs.list())
 
-        evaluate.controls.run_flash_button.click()
+        evaluate.controls.compare_button.click()
         assert evaluate.controls.cancel_button.isVisible() and evaluate.controls.progress.isVisible()
         qtbot.waitUntil(lambda: not evaluate.comparer.running(), timeout=20_000)
         assert len(demo_service.runs.list()) == runs_before + 2  # each Flash call kept as a run
@@ -197,7 +197,7 @@ def test_flash_against_the_threshold_on_the_scripted_server(qtbot, qasync_loop, 
 
         server.handle("/v1/chat/completions", lambda request: __import__("time").sleep(0.4) or
                       LocalServerModel(forces=frozenset({"required", "named"}))(request))
-        evaluate.controls.run_flash_button.click()
+        evaluate.controls.compare_button.click()
         qtbot.wait(100)
         evaluate.controls.cancel_button.click()  # cancel while a call is in flight
         qtbot.waitUntil(lambda: "cancelled" in evaluate.status.text(), timeout=5_000)

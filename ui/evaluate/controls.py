@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QFileDialog,
     QFrame,
@@ -57,15 +58,24 @@ class EvaluateControls(QObject):
         self.tune_box = self._box((QLabel(self.tr("Tune for")), self.objective, self.tune_button, self.apply_button),
                                   self.tune_text)
 
-        self.estimate_button = QPushButton(self.tr("Estimate Flash cost"))
-        self.run_flash_button = QPushButton(self.tr("Compare with Flash"))
-        self.run_flash_button.setEnabled(False)  # the estimate comes first
+        # Beside the threshold filter (issue 25): the cross-encoder, Flash, or both, on the same candidates.
+        self.compare_label = QLabel(self.tr("<b>Compare</b> the threshold with"))
+        self.compare_cross_encoder = QCheckBox(self.tr("Cross-encoder"))
+        self.compare_cross_encoder.setToolTip(self.tr("The rerank server set in Settings → Cross-encoder"))
+        self.compare_flash = QCheckBox(self.tr("Flash"), checked=True)
+        self.compare_flash.setToolTip(self.tr("The LLM set in Settings → Flash"))
+        self.estimate_button = QPushButton(self.tr("Estimate cost"))
+        self.compare_button = QPushButton(self.tr("Compare"))
+        self.compare_button.setEnabled(False)  # the estimate comes first
+        for box in (self.compare_cross_encoder, self.compare_flash):  # another choice, another estimate
+            box.toggled.connect(self._choice_changed)
         self.cancel_button = QPushButton(self.tr("Cancel"))
         self.progress = QProgressBar(maximumHeight=14, textVisible=False)
-        self.flash_text = self._text()
-        self.flash_box = self._box((self.estimate_button, self.run_flash_button, self.cancel_button, self.progress),
-                                   self.flash_text)
-        self.set_flash_running(False)
+        self.compare_text = self._text()
+        self.compare_box = self._box((self.compare_label, self.compare_cross_encoder, self.compare_flash),
+                                     self.compare_text,
+                                     (self.estimate_button, self.compare_button, self.cancel_button, self.progress))
+        self.set_comparing(False)
 
     @staticmethod
     def _text() -> QLabel:
@@ -76,26 +86,38 @@ class EvaluateControls(QObject):
         return label
 
     @staticmethod
-    def _box(row_widgets, text: QLabel) -> QFrame:
+    def _box(row_widgets, text: QLabel, *more_rows) -> QFrame:
         box = QFrame(frameShape=QFrame.Shape.StyledPanel)
         layout = QVBoxLayout(box)
         layout.setContentsMargins(6, 4, 6, 4)
-        row = QHBoxLayout()
-        for widget in row_widgets:
-            row.addWidget(widget)
-        row.addStretch(1)
-        layout.addLayout(row)
+        for widgets in (row_widgets, *more_rows):
+            row = QHBoxLayout()
+            for widget in widgets:
+                row.addWidget(widget)
+            row.addStretch(1)
+            layout.addLayout(row)
         layout.addWidget(text)
         return box
 
-    def set_flash_running(self, running: bool) -> None:
+    def compared(self) -> list[str]:
+        """The rerankers chosen beside the threshold, in the table's order."""
+        return [name for name, box in (("cross-encoder", self.compare_cross_encoder), ("flash", self.compare_flash))
+                if box.isChecked()]
+
+    def set_comparing(self, running: bool) -> None:
         self.cancel_button.setVisible(running)
         self.progress.setVisible(running)
-        self.estimate_button.setEnabled(not running)
-        self.run_flash_button.setEnabled(not running and bool(self.flash_text.text()))
+        self.estimate_button.setEnabled(not running and bool(self.compared()))
+        self.compare_button.setEnabled(not running and bool(self.compare_text.text()))
+        for box in (self.compare_cross_encoder, self.compare_flash):
+            box.setEnabled(not running)
+
+    def _choice_changed(self) -> None:
+        self.compare_text.clear()  # the estimate was for the other choice
+        self.set_comparing(False)
 
     # -- words --------------------------------------------------------------------------
-    def summary_text(self, means: dict, current, keep_all: bool, flash: dict | None) -> str:
+    def summary_text(self, means: dict, current, keep_all: bool, compared: dict) -> str:
         if not means["queries"] and not means["unscored"]:
             return self.tr("No labelled queries yet. In the search view, mark results relevant (✓) or not (✗): "
                            "click the ✓ column, press R or N, or use the buttons on the cards.")
@@ -106,10 +128,14 @@ class EvaluateControls(QObject):
                        "evidence@8000 <b>{7:.2f}</b> · {8:.1f} topics kept").format(
             means["queries"], means["unscored"], setting, means["stage1_recall"], means["kept_precision"],
             means["kept_recall"], means["kept_f1"], means["evidence"], means["kept_topics"])
-        if flash:
-            text += "<br>" + self.tr("Flash on the same candidates: precision <b>{0:.2f}</b> · recall <b>{1:.2f}</b> · "
-                                     "F1 <b>{2:.2f}</b> over {3} queries").format(
-                flash["kept_precision"], flash["kept_recall"], flash["kept_f1"], flash["queries"])
+        lines = {"cross-encoder": self.tr("Cross-encoder on the same candidates: precision <b>{0:.2f}</b> · recall "
+                                          "<b>{1:.2f}</b> · F1 <b>{2:.2f}</b> over {3} queries · {4} fell back"),
+                 "flash": self.tr("Flash on the same candidates: precision <b>{0:.2f}</b> · recall <b>{1:.2f}</b> · "
+                                  "F1 <b>{2:.2f}</b> over {3} queries · {4} fell back")}
+        for name, figures in compared.items():
+            if name in lines and figures.get("queries"):
+                text += "<br>" + lines[name].format(figures["kept_precision"], figures["kept_recall"],
+                                                    figures["kept_f1"], figures["queries"], figures.get("fallbacks", 0))
         return text
 
     def show_tuned(self, result) -> None:
@@ -125,14 +151,28 @@ class EvaluateControls(QObject):
         self.tune_text.setText(text)
         self.apply_button.setEnabled(True)
 
-    def show_estimate(self, cost) -> None:
-        tokens = self.tr("about {0:,} prompt + {1:,} reply tokens for {2} queries").format(
-            cost.prompt_tokens, cost.completion_tokens, cost.queries)
-        price = self.tr("≈ ${0:.2f} at the provider's price").format(cost.usd) if cost.usd is not None else \
-            self.tr("the provider gives no price (a local server costs nothing)")
-        self.flash_text.setText(self.tr("Flash would send {0}; {1}. One call per query, each kept in the run "
-                                        "history.").format(tokens, price))
-        self.run_flash_button.setEnabled(True)
+    def show_estimate(self, costs: dict) -> None:
+        """What each chosen reranker would send, before anything is sent ({name: CostEstimate})."""
+        lines = []
+        cost = costs.get("cross-encoder")
+        if cost is not None:
+            asked = cost.queries - cost.skipped
+            price = self.tr("free on a server on this computer") if cost.usd == 0 else \
+                self.tr("≈ ${0:.4f}").format(cost.usd) if cost.usd is not None else \
+                self.tr("priced by the API per token or search (see its price list)")
+            lines.append(self.tr("The cross-encoder would be asked for {0} of {1} queries (the others are clear in "
+                                 "stage 1): about {2:,} tokens in {3} requests; {4}.").format(
+                asked, cost.queries, cost.prompt_tokens, cost.requests, price))
+        cost = costs.get("flash")
+        if cost is not None:
+            tokens = self.tr("about {0:,} prompt + {1:,} reply tokens for {2} queries").format(
+                cost.prompt_tokens, cost.completion_tokens, cost.queries)
+            price = self.tr("≈ ${0:.2f} at the provider's price").format(cost.usd) if cost.usd is not None else \
+                self.tr("the provider gives no price (a local server costs nothing)")
+            lines.append(self.tr("Flash would send {0}; {1}.").format(tokens, price))
+        lines.append(self.tr("One call per query and reranker, each kept in the run history."))
+        self.compare_text.setText("<br>".join(lines))
+        self.compare_button.setEnabled(True)
 
     # -- files --------------------------------------------------------------------------
     def _choose_import(self) -> None:

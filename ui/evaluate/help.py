@@ -44,10 +44,11 @@ def help_html() -> str:
                                     "the queries are split into 5 folds, each fold is scored with the settings "
                                     "that were best on the other four, so the figure is what to expect on "
                                     "questions it was not tuned on.")),
-        (translate("EvaluatePanel", "Flash comparison"),
-         translate("EvaluatePanel", "Runs Flash once per labelled query on the same frozen candidates (each call "
-                                    "is kept in the run history) and scores what it kept beside the threshold "
-                                    "reranker. The cost is estimated before anything is sent.")),
+        (translate("EvaluatePanel", "Comparison"),
+         translate("EvaluatePanel", "Runs the cross-encoder, Flash or both once per labelled query on the same "
+                                    "frozen candidates (each call is kept in the run history) and scores what "
+                                    "each kept beside the threshold reranker, by the definitions above. The cost "
+                                    "is estimated before anything is sent.")),
     )
     body = "".join(f"<tr><td valign='top'><b>{name}</b></td><td>{text}</td></tr>" for name, text in rows)
     return f"<table cellspacing='6'>{body}</table>"

@@ -1,5 +1,6 @@
 """The Evaluate view: the labelled queries scored with the current settings, a sweep chart that
-follows the sliders, auto-tune with Apply, and Flash against the threshold reranker.
+follows the sliders, auto-tune with Apply, and the threshold reranker side by side with the
+cross-encoder and Flash (issue 25: any of the two, estimate first, on the same candidates).
 
 Stage 1 runs once per labelled query in a worker (`Refresh`, or by itself when labels or the
 candidate settings change; latest wins) and its candidates are frozen; everything else is
@@ -24,11 +25,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.api import Flashback, SweepData, averages, report_keep_all, report_threshold, tune
+from engine.api import Flashback, SweepData, averages, report_keep_all, report_threshold, side_by_side, tune
+from ui.evaluate.comparer import RerankerComparer
 from ui.evaluate.controls import EvaluateControls
-from ui.evaluate.flash_compare import FlashComparer
 from ui.evaluate.help import help_html
-from ui.evaluate.queries_model import COLUMNS, QueriesModel
+from ui.evaluate.queries_model import COLUMNS, QueriesModel, compared_name
 from ui.evaluate.sweep_chart import SweepChart, SweepView
 from ui.search.flash_runner import plain_words
 from ui.tasks import LatestWins, run_in_background
@@ -47,13 +48,13 @@ class EvaluatePanel(QWidget):
         self._frozen: list = []
         self._data: SweepData | None = None
         self._reports: list = []
-        self._flash: dict = {}
+        self._compared: dict = {}  # target key → Comparison (threshold, cross-encoder, Flash)
         self._tuned = None
         self._freezing = LatestWins(self)  # a newer refresh cancels the one under way
         self._cache: dict = {}
         self._cache_settings = None
         self._note = ""  # said once the refresh under way has finished (e.g. what an import added)
-        self.comparer = FlashComparer(service, self)
+        self.comparer = RerankerComparer(service, self)
         self._later = QTimer(self, singleShot=True, interval=REFRESH_DELAY_MS)
         self._later.timeout.connect(self.refresh)
         self._build()
@@ -66,8 +67,8 @@ class EvaluatePanel(QWidget):
         c.refresh_button.clicked.connect(self.refresh)
         c.tune_button.clicked.connect(self.auto_tune)
         c.apply_button.clicked.connect(self.apply_tuned)
-        c.estimate_button.clicked.connect(self.estimate_flash)
-        c.run_flash_button.clicked.connect(self.run_flash)
+        c.estimate_button.clicked.connect(self.estimate)
+        c.compare_button.clicked.connect(self.compare)
         c.cancel_button.clicked.connect(lambda: self.comparer.cancel())
         c.help_button.clicked.connect(self.show_help)
         c.axis.currentIndexChanged.connect(lambda _i: self._redraw())
@@ -92,7 +93,7 @@ class EvaluatePanel(QWidget):
         right_layout.addLayout(c.chart_row)
         right_layout.addWidget(self.chart, 1)
         right_layout.addWidget(c.tune_box)
-        right_layout.addWidget(c.flash_box)
+        right_layout.addWidget(c.compare_box)
         split = QSplitter()
         split.addWidget(self.table)
         split.addWidget(right)
@@ -111,10 +112,10 @@ class EvaluatePanel(QWidget):
         row.addWidget(self.activity)
         layout.addLayout(row)
         self.comparer.estimated.connect(self._on_estimated)
-        self.comparer.progressed.connect(self._on_flash_progress)
-        self.comparer.finished.connect(self._on_flash_finished)
-        self.comparer.failed.connect(lambda text: self._say(text, error=True) or self._show_flash_state())
-        self.comparer.cancelled.connect(self._on_flash_cancelled)
+        self.comparer.progressed.connect(self._on_compared)
+        self.comparer.finished.connect(self._on_comparison_finished)
+        self.comparer.failed.connect(self._on_comparison_failed)
+        self.comparer.cancelled.connect(self._on_comparison_cancelled)
         self._redraw()
 
     # -- public -------------------------------------------------------------------------
@@ -183,37 +184,57 @@ class EvaluatePanel(QWidget):
                                                               .format(count, Path(path).name)),
                           lambda error: self._say(plain_words(error, self.tr("The export")), error=True))
 
-    def estimate_flash(self) -> None:
+    def estimate(self) -> None:
+        """What the chosen rerankers would cost on the labelled queries, before anything is sent."""
         scored = [q for q in self._frozen if q.stage1 is not None]
         if not scored:
             self._say(self.tr("Nothing to compare yet: label results in the search view, then Refresh."))
             return
+        chosen = self.controls.compared()
         settings = self._search.settings_panel.settings()
         try:
-            endpoint = settings.endpoint(self._keys.get(settings.preset) if self._keys else None)
-        except Exception as error:  # a bad URL: plain words
-            self._say(plain_words(error, "Flash"), error=True)
+            flash = (settings.flash_settings(), self._flash_endpoint(settings)) if "flash" in chosen else None
+            cross_encoder = (settings.cross_encoder_settings(), self._rerank_endpoint(settings)) \
+                if "cross-encoder" in chosen else None
+        except Exception as error:  # a bad URL, a setting the engine refuses: plain words
+            self._say(plain_words(error, self.tr("The estimate")), error=True)
             return
         self.controls.estimate_button.setEnabled(False)
-        self._say(self.tr("Estimating what Flash would cost…"))
-        self.comparer.estimate(scored, settings.flash_settings(), endpoint)
+        self._say(self.tr("Estimating what the comparison would cost…"))
+        self.comparer.estimate(scored, flash, cross_encoder)
 
-    def run_flash(self) -> None:
+    def compare(self) -> None:
+        """The threshold cut and the chosen rerankers on every labelled query (each call recorded)."""
         settings = self._search.settings_panel.settings()
+        chosen = self.controls.compared()
+        rerankers: dict = {"threshold": settings.threshold_settings()}
         try:
-            endpoint = settings.endpoint(self._keys.get(settings.preset) if self._keys else None)
-            reranker = self._service.search.flash_reranker(endpoint, settings.flash_settings())
+            if "cross-encoder" in chosen:
+                blocked = self._search.cross_encoder.blocked(settings)
+                if blocked:
+                    self._say(blocked, error=True)
+                    return
+                rerankers["cross-encoder"] = self._search.cross_encoder.reranker(settings)
+            if "flash" in chosen:
+                rerankers["flash"] = self._service.search.flash_reranker(self._flash_endpoint(settings),
+                                                                         settings.flash_settings())
         except Exception as error:
-            self._say(plain_words(error, "Flash"), error=True)
+            self._say(plain_words(error, self.tr("The comparison")), error=True)
             return
-        self._flash = {}
-        self.table_model.set_flash({})
+        self._compared = {}
+        self.table_model.set_compared({})
         queries = [q for q in self._frozen if q.stage1 is not None]
-        self.comparer.start(queries, reranker, settings.threshold_settings())
+        self.comparer.start(queries, rerankers)
         self.controls.progress.setRange(0, len(queries))
         self.controls.progress.setValue(0)
-        self._show_flash_state()
-        self._say(self.tr("Flash is running on {0} labelled queries…").format(len(queries)))
+        self._show_comparing()
+        self._say(self.tr("Comparing on {0} labelled queries…").format(len(queries)))
+
+    def _flash_endpoint(self, settings):
+        return settings.endpoint(self._keys.get(settings.preset) if self._keys else None)
+
+    def _rerank_endpoint(self, settings):
+        return settings.rerank_endpoint(self._keys.get(settings.rerank_key_name()) if self._keys else None)
 
     def show_help(self) -> QMessageBox:
         box = QMessageBox(QMessageBox.Icon.Information, self.tr("Evaluate: what the figures mean"), help_html(),
@@ -230,7 +251,7 @@ class EvaluatePanel(QWidget):
             return
         self._frozen = frozen
         self._data = SweepData(frozen)
-        self._flash = {k: v for k, v in self._flash.items() if k in {q.target.key for q in frozen}}
+        self._compared = {k: v for k, v in self._compared.items() if k in {q.target.key for q in frozen}}
         self._redraw()
         self._fit_columns()
         self.activity.setText("")
@@ -250,9 +271,9 @@ class EvaluatePanel(QWidget):
         keep_all = settings.mode == "vector"
         self._reports = report_keep_all(self._frozen) if keep_all else report_threshold(self._frozen, current)
         self.table_model.set_reports(self._reports)
-        self.table_model.set_flash(self._flash)
+        self.table_model.set_compared(self._compared)
         self.summary.setText(self.controls.summary_text(averages(self._reports), current, keep_all,
-                                                        self._flash_means()))
+                                                        self._compared_means()))
         axis = self.controls.axis.currentData()
         if self._data is None or not len(self._data):
             self.chart.set_sweep(SweepView())
@@ -264,20 +285,22 @@ class EvaluatePanel(QWidget):
 
     def _fit_columns(self) -> None:
         """Figures sized to their contents; the query gets what is left of ~260 px; Filters and the
-        Flash columns only show when there is something in them."""
+        compared rerankers' columns only show when there is something in them."""
         model = self.table_model
         self.table.setColumnHidden(COLUMNS.index("filters"),
                                    all(r.frozen.target.filters.is_empty() for r in model.reports))
         for column, key in enumerate(COLUMNS):
-            if key.startswith("flash_"):
-                self.table.setColumnHidden(column, not self._flash)
+            name = compared_name(key)
+            if name is not None:
+                self.table.setColumnHidden(column, not model.has(name))
         self.table.resizeColumnsToContents()
         self.table.setColumnWidth(0, min(self.table.columnWidth(0), 260))
 
-    def _flash_means(self) -> dict | None:
-        if not self._flash:
-            return None
-        return averages([outcome.flash for outcome in self._flash.values()])
+    def _compared_means(self) -> dict:
+        """Per compared reranker: the means over the queries it ran on, its fallbacks and cost."""
+        comparisons = [c for c in self._compared.values() if c.runs]
+        return {name: figures for name, figures in side_by_side(comparisons).items() if name != "threshold"} \
+            if comparisons else {}
 
     def _on_tuned(self, result) -> None:
         self._tuned = result
@@ -293,34 +316,43 @@ class EvaluatePanel(QWidget):
                       .format(summary.queries, summary.labels, summary.unmatched))
         self._say(self._note)
 
-    def _on_estimated(self, cost) -> None:
-        self.controls.estimate_button.setEnabled(True)
-        self.controls.show_estimate(cost)
+    def _on_estimated(self, costs: dict) -> None:
+        self.controls.show_estimate(costs)
+        self._show_comparing()
         self._say("")
 
-    def _on_flash_progress(self, done: int, total: int, outcome) -> None:
-        first = not self._flash
-        self._flash[outcome.flash.frozen.target.key] = outcome
+    def _on_compared(self, done: int, total: int, comparison) -> None:
+        first = not self._compared
+        self._compared[comparison.frozen.target.key] = comparison
         if first:
-            self._fit_columns()  # the Flash columns appear
+            self._fit_columns()  # the compared rerankers' columns appear
         self.controls.progress.setValue(done)
-        self._say(self.tr("Flash: {0} of {1} queries done…").format(done, total))
+        self._say(self.tr("Compared on {0} of {1} queries…").format(done, total))
         self._redraw()
 
-    def _on_flash_finished(self, outcomes: list) -> None:
-        self._show_flash_state()
-        cost = sum(o.cost or 0.0 for o in outcomes)
-        failed = sum(1 for o in outcomes if o.error or o.fallback)
-        self._say(self.tr("Flash ran on {0} queries (each call is in the run history); {1} fell back or failed; "
-                          "reported cost ${2:.4f}.").format(len(outcomes), failed, cost))
+    def _on_comparison_finished(self, comparisons: list) -> None:
+        self._show_comparing()
+        table = side_by_side(comparisons)
+        words = {"cross-encoder": self.tr("The cross-encoder ran on {0} queries; {1} fell back or failed."),
+                 "flash": self.tr("Flash ran on {0} queries; {1} fell back or failed; reported cost ${2:.4f}.")}
+        said = [words[name].format(figures["queries"] + figures.get("unscored", 0), figures["fallbacks"]
+                                   + figures["errors"], figures["cost"] or 0.0)
+                for name, figures in table.items() if name in words]
+        self._say(" ".join([*said, self.tr("Each call is kept in the run history.")]))
+        self._fit_columns()
         self._redraw()
 
-    def _on_flash_cancelled(self, done: int) -> None:
-        self._show_flash_state()
-        self._say(self.tr("Flash cancelled after {0} queries; their results stay in the table.").format(done))
+    def _on_comparison_failed(self, text: str) -> None:
+        self._say(text, error=True)
+        self._show_comparing()
 
-    def _show_flash_state(self) -> None:
-        self.controls.set_flash_running(self.comparer.running())
+    def _on_comparison_cancelled(self, done: int) -> None:
+        self._show_comparing()
+        self._say(self.tr("The comparison was cancelled after {0} queries; their results stay in the table.")
+                  .format(done))
+
+    def _show_comparing(self) -> None:
+        self.controls.set_comparing(self.comparer.running())
 
     def _say(self, text: str, error: bool = False) -> None:
         self.status.setStyleSheet("color: #b42318;" if error else "")

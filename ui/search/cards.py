@@ -34,6 +34,7 @@ class CardData:
     excerpt: str | None = None
     date: str | None = None
     chat: str | None = None
+    score_note: str | None = None  # chained Flash: "cross-encoder score 0.83" (the topics it left Flash)
 
 
 def _clip(text: str, limit: int) -> str:
@@ -69,7 +70,7 @@ class SelectionCard(QFrame):
             header.addWidget(self.relevant_button)
             header.addWidget(self.not_relevant_button)
         layout.addLayout(header)
-        where = " · ".join(part for part in (data.date, data.chat) if part)
+        where = " · ".join(part for part in (data.date, data.chat, data.score_note) if part)
         if where:
             meta = self._label(f"<small>{html.escape(where)}</small>")
             meta.setStyleSheet("color: palette(placeholder-text);")

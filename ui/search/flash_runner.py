@@ -1,5 +1,6 @@
 """One Flash run at a time as a coroutine on the qasync loop (`ui.tasks.CoroutineTask`): start,
-cancel, result by signal, errors in plain words.
+cancel, result by signal, errors in plain words. The cross-encoder (a rerank server) runs the
+same way in a runner of its own (`what` names it in the error words).
 
 The reranker waits on the network, so it runs as an asyncio task on the GUI thread's
 event loop (qasync) instead of a worker thread; the GUI never blocks, and cancelling is
@@ -35,12 +36,12 @@ class FlashRunner(QObject):
     failed = Signal(str)  # plain words
     cancelled = Signal()
 
-    def __init__(self, service: Flashback, parent: QObject | None = None) -> None:
+    def __init__(self, service: Flashback, parent: QObject | None = None, what: str = "Flash") -> None:
         super().__init__(parent)
         self._service = service
         self._task = CoroutineTask(self)
         self._task.succeeded.connect(lambda result: self.finished.emit(result))
-        self._task.failed.connect(lambda error: self.failed.emit(plain_words(error, "Flash")))
+        self._task.failed.connect(lambda error: self.failed.emit(plain_words(error, what)))
         self._task.cancelled.connect(lambda: self.cancelled.emit())
         self.started_at = 0.0
 

@@ -39,6 +39,8 @@ from ui.search.ask_view import AskView
 from ui.search.candidates_view import CandidatesView
 from ui.search.cards import SelectionCards
 from ui.search.columns import SearchColumns
+from ui.search.cross_encoder_mode import RECUT, RESEND, CrossEncoderMode
+from ui.search.cross_encoder_view import recut
 from ui.search.export_bar import ExportBar
 from ui.search.flash_runner import FlashRunner, plain_words
 from ui.search.presenter import (
@@ -84,6 +86,13 @@ class SearchPanel(QWidget):
         self._flash.finished.connect(self._on_flash_finished)
         self._flash.failed.connect(self._on_flash_failed)
         self._flash.cancelled.connect(self._on_flash_cancelled)
+        # Reranker "Cross-encoder" (issue 25): the rerank server asked once per search, on the qasync loop.
+        self.cross_encoder = CrossEncoderMode(service, keys, self.settings_panel.settings, self)
+        self.cross_encoder.finished.connect(self._on_cross_encoder_finished)
+        self.cross_encoder.failed.connect(self._on_flash_failed)
+        self.cross_encoder.cancelled.connect(lambda: self._say(self.tr("The cross-encoder was cancelled.")) or
+                                             self._render())
+        self.cross_encoder.resend_later.timeout.connect(self.run_cross_encoder)
         self.ask_view = AskView(self._chat_names)
         self.ask_view.cite_activated.connect(lambda source: self.open_cited.emit(source.topic_id,
                                                                                  list(source.message_ids)))
@@ -111,6 +120,7 @@ class SearchPanel(QWidget):
             self._say(engine_words(problem), error=True)
             return
         self._flash.cancel(quiet=True)  # its candidates are about to be replaced
+        self.cross_encoder.cancel(quiet=True)
         self._stage1.call(lambda: stage1_work(service, query, settings), self._on_stage1,
                           lambda error: self._on_stage1((None, error)))
         self._say(self.tr("Searching…"))
@@ -168,6 +178,12 @@ class SearchPanel(QWidget):
             endpoint = settings.endpoint(self._keys.get(settings.preset))
             reranker = self._service.search.flash_reranker(endpoint, settings.flash_settings(),
                                                            self.recent.toPlainText())
+            if settings.chain_cross_encoder:  # the cross-encoder narrows the topics Flash reads
+                blocked = self.cross_encoder.blocked(settings)
+                if blocked:
+                    self._say(blocked, error=True)
+                    return
+                reranker = self.cross_encoder.chained(settings, reranker)
         except Exception as error:  # a bad URL or missing key: plain words, never a traceback
             self._say(plain_words(error, self.tr("Flash")), error=True)
             return
@@ -179,6 +195,14 @@ class SearchPanel(QWidget):
         else:
             self._say(self.tr("Flash is choosing among {0} topics…").format(topics))
         self._update_actions()
+
+    def run_cross_encoder(self) -> None:
+        """Ask the rerank server about the frozen candidates (Reranker: Cross-encoder); recorded."""
+        if self._state.stage1 is None or self._state.ask is not None:
+            return
+        self._state.cross = None
+        self._say(*self.cross_encoder.start(self._state.stage1))
+        self._apply_reranker()
 
     def show_query(self, query: str, filters: QueryFilters) -> None:
         """Search `query` with a labelled query's own filters (the Evaluate view opens rows here)."""
@@ -217,6 +241,8 @@ class SearchPanel(QWidget):
 
     def cancel_flash(self) -> None:
         self._flash.cancel()
+        if self.cross_encoder.running():
+            self.cross_encoder.cancel()
 
     def refresh_keys(self) -> None:
         """Re-check whether Flash can run (call after the key dialog changed a key)."""
@@ -228,7 +254,7 @@ class SearchPanel(QWidget):
 
     def is_busy(self) -> bool:
         return bool(self._stage1.running()) or self._flash.running() or self.export_bar.busy() \
-            or self.asking.running()
+            or self.asking.running() or self.cross_encoder.running()
 
     # -- building -----------------------------------------------------------------------
     def _build(self) -> None:
@@ -325,6 +351,8 @@ class SearchPanel(QWidget):
         self._say(self._with_notes(self._timings_text(), outcome))
         if outcome is not None and outcome.run_id is not None:
             self._on_run_recorded(outcome.run_id)
+        if self.settings_panel.settings().mode == "cross-encoder":
+            self.run_cross_encoder()
 
     def _restage_if_searched(self) -> None:
         if self._state.stage1 is not None and self.query.text().strip():
@@ -332,7 +360,12 @@ class SearchPanel(QWidget):
 
     # -- reranking the frozen candidates --------------------------------------------------
     def _on_setting_changed(self, name: str) -> None:
-        if name in ("threshold", "gap", "top_k", "mode"):
+        cross_encoder = self.settings_panel.settings().mode == "cross-encoder"
+        if name == "mode" and cross_encoder and self._state.cross is None and not self.cross_encoder.running():
+            self.run_cross_encoder()  # its scores are not here yet: ask once
+        elif name in RESEND and cross_encoder and self._state.stage1 is not None:
+            self.cross_encoder.resend_later.start()  # what is sent changed: ask again once the hand rests
+        if name in ("threshold", "gap", "top_k", "mode") or name in RECUT:
             self._apply_reranker()  # instant: same candidates, no embedding, no stage 1
         elif name in ("candidates", "hybrid", "chat_id", "date_from", "date_to"):
             self._restage.start()  # the candidate set itself changes: stage 1 again
@@ -347,6 +380,8 @@ class SearchPanel(QWidget):
                 state.outcome = state.ask
             elif settings.mode == "flash":
                 state.outcome = state.flash
+            elif settings.mode == "cross-encoder":  # the scores already back, cut at the sliders
+                state.outcome = recut(state.cross, settings.ce_threshold, settings.ce_top_k)
             else:
                 state.outcome = local_rerank(self._service, state, settings)
         self._render()
@@ -364,6 +399,8 @@ class SearchPanel(QWidget):
             self.report.show_result(outcome.result)
         elif state.stage1 is not None and settings.mode == "flash":
             self.report.show_pending_flash(sum(1 for c in state.stage1.candidates if c.kind == "topic"))
+        elif state.stage1 is not None and settings.mode == "cross-encoder" and self.cross_encoder.running():
+            self.report.clear_report(self.tr("The cross-encoder is scoring the candidates…"))
         else:
             self.report.clear_report()
         self.export_bar.set_available(outcome is not None and bool(outcome.result.selected))
@@ -459,6 +496,15 @@ class SearchPanel(QWidget):
         if outcome.run_id is not None:
             self._on_run_recorded(outcome.run_id)
 
+    def _on_cross_encoder_finished(self, outcome: SearchOutcome) -> None:
+        self._state.cross = outcome
+        self._apply_reranker()
+        said = outcome.result.message("error") if outcome.result.fallback else None
+        error = [self.tr("the cross-encoder fell back: {0}").format(engine_words(said))] if said is not None else []
+        self._say(" — ".join([self._with_notes(self._timings_text(), outcome), *error]), error=bool(error))
+        if outcome.run_id is not None:
+            self._on_run_recorded(outcome.run_id)
+
     def _on_run_recorded(self, run_id: int) -> None:
         self.run_recorded.emit(run_id)
         self.changed.emit(Changes(runs=True))
@@ -473,7 +519,7 @@ class SearchPanel(QWidget):
 
     # -- small helpers --------------------------------------------------------------------
     def _update_actions(self) -> None:
-        running = self._flash.running()
+        running = self._flash.running() or self.cross_encoder.running()
         flash_row = self.mode() != "ask"  # in Ask mode the answer view has its own progress and Cancel
         hint, blocked = flash_hint(self._state, self.settings_panel.settings(), self._keys)
         self.flash_button.setEnabled(not running and not blocked)
@@ -498,7 +544,8 @@ class SearchPanel(QWidget):
             return ""
         rerank_ms = outcome.timings_ms.get("rerank") if outcome is not None else None
         usage = outcome.result.usage if outcome is not None else None
-        name = {"threshold": self.tr("threshold"), "flash": self.tr("Flash")}.get(
+        name = {"threshold": self.tr("threshold"), "flash": self.tr("Flash"),
+                "cross-encoder": self.tr("cross-encoder")}.get(
             outcome.result.reranker if outcome else "", self.tr("rerank"))
         return status_text(stage1.timings_ms.get("total"), rerank_ms, name, usage)
 

@@ -13,6 +13,7 @@ from PySide6.QtCore import QCoreApplication
 
 from engine.api import PRESETS, Flashback, SearchOutcome, Stage1Result, make_reranker
 from ui.i18n import engine_words
+from ui.search import cross_encoder_view
 from ui.search.cards import CardData
 from ui.search.reasons import fallback_name, selection_reason
 from ui.search.score_chart import ChartData, ChartPoint
@@ -27,6 +28,7 @@ class SearchState:
     base: SearchOutcome | None = None  # what the worker recorded with them (threshold / vector)
     outcome: SearchOutcome | None = None  # what is shown now
     flash: SearchOutcome | None = None  # the last Flash run on these candidates
+    cross: SearchOutcome | None = None  # the cross-encoder's run on them (its scores; the sliders re-cut)
     ask: SearchOutcome | None = None  # an Ask run's fused candidates and its reranker's selection
 
 
@@ -47,10 +49,11 @@ def stage1_work(service: Flashback, query: str, settings: SearchSettings) -> tup
     """Worker side of a search: (stage 1, its recorded outcome or None) or (None, the exception).
 
     Threshold and vector-only runs are recorded in the run history here, once per search (not
-    per slider step); Flash records its own run when it is asked for. The exception is returned,
+    per slider step); Flash and the cross-encoder (network calls, on the qasync loop) record their
+    own runs. The exception is returned,
     not raised, so the GUI gets exactly one signal per search (see SearchPanel.search)."""
     try:
-        if settings.mode == "flash":
+        if settings.mode in ("flash", "cross-encoder"):
             return service.search.stage1(query, settings.retrieval()), None
         outcome = service.search.run(query, settings.retrieval(), _local_reranker(settings), record=True)
     except Exception as error:  # shown in plain words by the panel
@@ -90,6 +93,8 @@ def chart_data(state: SearchState, settings: SearchSettings) -> ChartData:
     points = [ChartPoint(c.score, c.id in kept, label.format(c.id, c.rank)) for c in topics]
     if settings.mode == "flash":
         return ChartData(points, caption=translate("SearchPanel", "Topic scores (kept by Flash)"))
+    if settings.mode == "cross-encoder":
+        return cross_encoder_view.chart_data(outcome, points, settings.ce_threshold)
     if settings.mode != "threshold":
         return ChartData(points, caption=translate("SearchPanel", "Topic scores"))
     report = outcome.result.report if outcome is not None and outcome.result.reranker == "threshold" else {}
@@ -103,9 +108,12 @@ def selection_cards(state: SearchState, settings: SearchSettings) -> tuple[list[
     if state.stage1 is None:
         return [], translate("SearchPanel", "Selections appear here after a search.")
     outcome = state.outcome
+    if outcome is None and settings.mode == "cross-encoder":
+        return [], translate("SearchPanel", "The cross-encoder's choice appears here once its scores are back.")
     if outcome is None:
         return [], translate("SearchPanel", "Press “Run Flash” to let the LLM choose among the candidates.")
     by_key = {(c.kind, c.id): c for c in shown_candidates(state)}
+    chained = cross_encoder_view.chain_scores(outcome)  # Flash after the cross-encoder: its scores
     selected = outcome.result.selected
     cards = []
     for selection in selected:
@@ -113,11 +121,15 @@ def selection_cards(state: SearchState, settings: SearchSettings) -> tuple[list[
         candidate = by_key.get((selection.kind, selection.id))
         cards.append(CardData(selection.kind, selection.id, candidate.summary if candidate else "",
                               reason, selection.excerpt, candidate.date if candidate else None,
-                              candidate.chat if candidate else None))
+                              candidate.chat if candidate else None,
+                              chained.get(selection.id) if selection.kind == "topic" else None))
     if cards:
         return cards, ""
     if outcome.result.reranker == "threshold":
         return [], translate("SearchPanel", "Nothing passed the threshold. Lower the similarity or widen the gap.")
+    if outcome.result.reranker == cross_encoder_view.NAME:
+        note = outcome.result.message("note")
+        return [], engine_words(note) if note is not None else translate("SearchPanel", "Nothing was kept.")
     if outcome.result.fallback:
         return [], translate("SearchPanel", "Flash kept nothing ({0}).").format(fallback_name(outcome.result.fallback))
     return [], translate("SearchPanel", "Nothing was kept.")

@@ -1,4 +1,5 @@
-"""The stage report (what each stage removed; Flash's tool calls and fallback) and the status line."""
+"""The stage report (what each stage removed; the cross-encoder's scores and fallback; Flash's tool
+calls, fallback and what the cross-encoder left it) and the status line."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import html
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
-from engine.api import RerankResult
+from engine.api import Message, RerankResult
 from ui.i18n import engine_words
 from ui.search.reasons import fallback_name
 
@@ -37,6 +38,8 @@ class StageReport(QLabel):
             self.setText(self._threshold(report))
         elif result.reranker == "flash":
             self.setText(self._flash(result, report))
+        elif result.reranker == "cross-encoder":
+            self.setText(self._cross_encoder(result, report))
         else:
             self.setText(self.tr("<b>Vector only</b>: {0} topics retrieved, all kept.").format(
                 report.get("retrieved", 0)))
@@ -84,6 +87,33 @@ class StageReport(QLabel):
         if fallback:
             lines.append(self.tr("<span style='color:#b45309'><b>Fallback</b>: {0}</span>").format(
                 html.escape(fallback_name(str(fallback)))))
+        chain = report.get("chain")
+        if isinstance(chain, dict):  # Flash after the cross-encoder (issue 25)
+            note = Message.from_json(chain.get("note_message"))
+            said = engine_words(note) if note is not None else chain.get("note") or ""
+            lines.append(self.tr("<b>Cross-encoder first</b>: {0}").format(html.escape(said)))
+        return "<br>".join(lines)
+
+    def _cross_encoder(self, result: RerankResult, report: dict) -> str:
+        """What was sent, the cut, and the fallback with its cause (issue 25)."""
+        settings = report.get("settings", {})
+        if report.get("skipped") or not report.get("sent"):
+            lines = [self.tr("<b>Cross-encoder</b> — not asked: {0} topics retrieved → <b>{1} kept</b> in stage 1's "
+                             "order").format(report.get("retrieved", 0), report.get("kept", 0))]
+        else:
+            lines = [self.tr("<b>Cross-encoder</b> — {0} topics retrieved → {1} sent in {2} request(s) → <b>{3}</b> "
+                             "below {4:.2f} → <b>{5}</b> over top-K ({6}) → <b>{7} kept</b>").format(
+                report.get("retrieved", 0), report.get("sent", 0), report.get("requests", 0),
+                report.get("removed_by_threshold", 0), settings.get("threshold", 0.0),
+                report.get("removed_by_top_k", 0), settings.get("top_k", 0), report.get("kept", 0))]
+        for key in ("note", "error"):
+            said = result.message(key)
+            text = engine_words(said) if said is not None else report.get(key)
+            if text and not (key == "error" and not result.fallback):
+                lines.append(html.escape(str(text)))
+        if result.fallback:
+            lines.insert(1, self.tr("<span style='color:#b45309'><b>Fallback</b>: {0}</span> — stage 1's first "
+                                    "topics kept").format(html.escape(fallback_name(result.fallback))))
         return "<br>".join(lines)
 
 
@@ -93,11 +123,13 @@ def status_text(stage1_ms: float | None, rerank_ms: float | None, reranker: str,
     parts = [QCoreApplication.translate("SearchPanel", "Stage 1: {0}").format(_duration(stage1_ms))]
     if rerank_ms is not None:
         parts.append(QCoreApplication.translate("SearchPanel", "{0}: {1}").format(reranker, _duration(rerank_ms)))
-    if usage:
+    if usage and ("prompt_tokens" in usage or "completion_tokens" in usage):
         prompt, completion = usage.get("prompt_tokens") or 0, usage.get("completion_tokens") or 0
         parts.append(QCoreApplication.translate("SearchPanel", "{0:,} + {1:,} tokens").format(prompt, completion))
-        if usage.get("cost") is not None:
-            parts.append(QCoreApplication.translate("SearchPanel", "cost ${0:.4f}").format(float(usage["cost"])))
+    elif usage and usage.get("total_tokens"):  # a rerank API counts one total (the cross-encoder)
+        parts.append(QCoreApplication.translate("SearchPanel", "{0:,} tokens").format(int(usage["total_tokens"])))
+    if usage and usage.get("cost") is not None:
+        parts.append(QCoreApplication.translate("SearchPanel", "cost ${0:.4f}").format(float(usage["cost"])))
     return " · ".join(parts)
 
 

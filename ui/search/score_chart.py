@@ -1,4 +1,5 @@
-"""Topic scores by rank as bars, with the threshold line and the gap cut drawn (plain QPainter).
+"""Topic scores by rank as bars, with the threshold line and the gap cut drawn (plain QPainter):
+stage 1's scores, or the cross-encoder's when it scored the topics.
 
 The widget only draws what it is given (`ChartData`); the panel computes which bars are
 kept and where the cut falls, with the engine's own threshold filter. Every text is placed
@@ -39,6 +40,9 @@ class ChartData:
     threshold: float | None = None  # drawn when the threshold reranker is in use
     gap_cut: int | None = None  # index of the first bar the gap removed
     caption: str = ""
+    # What the bars over the threshold but not kept mean; "" for the threshold reranker's words.
+    # (The cross-encoder's scores have no gap cut: only its top-K leaves them out.)
+    above_label: str = ""
 
 
 @dataclass(frozen=True)
@@ -105,7 +109,7 @@ class ScoreChart(QWidget):
         entries = [LegendEntry(self._data.caption)] if self._data.caption else []
         entries.append(LegendEntry(self.tr("kept"), KEPT))
         if self._data.threshold is not None:
-            entries.append(LegendEntry(self.tr("cut by gap / top-K"), ABOVE))
+            entries.append(LegendEntry(self._data.above_label or self.tr("cut by gap / top-K"), ABOVE))
         entries.append(LegendEntry(self.tr("not kept"), BELOW))
         if self._data.threshold is not None:
             label = self.tr("threshold {0:.2f}").format(self._data.threshold)

@@ -4,8 +4,9 @@ Kept apart from the widgets so the panel, the tests and the main window all read
 object. Each setting the engine defines (`engine.api.SETTINGS`: default, range, decimals,
 unit, choices) is taken from there, so the window, the CLI and the engine agree on what is
 allowed; values read back from QSettings are brought into that range by `Setting.clamp`.
-The engine's own settings (RetrievalSettings, ThresholdSettings, FlashSettings, Endpoint) are
-built from it only when a search or a Flash run starts, so the engine never sees Qt.
+The engine's own settings (RetrievalSettings, ThresholdSettings, FlashSettings, Endpoint,
+CrossEncoderSettings, RerankEndpoint) are built from it only when a search or a rerank run
+starts, so the engine never sees Qt.
 """
 
 from __future__ import annotations
@@ -18,12 +19,15 @@ from engine.api import (
     CLOUD,
     LOCAL,
     PRESETS,
+    RERANK_PRESETS,
     SETTINGS,
+    CrossEncoderSettings,
     EmbeddingConfig,
     EmptyDateRange,
     Endpoint,
     FlashSettings,
     Message,
+    RerankEndpoint,
     RetrievalSettings,
     ThresholdSettings,
     check_date_range,
@@ -31,9 +35,11 @@ from engine.api import (
 )
 
 GROUP = "search"
-MODES = ("vector", "threshold", "flash")
+MODES = ("vector", "threshold", "cross-encoder", "flash")
 EFFORTS = SETTINGS["reasoning_effort"].choices
 PRESET_ORDER = ("openrouter", "openai", "ollama", "llamacpp", "lmstudio", "custom")
+# Rerank servers (issue 25): the ones on this computer first (no key, nothing leaves it), then the APIs.
+RERANK_PRESET_ORDER = ("llamacpp", "tei", "infinity", "vllm", "jina", "cohere", "voyage", "custom")
 EMBEDDERS = ("builtin", "local")  # Settings → Embeddings; API embedders are set up from the command line
 
 # A few well-known model names per endpoint; the combo box stays editable for any other.
@@ -60,7 +66,7 @@ def _default(key: str):
 
 @dataclass(frozen=True)
 class SearchSettings:
-    mode: str = "threshold"  # vector | threshold | flash
+    mode: str = "threshold"  # vector | threshold | cross-encoder | flash
     candidates: int = _default("candidates")
     hybrid: bool = _default("hybrid")
     threshold: float = _default("threshold")
@@ -80,6 +86,23 @@ class SearchSettings:
     # searches both (Flashback.search.arerank). Costs nothing without recent messages.
     rewrite_query: bool = True
     budget_tokens: int = _default("budget_tokens")  # context export
+    # Cross-encoder (issue 25, seed 002 §7; docs/rerankers.md): a rerank server scores stage 1's
+    # best topics. Its own cut (score ≥, top-K) re-filters the scores it sent back instantly;
+    # the rest changes what is sent, so the server is asked again.
+    rerank_preset: str = "llamacpp"
+    rerank_url: str = ""  # empty: the preset's address
+    rerank_model: str = ""  # empty: the preset's model
+    ce_threshold: float = _default("ce_threshold")
+    ce_top_k: int = _default("ce_top_k")
+    ce_top_n: int = _default("ce_top_n")
+    ce_passage_tokens: int = _default("ce_passage_tokens")
+    ce_batch: int = _default("ce_batch")
+    ce_skip_small: bool = _default("ce_skip_small")
+    ce_skip_flat: bool = _default("ce_skip_flat")
+    ce_timeout: int = int(_default("ce_timeout"))  # whole seconds, like Flash's
+    # Flash reads only the cross-encoder's best `ce_chain_keep` topics (fewer tokens).
+    chain_cross_encoder: bool = False
+    ce_chain_keep: int = _default("ce_chain_keep")
     # Builds: seed 004's splitter and merger agents on this endpoint and model (API calls
     # per session chunk, so off until asked for).
     topics_llm: bool = False
@@ -124,6 +147,22 @@ class SearchSettings:
     def endpoint(self, api_key: str | None) -> Endpoint:
         return Endpoint.from_preset(self.preset, api_key=api_key, model=self.model.strip(),
                                     base_url=self.base_url.strip())
+
+    def cross_encoder_settings(self) -> CrossEncoderSettings:
+        return CrossEncoderSettings(
+            threshold=self.ce_threshold, top_k=self.ce_top_k, top_n=self.ce_top_n,
+            passage_tokens=self.ce_passage_tokens, batch=self.ce_batch, skip_small=self.ce_skip_small,
+            skip_flat=self.ce_skip_flat, timeout=float(self.ce_timeout), chain_keep=self.ce_chain_keep)
+
+    def rerank_endpoint(self, api_key: str | None) -> RerankEndpoint:
+        return RerankEndpoint(self.rerank_preset, self.rerank_url.strip(), api_key, self.rerank_model.strip())
+
+    def rerank_key_name(self) -> str:
+        """The key store's entry the rerank server's key is read from (jina, cohere, voyage, rerank)."""
+        return RERANK_PRESETS[self.rerank_preset].key_name
+
+    def rerank_needs_key(self) -> bool:
+        return RERANK_PRESETS[self.rerank_preset].needs_key
 
     def embedding_config(self) -> EmbeddingConfig:
         return EmbeddingConfig(provider=self.embedder)
@@ -173,6 +212,7 @@ def _coerce(name: str, raw: object, default: object) -> object:
             return type(default)(float(raw))
         except (TypeError, ValueError):
             return default
-    allowed = {"mode": MODES, "preset": PRESET_ORDER, "embedder": EMBEDDERS}.get(name)
+    allowed = {"mode": MODES, "preset": PRESET_ORDER, "embedder": EMBEDDERS,
+               "rerank_preset": RERANK_PRESET_ORDER}.get(name)
     value = str(raw)
     return value if allowed is None or value in allowed else default

@@ -1,4 +1,5 @@
-"""The search settings as a side panel: reranker mode, sliders with spin boxes, the LLM endpoint.
+"""The search settings as a side panel: reranker mode, sliders with spin boxes, the rerank server
+(ui/search/cross_encoder_settings.py) and the LLM endpoint.
 
 It edits one `SearchSettings`, saves every change to QSettings ("search/…") at once, and
 says what changed through `changed(name)`; the search panel decides what that means
@@ -27,6 +28,7 @@ from PySide6.QtWidgets import (
 from engine.api import INSTALL_HINT, PRESETS, SETTINGS, local_model_available
 from ui.i18n import engine_words
 from ui.search import settings_model
+from ui.search.cross_encoder_settings import CrossEncoderGroup
 from ui.search.settings_model import EFFORTS, MODEL_CHOICES, PRESET_ORDER, RANGES, SearchSettings
 from ui.search.slider_spin import SliderSpin
 
@@ -68,6 +70,9 @@ class SettingsPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self._search_group())
         layout.addWidget(self._threshold_group())
+        self.cross_encoder = CrossEncoderGroup(self._slider, self._combo)
+        self.cross_encoder.edited.connect(self._update)
+        layout.addWidget(self.cross_encoder)
         layout.addWidget(self._flash_group())
         layout.addWidget(self._embeddings_group())
         self.reset_button = QPushButton(self.tr("Reset to defaults"))
@@ -99,8 +104,9 @@ class SettingsPanel(QWidget):
         group = QGroupBox(self.tr("Search"))
         form = QFormLayout(group)
         mode = self._combo("mode", [(self.tr("Vector only"), "vector"), (self.tr("Threshold"), "threshold"),
-                                    (self.tr("Flash (LLM)"), "flash")])
+                                    (self.tr("Cross-encoder"), "cross-encoder"), (self.tr("Flash (LLM)"), "flash")])
         mode.setToolTip(self.tr("Vector only keeps every candidate; Threshold cuts by score instantly; "
+                                "Cross-encoder has a rerank server score the best topics with each search; "
                                 "Flash asks an LLM to choose (one API call per run)."))
         form.addRow(self.tr("Reranker"), mode)
         form.addRow(self.tr("Candidates"), self._slider("candidates"))
@@ -159,6 +165,14 @@ class SettingsPanel(QWidget):
             "without recent messages."))
         self.rewrite_query.toggled.connect(lambda on: self._update({"rewrite_query": on}))
         form.addRow(self.rewrite_query)
+        self.chain_cross_encoder = QCheckBox(self.tr("Narrow with the cross-encoder first"))
+        self.chain_cross_encoder.setToolTip(self.tr(
+            "The rerank server (Settings → Cross-encoder) scores the topics first and Flash reads only the best "
+            "of them: fewer tokens sent to the LLM. When the cross-encoder is not asked or fails, Flash reads "
+            "every candidate."))
+        self.chain_cross_encoder.toggled.connect(lambda on: self._update({"chain_cross_encoder": on}))
+        form.addRow(self.chain_cross_encoder)
+        form.addRow(self.tr("Topics Flash reads"), self._slider("ce_chain_keep"))
         self.topics_llm = QCheckBox(self.tr("Also make topics with this model"))
         self.topics_llm.setToolTip(self.tr(
             "When memory is built, the model splits conversations into topics and decides merges "
@@ -258,7 +272,7 @@ class SettingsPanel(QWidget):
     def _show(self, settings: SearchSettings) -> None:
         """Put `settings` into the widgets without echoing their change signals back."""
         widgets = [*self._sliders.values(), *self._combos.values(), self.hybrid, self.topics_llm,
-                   self.rewrite_query, self.base_url,
+                   self.rewrite_query, self.chain_cross_encoder, self.base_url,
                    self.model, self.date_from, self.date_to]
         for widget in widgets:
             widget.blockSignals(True)
@@ -270,6 +284,8 @@ class SettingsPanel(QWidget):
             self.hybrid.setChecked(settings.hybrid)
             self.topics_llm.setChecked(settings.topics_llm)
             self.rewrite_query.setChecked(settings.rewrite_query)
+            self.chain_cross_encoder.setChecked(settings.chain_cross_encoder)
+            self.cross_encoder.show_settings(settings)
             for edit, day in ((self.date_from, settings.date_from), (self.date_to, settings.date_to)):
                 edit.setDate(QDate.fromString(day, "yyyy-MM-dd") if day else NO_DATE)
             problem = settings.date_problem()
