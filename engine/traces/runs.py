@@ -25,6 +25,9 @@ from engine.traces.errors import TracesError
 _JSON_COLUMNS = ("settings", "candidates", "selected", "tool_calls", "timings_ms", "report", "trace")
 _SUMMARY_COLUMNS = ("id, created_at, query, reranker, model, candidates_count, selected_count, tool_calls_count, "
                     "fallback, duration_ms, prompt_tokens, completion_tokens, cost")
+# Who asked (an assistant over MCP, issue 24), kept in the settings JSON rather than a column of
+# its own: runs recorded before it, and stores written by older versions, read as "".
+_CLIENT = "CASE WHEN json_valid(settings) THEN json_extract(settings, '$.client') END"
 _INSERT = (
     "INSERT INTO rerank_run (created_at, query, reranker, model, candidates_count, selected_count, "
     "tool_calls_count, fallback, duration_ms, prompt_tokens, completion_tokens, cost, "
@@ -49,6 +52,7 @@ class RunSummary:
     prompt_tokens: int
     completion_tokens: int
     cost: float | None
+    client: str = ""  # the assistant that asked over MCP; "" for the window and the CLI
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -142,14 +146,15 @@ def _write(connection: sqlite3.Connection, sql: str, params: tuple, what: Messag
 
 
 def _summary(row: tuple) -> RunSummary:
-    return RunSummary(row[0], iso(row[1]), *row[2:])
+    *columns, client = row
+    return RunSummary(columns[0], iso(columns[1]), *columns[2:], client=client if isinstance(client, str) else "")
 
 
 def list_runs(connection: sqlite3.Connection, limit: int = 50, offset: int = 0) -> list[RunSummary]:
     """Recorded runs, newest first."""
     try:
         rows = connection.execute(
-            f"SELECT {_SUMMARY_COLUMNS} FROM rerank_run ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?",
+            f"SELECT {_SUMMARY_COLUMNS}, {_CLIENT} FROM rerank_run ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?",
             (max(0, limit), max(0, offset))).fetchall()
     except sqlite3.Error as exc:
         raise _failed(msg("traces.action.read_history"), exc) from exc

@@ -3,7 +3,8 @@
 Re-running hands the recorded settings and query back to the search panel, which runs
 them with whatever is set now, so the two can be compared (the panel decides how). An Ask
 run (issue 27, reranker "ask") shows its answer, plan, sources and steps, and is asked again
-(`reask_requested`): the new answer says what changed against this one.
+(`reask_requested`): the new answer says what changed against this one. A run an assistant
+asked for over MCP (issue 24) names it: the "Asked by" column and "via <assistant>" in the detail.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ui.shell.formatting import minute, row
 from ui.tasks import LatestWins, run_in_background
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
+CLIENT_COLUMN = 5  # who asked, shown only when an assistant did
 RUN_LIMIT = 200
 _CANDIDATES_SHOWN = 15
 
@@ -47,14 +49,15 @@ class RunHistoryPanel(QWidget):
         self.metrics.setWordWrap(True)
         self.runs = QTreeWidget()
         self.runs.setHeaderLabels([self.tr("When"), self.tr("Query"), self.tr("Reranker"), self.tr("Kept"),
-                                   self.tr("ms")])
+                                   self.tr("ms"), self.tr("Asked by")])
         self.runs.setRootIsDecorated(False)
         self.runs.setUniformRowHeights(True)
         self.runs.setAlternatingRowColors(True)
         header = self.runs.header()
         header.setStretchLastSection(False)
-        for column in range(5):
+        for column in range(CLIENT_COLUMN + 1):
             header.setSectionResizeMode(column, header.ResizeMode.ResizeToContents)
+        self.runs.setColumnHidden(CLIENT_COLUMN, True)
         header.setSectionResizeMode(1, header.ResizeMode.Stretch)
         self.runs.currentItemChanged.connect(self._on_current_changed)
         self.detail = QTextBrowser()
@@ -108,12 +111,13 @@ class RunHistoryPanel(QWidget):
         self.runs.clear()
         for run in runs:
             item = row([minute(run.created_at), run.query, run.reranker, f"{run.selected} / {run.candidates}",
-                        round(run.duration_ms)])
+                        round(run.duration_ms), run.client])
             item.setData(0, ID_ROLE, run.id)
             item.setToolTip(1, run.query)
             self.runs.addTopLevelItem(item)
             if run.id == selected:
                 self.runs.setCurrentItem(item)
+        self.runs.setColumnHidden(CLIENT_COLUMN, not any(run.client for run in runs))
 
     def _show_metrics(self, metrics: dict) -> None:
         runs = metrics.get("runs", 0)
@@ -151,6 +155,8 @@ class RunHistoryPanel(QWidget):
         out = [f"<h3>{esc(run.query)}</h3>",
                f"<p>{esc(minute(run.created_at))} · {esc(run.reranker)}"
                f"{' · ' + esc(run.model) if run.model else ''} · {esc(duration)}"]
+        if run.client:  # an assistant asked over MCP
+            out.append(" · " + esc(self.tr("via {client}").format(client=run.client)))
         if run.fallback:
             out.append(" · <b>" + esc(self.tr("fallback: {reason}").format(reason=fallback_name(run.fallback)))
                        + "</b>")

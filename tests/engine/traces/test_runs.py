@@ -28,7 +28,7 @@ def test_round_trip_keeps_everything(connection):
     assert summary.as_dict() | {"created_at": None} == {
         "id": run_id, "created_at": None, "query": "где отчёт?", "reranker": "flash",
         "model": "google/gemini-3-flash-preview", "candidates": 6, "selected": 2, "tool_calls": 2, "fallback": None,
-        "duration_ms": 560.0, "prompt_tokens": 1200, "completion_tokens": 80, "cost": 0.0015}
+        "duration_ms": 560.0, "prompt_tokens": 1200, "completion_tokens": 80, "cost": 0.0015, "client": ""}
     created = datetime.fromisoformat(summary.created_at)
     assert created.tzinfo is not None and abs((datetime.now(UTC) - created).total_seconds()) < 60
     run = get_run(connection, run_id)
@@ -106,3 +106,13 @@ def test_model_is_found_where_the_service_nests_it(connection):
     result = RerankResult("flash", [], {}, trace={"turns": []})
     run_id = _save(connection, result=result, settings={"retrieval": {}, "reranker": {"name": "flash", "model": "x/y"}})
     assert get_run(connection, run_id)["model"] == "x/y"
+
+
+def test_the_list_names_the_assistant_that_asked(connection):
+    """An MCP call keeps its client's name in the settings (issue 24); the list reads it from there,
+    and a row whose settings are not JSON (hand-edited, an old store) reads as the window's."""
+    window = _save(connection, query="window")
+    assistant = _save(connection, query="assistant", settings={**SETTINGS, "client": "Claude Desktop"})
+    odd = _save(connection, query="odd")
+    connection.execute("UPDATE rerank_run SET settings = 'not json' WHERE id = ?", (odd,))
+    assert {run.id: run.client for run in list_runs(connection)} == {window: "", assistant: "Claude Desktop", odd: ""}
