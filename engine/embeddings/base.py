@@ -17,6 +17,7 @@ from typing import Literal
 import numpy as np
 
 from engine.errors import CancelToken, RemoteServiceError
+from engine.messages import Message, msg
 
 EmbedKind = Literal["document", "query"]
 ProgressCallback = Callable[[int, int], None]  # (texts done, texts total)
@@ -117,14 +118,13 @@ def make_embedder(config: EmbeddingConfig, builtin_state: bytes | None = None) -
         return LocalEmbedder()
     preset = PRESETS.get(config.provider)
     if preset is None:
-        raise EmbeddingError(f"Unknown embedding provider {config.provider!r}; choose one in Settings → Embeddings.")
+        raise EmbeddingError(msg("embeddings.unknown_provider", provider=repr(config.provider)))
     base_url = config.base_url or preset.base_url
     model = config.model or preset.model
     if not base_url:
-        raise EmbeddingError("Set the address of your embedding server in Settings → Embeddings "
-                             "(for example http://localhost:8080/v1).")
+        raise EmbeddingError(msg("embeddings.no_address"))
     if not model:
-        raise EmbeddingError("Choose an embedding model in Settings → Embeddings.")
+        raise EmbeddingError(msg("embeddings.no_model"))
     if preset.needs_key and not config.api_key:
         raise EmbeddingAuthError(preset.label)
     return OpenAICompatibleEmbedder(base_url=base_url, model=model, api_key=config.api_key,
@@ -134,6 +134,7 @@ def make_embedder(config: EmbeddingConfig, builtin_state: bytes | None = None) -
 
 
 # ---- errors: each message says what happened and what the person can do about it ----
+# (codes `embeddings.*`, rendered by each face in the person's language; `str(error)` is English)
 
 class EmbeddingError(RemoteServiceError):
     """Base of every embedding failure."""
@@ -144,40 +145,32 @@ class EmbeddingAuthError(EmbeddingError):
 
     def __init__(self, service: str, status: int | None = None) -> None:
         self.status = status
-        if status is None:
-            super().__init__(f"The embedding service ({service}) needs an API key; set it in Settings → API key.")
-        else:
-            super().__init__(f"The embedding service ({service}) rejected the API key; set it in Settings → API key, "
-                             "or check that the key has access to the embedding model.")
+        super().__init__(msg("embeddings.key_missing" if status is None else "embeddings.key_rejected",
+                             service=service))
 
 
 class EmbeddingRateLimited(EmbeddingError):
     def __init__(self, service: str, retry_after: float | None = None) -> None:
         self.retry_after = retry_after
-        wait = f" (it asked to wait {retry_after:.0f} s)" if retry_after else ""
-        super().__init__(f"The embedding service ({service}) is limiting how fast Flashback may send requests{wait}. "
-                         "Try again in a few minutes, or lower the concurrency in Settings → Embeddings.")
+        wait = msg("embeddings.asked_to_wait", seconds=retry_after) if retry_after else ""
+        super().__init__(msg("embeddings.rate_limited", service=service, wait=wait))
 
 
 class EmbeddingServerError(EmbeddingError):
-    def __init__(self, service: str, status: int | None, detail: str = "") -> None:
+    def __init__(self, service: str, status: int | None, detail: Message | str = "") -> None:
         self.status = status
-        code = f" (HTTP {status})" if status else ""
-        extra = f": {detail}" if detail else ""
-        super().__init__(f"The embedding service ({service}) failed{code}{extra}. "
-                         "Try again later, or check the model name and address in Settings → Embeddings.")
+        super().__init__(msg("embeddings.failed", service=service,
+                             status=msg("embeddings.http_status", status=status) if status else "",
+                             detail=msg("embeddings.detail", detail=detail) if detail else ""))
 
 
 class EmbeddingTimeout(EmbeddingError):
     def __init__(self, service: str, seconds: float | None = None) -> None:
-        after = f" within {seconds:g} s" if seconds else ""
-        super().__init__(f"The embedding service ({service}) did not answer{after}. Check your connection "
-                         "(or that the local server is running) and try again, or raise the timeout "
-                         "(`--embedding-timeout SECONDS`, default 60).")
+        super().__init__(msg("embeddings.timeout", service=service,
+                             within=msg("embeddings.within", seconds=seconds) if seconds else ""))
 
 
 class EmbeddingResponseError(EmbeddingError):
-    def __init__(self, service: str, problem: str) -> None:
-        self.problem = problem
-        super().__init__(f"The embedding service ({service}) sent an answer Flashback cannot use: {problem}. "
-                         "Check that the model in Settings → Embeddings is an embedding model.")
+    def __init__(self, service: str, problem: Message | str) -> None:
+        self.problem = str(problem)  # English, for logs
+        super().__init__(msg("embeddings.unusable_answer", service=service, problem=problem))

@@ -31,6 +31,7 @@ import numpy as np
 
 from engine.embeddings.base import CancelToken, Embedder, EmbeddingError, EmbedKind, ProgressCallback
 from engine.embeddings.hashing import features, normalise
+from engine.messages import msg
 
 VERSION = 1  # bump whenever normalisation, hashing or weighting changes the vector a text gets
 DEFAULT_DIM = 1024
@@ -66,8 +67,7 @@ class IdfTable:
 
     @classmethod
     def from_bytes(cls, data: bytes) -> IdfTable:
-        damaged = EmbeddingError("The saved word statistics of the built-in embedder are damaged or from another "
-                                 "version; rebuild the search index to compute them again.")
+        damaged = EmbeddingError(msg("embeddings.builtin_state_damaged"))
         try:
             header_line, _, payload = bytes(data).partition(b"\n")
             header = json.loads(header_line)

