@@ -3,8 +3,8 @@ claim is marked, what a run changed against an earlier one.
 
 The engine names what happened (a step, a fallback reason such as "answer_timeout", a claim's
 method and support figure); the words are the window's own (`translate("AskView", …)`, the
-Russian catalogue). The verifier's own English note is added only in an English window; a
-Russian one says the same from the figures.
+Russian catalogue). The verifier's own note is added from its code when it has one, else (its
+English text) only in an English window.
 """
 
 from __future__ import annotations
@@ -83,7 +83,8 @@ def step_tip(record) -> str:
 
 
 def claim_tip(claim) -> str:
-    """Why a claim is marked: the verifier's verdict in words (and its own note, in an English window)."""
+    """Why a claim is marked: the verifier's verdict in words, and its own note (rendered from its
+    code in the window's language; English text only in an English window)."""
     if claim.supported is None:
         text = translate("AskView", "Not checked: the offline check cannot compare a claim written in another "
                                     "language than its sources.")
@@ -94,7 +95,10 @@ def claim_tip(claim) -> str:
             translate("AskView", "checked offline")
         text = translate("AskView", "Not supported by the messages it cites ({0}; support {1:.2f} of 1).").format(
             how, claim.support)
-    if current_language() == "en" and claim.note:
+    said = getattr(claim, "note_message", None)  # the verifier's note as a code, where the engine gives one
+    if said is not None:
+        text += "\n" + engine_words(said)
+    elif current_language() == "en" and claim.note:
         text += "\n" + claim.note
     return text
 
