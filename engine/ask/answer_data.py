@@ -95,16 +95,14 @@ def load_questions(path: Path, limit: int | None = None) -> list[QAItem]:
     except OSError as exc:
         raise AnswerDataError(msg("evaluation.qrels.unreadable", path=str(path), problem=exc.strerror or exc)) from exc
     except ValueError as exc:  # not UTF-8, not JSON
-        raise AnswerDataError(f"{path} is not a QA file: {exc}.") from exc
+        raise AnswerDataError(msg("ask.qa.not_a_qa_file", path=str(path), problem=str(exc))) from exc
+    if not isinstance(raw, list) and not (isinstance(raw, dict) and isinstance(raw.get("questions"), list)):
+        shape = msg("ask.qa.expected_shape", shape='{"questions": [...]}')
+        raise AnswerDataError(msg("ask.qa.not_a_qa_file", path=str(path), problem=shape))
     try:
-        if isinstance(raw, list):
-            items = _from_locomo(raw)
-        elif isinstance(raw, dict) and isinstance(raw.get("questions"), list):
-            items = _from_questions(raw["questions"])
-        else:
-            raise ValueError("expected LoCoMo's list of samples or {\"questions\": [...]}")
+        items = _from_locomo(raw) if isinstance(raw, list) else _from_questions(raw["questions"])
     except (KeyError, TypeError, ValueError) as exc:
-        raise AnswerDataError(f"{path} is not a QA file: {exc}.") from exc
+        raise AnswerDataError(msg("ask.qa.not_a_qa_file", path=str(path), problem=str(exc))) from exc
     if not items:
-        raise AnswerDataError(f"{path} holds no question with a gold answer and evidence.")
+        raise AnswerDataError(msg("ask.qa.no_question", path=str(path)))
     return items[:limit] if limit else items

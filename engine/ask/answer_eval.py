@@ -32,6 +32,7 @@ from engine.ask.answer_data import AnswerDataError, QAItem
 from engine.ask.answer_judge import Judge, Verdict
 from engine.errors import Cancelled, CancelToken, EngineError, is_cancel
 from engine.evaluation.qrels import resolve_messages
+from engine.messages import msg
 
 AskFn = Callable[[QAItem], Awaitable[Any]]  # → an AskOutcome (or alike)
 ProgressFn = Callable[[int, int, "QuestionResult"], None]
@@ -196,8 +197,7 @@ async def evaluate_answers(items: list[QAItem], ask: AskFn, connect: Callable[[]
                               judge.describe() if judge is not None else None, total_questions=len(items))
     evidence = await asyncio.to_thread(_resolve_evidence, connect, items)
     if items and not any(evidence.values()):
-        raise AnswerDataError(f"None of the evidence messages of {source or 'the QA file'} is in this store: "
-                              "import the conversations it asks about first.")
+        raise AnswerDataError(msg("ask.qa.nothing_known_in", source=source) if source else msg("ask.qa.nothing_known"))
     started = time.perf_counter()
     try:
         for done, item in enumerate(items, 1):

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.llm import ChatClient, ChatResult, LLMError, LLMTimeout
+from engine.messages import Message, msg
 from engine.rerank.flash.errors import AnswerError
 from engine.rerank.flash.parser import close_cut_json, extract_json
 from engine.rerank.flash.protocol import choose_protocol
@@ -32,7 +33,8 @@ _LOOSE_DROP = ("additionalProperties", "minLength", "maxLength")
 class CallOutcome:
     value: Any = None  # the parsed JSON (schema calls) or the text (text calls); None on failure
     reason: str | None = None  # one of CALL_REASONS when the call gave nothing usable
-    error: str | None = None  # in words
+    error: str | None = None  # in words (English, for the trace)
+    error_message: Message | None = None  # the same as a code, for a note a face renders
     protocol: str = "text"  # constrained | tools | text
     ms: float = 0.0  # the model's time: the HTTP call, retries included
     usage: dict[str, Any] = field(default_factory=dict)
@@ -42,6 +44,10 @@ class CallOutcome:
     @property
     def ok(self) -> bool:
         return self.reason is None
+
+    def fail(self, reason: str, error: Message) -> CallOutcome:
+        self.reason, self.error, self.error_message = reason, str(error), error
+        return self
 
 
 def schema_protocol(client: ChatClient, model: str | None) -> str:
@@ -73,7 +79,7 @@ async def _complete(client: ChatClient, messages: list[dict], options: dict[str,
                     timeout: float, protocol: str) -> tuple[ChatResult | None, CallOutcome]:
     outcome = CallOutcome(protocol=protocol)
     if timeout <= 0:
-        outcome.reason, outcome.error = "timeout", "no time was left for this step"
+        outcome.fail("timeout", msg("ask.call.no_time"))
         outcome.record = {"request": None, "response": None, "error": outcome.error}
         return None, outcome
     started = time.perf_counter()
@@ -81,8 +87,7 @@ async def _complete(client: ChatClient, messages: list[dict], options: dict[str,
         result = await client.complete(messages, model=model, timeout=timeout, **options)
     except LLMError as exc:
         outcome.ms = (time.perf_counter() - started) * 1000
-        outcome.reason = "timeout" if isinstance(exc, LLMTimeout) else "llm_error"
-        outcome.error = str(exc)
+        outcome.fail("timeout" if isinstance(exc, LLMTimeout) else "llm_error", exc.message)
         outcome.usage = {"model_ms": round(outcome.ms, 2)}
         outcome.record = {"request": {"intended": True, "model": model, "messages": messages, **options,
                                       "timeout": round(timeout, 3)}, "response": None, "error": str(exc)}
@@ -116,19 +121,17 @@ async def schema_call(client: ChatClient, messages: list[dict], schema: dict[str
         return outcome
     text = result.content or ""
     if not text.strip():
-        outcome.reason = "protocol_violation" if protocol == "tools" else "empty_response"
-        outcome.error = f"the model sent no {'call of ' + name if protocol == 'tools' else 'text'}"
-        return outcome
+        if protocol == "tools":
+            return outcome.fail("protocol_violation", msg("ask.call.no_call", name=name))
+        return outcome.fail("empty_response", msg("ask.call.no_text"))
     closed = close_cut_json(text) if result.finish_reason == "length" else None
     try:
         value = extract_json(closed or text)
     except AnswerError:
-        cut = " (cut off at max_tokens)" if result.finish_reason == "length" else ""
-        outcome.reason, outcome.error = "parse_error", f"the reply is not JSON{cut}"
-        return outcome
+        cut = result.finish_reason == "length"
+        return outcome.fail("parse_error", msg("ask.call.not_json_cut" if cut else "ask.call.not_json"))
     if not isinstance(value, dict):
-        outcome.reason, outcome.error = "parse_error", "the reply is JSON but not an object"
-        return outcome
+        return outcome.fail("parse_error", msg("ask.call.not_an_object"))
     outcome.value = value
     return outcome
 
@@ -141,7 +144,6 @@ async def text_call(client: ChatClient, messages: list[dict], *, max_tokens: int
     if result is None:
         return outcome
     if not (result.content or "").strip():
-        outcome.reason, outcome.error = "empty_response", "the model sent no text"
-        return outcome
+        return outcome.fail("empty_response", msg("ask.call.no_text"))
     outcome.value = result.content
     return outcome

@@ -29,11 +29,11 @@ from engine.ask.steps import Steps
 from engine.ask.types import AskCancelled, AskDeps, AskOutcome, AskSettings, Plan, StepRecord
 from engine.errors import CancelToken
 from engine.llm import Deadline
+from engine.messages import msg
 from engine.rerank.flash.prompt import choose_language
 
 SHARES = {"plan": 0.2, "rerank": 0.35, "answer": 0.5, "verify": 0.15}
-NO_MODEL_NOTE = ("No chat model is set, so there is no written answer, only the sources found: choose a model "
-                 "in Settings → LLM (or `flashback ask --llm …`).")
+NO_MODEL_NOTE = msg("ask.no_model")
 CANCEL_POLL_S = 0.05
 REFINE_MIN_S = 2.0  # a refine round needs at least this much of the budget left to be worth starting
 
@@ -156,7 +156,8 @@ class _Run:
         self.steps.add(self.steps.call_record("answer", mark, call, detail))
         if answer is None and round_ == 1:
             outcome.fallback = f"answer_{call.reason}"
-            outcome.notes.append(f"no answer ({call.reason}): {call.error}; the sources found are below")
+            outcome.notes.append(msg("ask.no_answer", reason=msg(f"rerank.fallback.{call.reason}"),
+                                     error=call.error_message or call.error or ""))
         return answer
 
     async def refine(self, first) -> None:
@@ -181,12 +182,12 @@ class _Run:
         steps.add(StepRecord("refine", steps.ms(mark), True, None, detail, dict(steps.rerank_usage)))
         second = await self.answer(composed.sources, round_=2)
         if second is None:
-            outcome.notes.append("the refine round's answer failed: the first answer stands")
+            outcome.notes.append(msg("ask.refine_failed"))
             return
         share = await steps.verify(second, composed.sources, self.deadline.remaining())
         first_share = steps.share(first)
         if second.not_found or (share is not None and first_share is not None and share < first_share):
-            outcome.notes.append("the refine round's answer was no better supported: the first answer stands")
+            outcome.notes.append(msg("ask.refine_not_better"))
             return
         outcome.answer, outcome.sources, outcome.selection = second, composed.sources, selection
         outcome.candidates = found.candidates

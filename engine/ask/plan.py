@@ -25,6 +25,7 @@ from typing import Any
 from engine.ask.calls import CallOutcome, schema_call
 from engine.ask.dates import DateRange, find_date_range
 from engine.ask.types import AskDeps, AskSettings, Plan
+from engine.messages import Message, msg
 from engine.rerank.flash.prompt import choose_language
 
 LANGUAGE_NAMES = {"en": "English", "ru": "Russian"}
@@ -74,19 +75,19 @@ def offline_plan(question: str, now: datetime, reason: str | None) -> Plan:
 def user_plan(question: str, given: Plan, deps: AskDeps, settings: AskSettings) -> Plan:
     """The person's plan as searched (source "user"): sub-queries trimmed and deduplicated (the
     question alone when none is left), at most `max_subqueries`, only chats the store has."""
-    notes: list[str] = []
+    notes: list[Message | str] = []
     subqueries = _unique(" ".join(text.split())[:SUBQUERY_CHARS] for text in given.subqueries)
     if not subqueries:
         subqueries = [question]
-        notes.append("the plan had no sub-query: the question was searched")
+        notes.append(msg("ask.plan.no_subquery"))
     if len(subqueries) > settings.max_subqueries:
-        notes.append(f"{len(subqueries) - settings.max_subqueries} sub-queries over the limit were left out")
+        notes.append(msg("ask.plan.over_limit", count=len(subqueries) - settings.max_subqueries))
         subqueries = subqueries[: settings.max_subqueries]
     known = {name.casefold(): name for name in deps.chats}
     chats = _unique(known[c.casefold()] for c in given.chats if c.casefold() in known)
     unknown = [c for c in given.chats if c.casefold() not in known]
     if unknown:
-        notes.append(f"chats the store does not have were ignored: {', '.join(unknown[:3])}")
+        notes.append(msg("ask.plan.unknown_chats", chats=", ".join(unknown[:3])))
     people = _unique(" ".join(p.split()) for p in given.people)
     return Plan(subqueries, given.date_range, chats, people, "user", None, notes)
 
@@ -134,13 +135,13 @@ async def model_plan(question: str, deps: AskDeps, settings: AskSettings, *, now
         return offline_plan(question, now, call.reason), call
     plan = read_plan(question, call.value, deps, settings, now)
     if plan.subqueries == [question] and not (plan.chats or plan.people or plan.date_range):
-        plan.notes.append("the plan added nothing to the question")
+        plan.notes.append(msg("ask.plan.nothing_added"))
     return plan, call
 
 
 def read_plan(question: str, value: dict[str, Any], deps: AskDeps, settings: AskSettings, now: datetime) -> Plan:
     """The plan from the model's JSON, kept strictly: real chat names only, sub-queries deduplicated."""
-    notes: list[str] = []
+    notes: list[Message | str] = []
     raw = value.get("queries", value.get("subqueries"))
     found: list[str] = []
     if isinstance(raw, dict):
@@ -159,19 +160,19 @@ def read_plan(question: str, value: dict[str, Any], deps: AskDeps, settings: Ask
             seen.add(text.casefold())
             subqueries.append(text)
     if len(subqueries) > settings.max_subqueries:
-        notes.append(f"{len(subqueries) - settings.max_subqueries} sub-queries over the limit were left out")
+        notes.append(msg("ask.plan.over_limit", count=len(subqueries) - settings.max_subqueries))
         subqueries = subqueries[: settings.max_subqueries]
     known = {name.casefold(): name for name in deps.chats}
     chats = list(dict.fromkeys(known[c.casefold()] for c in _strings(value.get("chats")) if c.casefold() in known))
     unknown = [c for c in _strings(value.get("chats")) if c.casefold() not in known]
     if unknown:
-        notes.append(f"chats the store does not have were ignored: {', '.join(unknown[:3])}")
+        notes.append(msg("ask.plan.unknown_chats", chats=", ".join(unknown[:3])))
     people = list(dict.fromkeys(p.strip() for p in _strings(value.get("people")) if p.strip()))[:3]
     date_range = resolve_dates(value.get("dates"), question, now, notes)
     return Plan(subqueries, date_range, chats, people, "model", None, notes)
 
 
-def resolve_dates(text: Any, question: str, now: datetime, notes: list[str]) -> DateRange | None:
+def resolve_dates(text: Any, question: str, now: datetime, notes: list[Message | str]) -> DateRange | None:
     """The model's dates resolved against `now`; the offline parser's when the model gave none
     or gave dates the question does not ask about (a small model invents a range for anything)."""
     parsed = find_date_range(question, now)
@@ -180,7 +181,7 @@ def resolve_dates(text: Any, question: str, now: datetime, notes: list[str]) -> 
     phrase = " ".join(text.split())
     asked = parsed is not None or bool(_DIGIT.search(question)) or phrase.casefold() in question.casefold()
     if not asked:
-        notes.append(f"the plan's dates ({phrase}) were ignored: the question names no time")
+        notes.append(msg("ask.plan.dates_ignored", phrase=phrase))
         return None
     resolved = _iso_range(phrase, now)
     if resolved is None:
@@ -188,7 +189,7 @@ def resolve_dates(text: Any, question: str, now: datetime, notes: list[str]) -> 
         resolved = replace(found, source="plan") if found is not None else None
     if resolved is None or not _plausible(resolved, now):
         if resolved is not None or parsed is None:
-            notes.append(f"the plan's dates ({phrase}) could not be read as a range")
+            notes.append(msg("ask.plan.dates_unreadable", phrase=phrase))
         return parsed
     return resolved
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from engine.ask.types import AskDeps, AskOutcome, AskSettings
 from engine.errors import EngineError
+from engine.messages import msg
 from engine.rerank.base import RerankResult
 from engine.scrub import scrub
 from engine.traces import save_run
@@ -54,4 +55,5 @@ def try_save(deps: AskDeps, outcome: AskOutcome, settings: AskSettings) -> None:
     try:
         outcome.run_id = save_ask_run(deps, outcome, settings)
     except (EngineError, sqlite3.Error) as exc:
-        outcome.notes.append(f"this run was not recorded: {exc}")
+        reason = exc.message if isinstance(exc, EngineError) else str(exc)
+        outcome.notes.append(msg("search.not_recorded", reason=reason))

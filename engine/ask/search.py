@@ -27,6 +27,7 @@ from typing import Any
 from engine.ask.dates import boost_in_range, topic_spans
 from engine.ask.types import Plan
 from engine.errors import CancelToken
+from engine.messages import Message
 from engine.retrieval.candidate import KINDS, Candidate
 from engine.retrieval.fusion import reciprocal_rank_fusion
 from engine.retrieval.search import RetrievalSettings, Stage1Result
@@ -39,7 +40,7 @@ _WORD = re.compile(r"[^\W_]{3,}")
 class Found:
     candidates: list[Candidate]
     detail: dict[str, Any] = field(default_factory=dict)  # per sub-query counts, filters, boost: for the trace
-    notes: list[str] = field(default_factory=list)  # stage 1's own (a stand-in index, calibration)
+    notes: list[Message | str] = field(default_factory=list)  # stage 1's own (a stand-in index, calibration)
 
 
 def fuse(results: Sequence[Stage1Result], k: int = 60, limits: dict[str, int] | None = None) -> list[Candidate]:
@@ -119,7 +120,10 @@ def search_plan(stage1: Callable[[str, RetrievalSettings], Stage1Result], plan: 
         inside = [t for t in before if t in spans and plan.date_range.overlaps(*spans[t])]
         detail["date_boost"] = {"range": plan.date_range.as_dict(), "in_range": inside,
                                 "moved": before != [c.id for c in candidates if c.kind == "topic"]}
-    notes = list(dict.fromkeys(n for r in results for n in r.rebuilt.values()))
+    notes: list[Message | str] = []  # each once (a Message is not hashable: its parameters are a dict)
+    for note in (n for r in results for n in r.rebuilt.values()):
+        if note not in notes:
+            notes.append(note)
     return Found(candidates, detail, notes)
 
 

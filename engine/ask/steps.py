@@ -22,13 +22,12 @@ from engine.ask.search import Found, search_plan
 from engine.ask.types import AskDeps, AskOutcome, AskSettings, Plan, Source, StepRecord, usage_of
 from engine.ask.verify import check_offline, check_with_model, supported_share
 from engine.errors import EngineError
+from engine.messages import Message, msg, render
 from engine.rerank.base import Candidate, RerankResult
 from engine.rerank.flash.run import fallback_selection
 from engine.scrub import scrub
 
 FALLBACK_TOPICS = 5  # what a failed rerank keeps: stage 1's best, as Flash's own fallback does
-CAVEAT = {"en": "Not supported by the cited messages: {claims}.",
-          "ru": "Не подтверждается цитируемыми сообщениями: {claims}."}
 
 
 class Steps:
@@ -70,7 +69,7 @@ class Steps:
             self.check_cancel()  # a cancel between sub-queries is the person's, not a failure
             if record:
                 self.add(StepRecord("search", self.ms(mark), False, "search_error", {"error": str(exc)}))
-            self.outcome.notes.append(f"the search failed: {exc}")
+            self.outcome.notes.append(msg("ask.search_failed", error=_said(exc)))
             return None
         self.outcome.notes.extend(n for n in found.notes if n not in self.outcome.notes)
         if record:
@@ -126,7 +125,7 @@ class Steps:
         except (EngineError, sqlite3.Error) as exc:
             if record:
                 self.add(StepRecord("compose", self.ms(mark), False, "compose_error", {"error": str(exc)}))
-            self.outcome.notes.append(f"the sources could not be read: {exc}")
+            self.outcome.notes.append(msg("ask.sources_unreadable", error=_said(exc)))
             return None
         if record:
             self.add(StepRecord("compose", self.ms(mark), True, None, composed.detail))
@@ -172,7 +171,9 @@ class Steps:
             return
         unsupported = [c.text for c in answer.claims if c.supported is False]
         if unsupported:
-            answer.caveat = CAVEAT[language].format(claims="; ".join(f"«{t.rstrip('.!?… ')}»" for t in unsupported))
+            # In the answer's language (the question's), not the window's: it is part of the answer.
+            claims = "; ".join(f"«{t.rstrip('.!?… ')}»" for t in unsupported)
+            answer.caveat = render(msg("ask.caveat", claims=claims), language)
             answer.text = f"{answer.text}\n\n{answer.caveat}"
 
     # -- the end ---------------------------------------------------------------------------
@@ -189,7 +190,19 @@ class Steps:
         secrets = self.deps.secrets
         for step in outcome.steps:
             step.detail = scrub(step.detail, secrets)
-        outcome.notes = [scrub(note, secrets) for note in outcome.notes]
+        outcome.notes = [_scrubbed(note, secrets) for note in outcome.notes]
 
     def save(self) -> None:
         try_save(self.deps, self.outcome, self.settings)
+
+
+def _said(error: Exception) -> Message | str:
+    """An engine error's code (said in the person's language), else its text."""
+    return error.message if isinstance(error, EngineError) else str(error)
+
+
+def _scrubbed(note: Message | str, secrets: list[str]) -> Message | str:
+    """A note with the secrets out of its text, or out of every parameter of its code."""
+    if isinstance(note, Message):
+        return Message.from_json(scrub(note.to_json(), secrets)) or note
+    return scrub(note, secrets)

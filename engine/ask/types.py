@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import Cancelled
+from engine.messages import Message
 from engine.retrieval.search import RetrievalSettings, Stage1Result
 
 if TYPE_CHECKING:
@@ -33,13 +34,14 @@ class Plan:
     people: list[str]
     source: str  # "model" | "fallback" | "user" (the person's edited plan, searched as given)
     fallback: str | None = None  # why the offline plan stands: no_model, timeout, llm_error, parse_error, …
-    notes: list[str] = field(default_factory=list)  # what was ignored and why (dates without a time word, …)
+    # What was ignored and why (dates without a time word, …), as codes a face renders; English in as_dict.
+    notes: list[Message | str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {"subqueries": list(self.subqueries),
                 "date_range": self.date_range.as_dict() if self.date_range is not None else None,
                 "chats": list(self.chats), "people": list(self.people), "source": self.source,
-                "fallback": self.fallback, "notes": list(self.notes)}
+                "fallback": self.fallback, "notes": [str(note) for note in self.notes]}
 
 
 @dataclass
@@ -71,9 +73,12 @@ class Claim:
     support: float = 0.0  # the verifier's figure in [0, 1]
     method: str = "none"  # offline | llm | none
     note: str = ""  # why, in words, when not supported or not checked
+    note_message: Message | None = None  # the same as a code, for a face in its language (not in as_dict)
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        data.pop("note_message")
+        return data
 
 
 @dataclass
@@ -189,7 +194,7 @@ class AskOutcome:
     timings_ms: dict[str, float] = field(default_factory=dict)
     usage: dict[str, Any] = field(default_factory=dict)
     run_id: int | None = None
-    notes: list[str] = field(default_factory=list)
+    notes: list[Message | str] = field(default_factory=list)  # codes a face renders; English in as_dict
     model: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
@@ -204,7 +209,7 @@ class AskOutcome:
                 "answer": self.answer.as_dict() if self.answer is not None else None,
                 "refined": self.refined, "fallback": self.fallback, "steps": [s.as_dict() for s in self.steps],
                 "timings_ms": dict(self.timings_ms), "usage": dict(self.usage), "model": self.model,
-                "notes": list(self.notes)}
+                "notes": [str(note) for note in self.notes]}
         if self.run_id is not None:
             data["run_id"] = self.run_id
         return data
@@ -213,8 +218,10 @@ class AskOutcome:
 class AskCancelled(Cancelled):
     """The person stopped the question; `partial` holds what was found before (sources, steps)."""
 
+    code = "ask.cancelled"
+
     def __init__(self, partial: AskOutcome | None = None) -> None:
-        super().__init__("Ask cancelled.")
+        super().__init__()
         self.partial = partial
 
 

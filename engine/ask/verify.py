@@ -24,6 +24,7 @@ import numpy as np
 
 from engine.ask.calls import CallOutcome, schema_call
 from engine.ask.types import Claim, Source
+from engine.messages import Message, msg
 from engine.retrieval.fusion import script_overlap, script_shares
 from engine.text.stemming import terms
 
@@ -80,13 +81,14 @@ def check_offline(claims: list[Claim], sources: Sequence[Source], embedder) -> d
         claim.method = "offline"
         cited = [by_number[n] for n in claim.citations if n in by_number]
         if not cited:
-            claim.supported, claim.support, claim.note = False, 0.0, "cites no source"
+            claim.supported, claim.support = False, 0.0
+            _note(claim, msg("ask.claim.no_source"))
             continue
         cited_messages = [m for s in cited for m in s.messages if m.strip()]
         cited_text = "\n".join(s.text for s in cited)  # headers too: dates and names count as evidence
         if not multilingual and script_overlap(script_shares(claim.text), "\n".join(cited_messages)) < 0.2:
             claim.supported, claim.support = None, 0.0
-            claim.note = "written in another language than its sources: the offline check cannot compare them"
+            _note(claim, msg("ask.claim.other_language"))
             continue
         lexical = lexical_cover(claim.text, cited_text)
         similarity = _similarity(embedder, claim.text, cited_messages, context)
@@ -97,9 +99,9 @@ def check_offline(claims: list[Claim], sources: Sequence[Source], embedder) -> d
         claim.support = round(support, 3)
         claim.supported = support >= SUPPORT_BAR
         if numbers:
-            claim.note = f"numbers not in the cited messages: {', '.join(numbers[:5])}"
+            _note(claim, msg("ask.claim.numbers_missing", numbers=", ".join(numbers[:5])))
         elif not claim.supported:
-            claim.note = f"the cited messages share little with it (words {lexical:.2f}, meaning {similarity:.2f})"
+            _note(claim, msg("ask.claim.little_shared", words=lexical, meaning=similarity))
     return supported_share(claims)
 
 
@@ -147,5 +149,10 @@ async def check_with_model(client, claims: list[Claim], sources: Sequence[Source
             if not claim.citations:
                 continue  # nothing cited: no model can make it supported
             claim.supported, claim.support, claim.method = verdict, 1.0 if verdict else 0.0, "llm"
-            claim.note = "" if verdict else "the model found it not stated by the cited messages"
+            _note(claim, None if verdict else msg("ask.claim.model_says_unstated"))
     return call
+
+
+def _note(claim: Claim, message: Message | None) -> None:
+    """Why the claim is marked: English in `note` (the trace, --json), the code beside it."""
+    claim.note, claim.note_message = (str(message) if message is not None else ""), message

@@ -388,4 +388,38 @@ CATALOGUE: dict[str, str] = {
     "embeddings.local.missing": "The local model is not installed: run `{command}` and try again, or choose the "
                                 "built-in embedder.",
     "embeddings.local.unloadable": "The local model could not be loaded ({error}); reinstall it with `{command}`.",
+    # engine/ask: the flow's notes, the plan's, the claims' and the QA file's
+    "ask.cancelled": "Ask cancelled.",
+    "ask.no_model": "No chat model is set, so there is no written answer, only the sources found: choose a model in "
+                    "Settings → LLM (or `flashback ask --llm …`).",
+    "ask.no_answer": "no answer ({reason}): {error}; the sources found are below",
+    "ask.refine_failed": "the refine round's answer failed: the first answer stands",
+    "ask.refine_not_better": "the refine round's answer was no better supported: the first answer stands",
+    "ask.search_failed": "the search failed: {error}",
+    "ask.sources_unreadable": "the sources could not be read: {error}",
+    "ask.caveat": "Not supported by the cited messages: {claims}.",
+    "ask.call.no_time": "no time was left for this step",
+    "ask.call.no_call": "the model sent no call of {name}",
+    "ask.call.no_text": "the model sent no text",
+    "ask.call.not_json": "the reply is not JSON",
+    "ask.call.not_json_cut": "the reply is not JSON (cut off at max_tokens)",
+    "ask.call.not_an_object": "the reply is JSON but not an object",
+    "ask.plan.no_subquery": "the plan had no sub-query: the question was searched",
+    "ask.plan.over_limit": "{count} sub-queries over the limit were left out",
+    "ask.plan.unknown_chats": "chats the store does not have were ignored: {chats}",
+    "ask.plan.nothing_added": "the plan added nothing to the question",
+    "ask.plan.dates_ignored": "the plan's dates ({phrase}) were ignored: the question names no time",
+    "ask.plan.dates_unreadable": "the plan's dates ({phrase}) could not be read as a range",
+    "ask.claim.no_source": "cites no source",
+    "ask.claim.other_language": "written in another language than its sources: the offline check cannot compare them",
+    "ask.claim.numbers_missing": "numbers not in the cited messages: {numbers}",
+    "ask.claim.little_shared": "the cited messages share little with it (words {words:.2f}, meaning {meaning:.2f})",
+    "ask.claim.model_says_unstated": "the model found it not stated by the cited messages",
+    "ask.qa.not_a_qa_file": "{path} is not a QA file: {problem}.",
+    "ask.qa.expected_shape": "expected LoCoMo's list of samples or {shape}",
+    "ask.qa.no_question": "{path} holds no question with a gold answer and evidence.",
+    "ask.qa.nothing_known": "None of the evidence messages of the QA file is in this store: import the conversations "
+                            "it asks about first.",
+    "ask.qa.nothing_known_in": "None of the evidence messages of {source} is in this store: import the conversations "
+                               "it asks about first.",
 }

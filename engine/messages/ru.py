@@ -399,4 +399,38 @@ CATALOGUE: dict[str, str] = {
                                 "выберите встроенный эмбеддер.",
     "embeddings.local.unloadable": "Не удалось загрузить локальную модель ({error}); переустановите её командой "
                                    "`{command}`.",
+    # engine/ask: the flow's notes, the plan's, the claims' and the QA file's
+    "ask.cancelled": "Вопрос отменён.",
+    "ask.no_model": "Модель чата не выбрана, поэтому письменного ответа нет, только найденные источники: выберите "
+                    "модель в Настройки → LLM (или `flashback ask --llm …`).",
+    "ask.no_answer": "ответа нет ({reason}): {error}; найденные источники ниже",
+    "ask.refine_failed": "уточняющий раунд не дал ответа: остаётся первый ответ",
+    "ask.refine_not_better": "ответ уточняющего раунда подтверждён не лучше: остаётся первый ответ",
+    "ask.search_failed": "поиск не удался: {error}",
+    "ask.sources_unreadable": "не удалось прочитать источники: {error}",
+    "ask.caveat": "Не подтверждается цитируемыми сообщениями: {claims}.",
+    "ask.call.no_time": "на этот шаг не осталось времени",
+    "ask.call.no_call": "модель не вызвала {name}",
+    "ask.call.no_text": "модель не прислала текста",
+    "ask.call.not_json": "ответ не в формате JSON",
+    "ask.call.not_json_cut": "ответ не в формате JSON (обрезан на max_tokens)",
+    "ask.call.not_an_object": "ответ в формате JSON, но не объект",
+    "ask.plan.no_subquery": "в плане не было подзапросов: искали сам вопрос",
+    "ask.plan.over_limit": "сверх предела отброшено подзапросов: {count}",
+    "ask.plan.unknown_chats": "чатов, которых нет в хранилище, не учли: {chats}",
+    "ask.plan.nothing_added": "план ничего не добавил к вопросу",
+    "ask.plan.dates_ignored": "даты из плана ({phrase}) не учтены: в вопросе не названо время",
+    "ask.plan.dates_unreadable": "даты из плана ({phrase}) не удалось прочитать как диапазон",
+    "ask.claim.no_source": "не ссылается ни на один источник",
+    "ask.claim.other_language": "написано на другом языке, чем источники: офлайн-проверка не может их сравнить",
+    "ask.claim.numbers_missing": "чисел нет в цитируемых сообщениях: {numbers}",
+    "ask.claim.little_shared": "у цитируемых сообщений с ним мало общего (слова {words:.2f}, смысл {meaning:.2f})",
+    "ask.claim.model_says_unstated": "по мнению модели, в цитируемых сообщениях этого не сказано",
+    "ask.qa.not_a_qa_file": "{path} — не файл вопросов и ответов: {problem}.",
+    "ask.qa.expected_shape": "ожидался список примеров LoCoMo или {shape}",
+    "ask.qa.no_question": "В {path} нет ни одного вопроса с эталонным ответом и подтверждением.",
+    "ask.qa.nothing_known": "Ни одного сообщения-подтверждения из файла вопросов нет в этом хранилище: сначала "
+                            "импортируйте переписки, о которых он спрашивает.",
+    "ask.qa.nothing_known_in": "Ни одного сообщения-подтверждения из {source} нет в этом хранилище: сначала "
+                               "импортируйте переписки, о которых он спрашивает.",
 }

@@ -97,7 +97,10 @@ def test_answer_server_error_falls_back_to_the_sources_with_the_reason(server, s
     outcome = run_ask(QUESTION, service, data_dir, server)
 
     assert outcome.fallback == "answer_llm_error" and outcome.answer is None and outcome.sources
-    assert any(note.startswith("no answer (llm_error)") for note in outcome.notes)
+    assert any(str(note).startswith("no answer (llm_error)") for note in outcome.notes)
+    # issue 22: a code, said in Russian with the reason and the server's own error
+    said = [note.render("ru") for note in outcome.notes if note.code == "ask.no_answer"]
+    assert said and said[0].startswith("ответа нет (сервер модели ответил ошибкой)") and KEY not in said[0]
     assert outcome.steps[-1].name == "answer" and outcome.steps[-1].fallback == "llm_error"
     dumped = json.dumps(outcome.as_dict(), ensure_ascii=False)
     assert "upstream failed for key" in dumped and KEY not in dumped  # the reason kept, the key scrubbed
@@ -147,7 +150,7 @@ def test_a_failed_second_answer_leaves_the_first_saying_what_it_could_not_suppor
     outcome = run_ask(QUESTION, service, data_dir, server)
 
     assert not outcome.refined and outcome.fallback is None
-    assert "the refine round's answer failed: the first answer stands" in outcome.notes
+    assert "the refine round's answer failed: the first answer stands" in [str(note) for note in outcome.notes]
     assert outcome.answer.claims[0].supported is False
     assert outcome.answer.caveat.startswith("Не подтверждается") and invented[0] in outcome.answer.caveat
     assert outcome.answer.text.endswith(outcome.answer.caveat)

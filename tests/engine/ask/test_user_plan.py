@@ -34,7 +34,7 @@ def test_a_given_plan_is_searched_as_given_without_a_plan_call(server, service, 
     plan = outcome.plan
     assert plan.source == "user" and plan.fallback is None
     assert plan.subqueries == ["анализы мамы", "терапевт запись"]  # trimmed, deduplicated, blanks gone
-    assert plan.chats == ["Мама"] and any("No such chat" in note for note in plan.notes)
+    assert plan.chats == ["Мама"] and any("No such chat" in str(note) for note in plan.notes)
     search = outcome.steps[1]
     assert search.name == "search" and search.detail["queries"] == plan.subqueries
     # The question names no chat, yet the person's chat filters the search.
