@@ -315,101 +315,101 @@
 <context>
     <name>BrowsePanel</name>
     <message>
-        <location filename="../../ui/shell/browse.py" line="58"/>
-        <location filename="../../ui/shell/browse.py" line="70"/>
+        <location filename="../../ui/shell/browse.py" line="66"/>
+        <location filename="../../ui/shell/browse.py" line="81"/>
         <source>Chat</source>
         <translation>Чат</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="58"/>
-        <location filename="../../ui/shell/browse.py" line="70"/>
-        <location filename="../../ui/shell/browse.py" line="86"/>
+        <location filename="../../ui/shell/browse.py" line="66"/>
+        <location filename="../../ui/shell/browse.py" line="81"/>
+        <location filename="../../ui/shell/browse.py" line="97"/>
         <source>Messages</source>
         <translation>Сообщ.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="58"/>
+        <location filename="../../ui/shell/browse.py" line="66"/>
         <source>Topics</source>
         <translation>Темы</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="58"/>
+        <location filename="../../ui/shell/browse.py" line="66"/>
         <source>Last</source>
         <translation>Последнее</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="60"/>
+        <location filename="../../ui/shell/browse.py" line="68"/>
         <source>Double-click a chat to see its topics.</source>
         <translation>Двойной щелчок по чату покажет его темы.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="65"/>
+        <location filename="../../ui/shell/browse.py" line="76"/>
         <source>Filter topics…</source>
         <translation>Фильтр тем…</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="70"/>
+        <location filename="../../ui/shell/browse.py" line="81"/>
         <source>Date</source>
         <translation>Дата</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="70"/>
+        <location filename="../../ui/shell/browse.py" line="81"/>
         <source>Summary</source>
         <translation>Описание</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="72"/>
+        <location filename="../../ui/shell/browse.py" line="83"/>
         <source>Double-click a topic to read the conversation.</source>
         <translation>Двойной щелчок по теме откроет переписку.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="86"/>
+        <location filename="../../ui/shell/browse.py" line="97"/>
         <source>Person</source>
         <translation>Человек</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="86"/>
+        <location filename="../../ui/shell/browse.py" line="97"/>
         <source>Handle</source>
         <translation>Имя пользователя</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="86"/>
+        <location filename="../../ui/shell/browse.py" line="97"/>
         <source>Chats</source>
         <translation>Чаты</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="127"/>
-        <location filename="../../ui/shell/browse.py" line="142"/>
+        <location filename="../../ui/shell/browse.py" line="138"/>
+        <location filename="../../ui/shell/browse.py" line="153"/>
         <source>(unnamed)</source>
         <translation>(без названия)</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="140"/>
+        <location filename="../../ui/shell/browse.py" line="151"/>
         <source>All chats</source>
         <translation>Все чаты</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="155"/>
+        <location filename="../../ui/shell/browse.py" line="166"/>
         <source>Showing the newest {limit}; narrow the filter to see others.</source>
         <translation>Показаны {limit} самых новых; уточните фильтр, чтобы увидеть остальные.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="174"/>
+        <location filename="../../ui/shell/browse.py" line="185"/>
         <source>Chats ({count})</source>
         <translation>Чаты ({count})</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="176"/>
+        <location filename="../../ui/shell/browse.py" line="187"/>
         <source>Topics ({count})</source>
         <translation>Темы ({count})</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="178"/>
+        <location filename="../../ui/shell/browse.py" line="189"/>
         <source>Topics ({shown} of {count})</source>
         <translation>Темы ({shown} из {count})</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/browse.py" line="181"/>
+        <location filename="../../ui/shell/browse.py" line="192"/>
         <source>People ({count})</source>
         <translation>Люди ({count})</translation>
     </message>
@@ -593,92 +593,92 @@
     <message>
         <location filename="../../ui/search/cross_encoder_settings.py" line="33"/>
         <source>Cross-encoder</source>
-        <translation type="unfinished"></translation>
+        <translation>Кросс-энкодер</translation>
     </message>
     <message>
         <location filename="../../ui/search/cross_encoder_settings.py" line="34"/>
         <source>A rerank model scores each (query, topic) pair on a rerank server: a local one (llama.cpp, TEI, Infinity, vLLM) sends nothing off this computer; an API (Jina, Cohere, Voyage) receives the query and about 40 topic excerpts.</source>
-        <translation type="unfinished"></translation>
+        <translation>Модель ранжирования оценивает каждую пару (запрос, тема) на сервере ранжирования: локальный (llama.cpp, TEI, Infinity, vLLM) ничего не отправляет с этого компьютера; API (Jina, Cohere, Voyage) получает запрос и около 40 выдержек из тем.</translation>
     </message>
     <message>
         <location filename="../../ui/search/cross_encoder_settings.py" line="38"/>
         <source>Custom URL</source>
-        <translation type="unfinished">Свой URL</translation>
+        <translation>Свой URL</translation>
     </message>
     <message>
         <location filename="../../ui/search/cross_encoder_settings.py" line="40"/>
         <source>Server</source>
-        <translation type="unfinished"></translation>
+        <translation>Сервер</translation>
     </message>
     <message>
         <location filename="../../ui/search/cross_encoder_settings.py" line="43"/>
         <source>URL</source>
-        <translation type="unfinished">URL</translation>
+        <translation>URL</translation>
     </message>
     <message>
         <location filename="../../ui/search/cross_encoder_settings.py" line="46"/>
         <source>Model</source>
-        <translation type="unfinished">Модель</translation>
+        <translation>Модель</translation>
     </message>
     <message>
         <location filename="../../ui/search/cross_encoder_settings.py" line="47"/>
         <source>Score ≥</source>
-        <translation type="unfinished">Оценка ≥</translation>
+        <translation>Оценка ≥</translation>
     </message>
     <message>
         <location filename="../../ui/search/cross_encoder_settings.py" line="48"/>
         <source>Final top-K</source>
-        <translation type="unfinished">Итоговый top-K</translation>
+        <translation>Итоговый top-K</translation>
     </message>
     <message>
         <location filename="../../ui/search/cross_encoder_settings.py" line="50"/>
         <source>Not asked with {0} topics or fewer</source>
-        <translation type="unfinished"></translation>
+        <translation>Не спрашивать, если тем {0} или меньше</translation>
     </message>
     <message>
         <location filename="../../ui/search/cross_encoder_settings.py" line="51"/>
         <source>With few candidates whose scores are clearly apart, stage 1 has already chosen: nothing is sent and its first topics are kept.</source>
-        <translation type="unfinished"></translation>
+        <translation>Если кандидатов мало и их оценки явно различаются, этап 1 уже сделал выбор: ничего не отправляется, остаются его первые темы.</translation>
     </message>
     <message>
         <location filename="../../ui/search/cross_encoder_settings.py" line="53"/>
         <source>Not asked when the top scores are clearly apart</source>
-        <translation type="unfinished"></translation>
+        <translation>Не спрашивать, если лучшие оценки явно различаются</translation>
     </message>
     <message>
         <location filename="../../ui/search/cross_encoder_settings.py" line="54"/>
         <source>Asked only when stage 1&apos;s top scores barely differ. With both boxes clear, the cross-encoder is asked for every search.</source>
-        <translation type="unfinished"></translation>
+        <translation>Спрашивать, только когда лучшие оценки этапа 1 почти не различаются. Если оба флажка сняты, кросс-энкодер спрашивается при каждом поиске.</translation>
     </message>
     <message>
         <location filename="../../ui/search/cross_encoder_settings.py" line="58"/>
         <source>Topics sent</source>
-        <translation type="unfinished"></translation>
+        <translation>Отправлять тем</translation>
     </message>
     <message>
         <location filename="../../ui/search/cross_encoder_settings.py" line="59"/>
         <source>Passage length</source>
-        <translation type="unfinished"></translation>
+        <translation>Длина отрывка</translation>
     </message>
     <message>
         <location filename="../../ui/search/cross_encoder_settings.py" line="60"/>
         <source>Per request</source>
-        <translation type="unfinished"></translation>
+        <translation>В одном запросе</translation>
     </message>
     <message>
         <location filename="../../ui/search/cross_encoder_settings.py" line="61"/>
         <source>Timeout</source>
-        <translation type="unfinished">Тайм-аут</translation>
+        <translation>Тайм-аут</translation>
     </message>
     <message>
         <location filename="../../ui/search/cross_encoder_settings.py" line="77"/>
         <source>http://host:port</source>
-        <translation type="unfinished"></translation>
+        <translation>http://host:port</translation>
     </message>
     <message>
         <location filename="../../ui/search/cross_encoder_settings.py" line="80"/>
         <source>the server&apos;s model</source>
-        <translation type="unfinished"></translation>
+        <translation>модель сервера</translation>
     </message>
 </context>
 <context>
@@ -716,167 +716,222 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>EvaluateControls</name>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="26"/>
+        <location filename="../../ui/evaluate/controls.py" line="27"/>
         <source>Refresh</source>
         <translation>Обновить</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="27"/>
+        <location filename="../../ui/evaluate/controls.py" line="28"/>
         <source>Search every labelled query again with the current candidates settings and re-read the labels</source>
         <translation>Заново найти кандидатов для каждого отмеченного запроса с текущими настройками и перечитать отметки</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="29"/>
+        <location filename="../../ui/evaluate/controls.py" line="30"/>
         <source>Import labels…</source>
         <translation>Импорт отметок…</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="30"/>
+        <location filename="../../ui/evaluate/controls.py" line="31"/>
         <source>Export labels…</source>
         <translation>Экспорт отметок…</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="33"/>
+        <location filename="../../ui/evaluate/controls.py" line="34"/>
         <source>What do the figures mean?</source>
         <translation>Что означают цифры?</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="41"/>
+        <location filename="../../ui/evaluate/controls.py" line="42"/>
         <source>Threshold</source>
         <translation>Порог</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="41"/>
+        <location filename="../../ui/evaluate/controls.py" line="42"/>
         <source>Gap</source>
         <translation>Разрыв</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="41"/>
+        <location filename="../../ui/evaluate/controls.py" line="42"/>
         <source>Top-K</source>
         <translation>Top-K</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="44"/>
+        <location filename="../../ui/evaluate/controls.py" line="45"/>
         <source>&lt;b&gt;Sweep&lt;/b&gt; over</source>
         <translation>&lt;b&gt;Развёртка&lt;/b&gt; по</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="49"/>
+        <location filename="../../ui/evaluate/controls.py" line="50"/>
         <source>kept F1</source>
         <translation>F1 оставленного</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="49"/>
+        <location filename="../../ui/evaluate/controls.py" line="50"/>
         <source>recall within {0:,} characters</source>
         <translation>полнота в пределах {0:,} символов</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="52"/>
+        <location filename="../../ui/evaluate/controls.py" line="53"/>
         <source>Auto-tune</source>
         <translation>Автонастройка</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="53"/>
+        <location filename="../../ui/evaluate/controls.py" line="54"/>
         <source>Apply</source>
         <translation>Применить</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="54"/>
+        <location filename="../../ui/evaluate/controls.py" line="55"/>
         <source>Move the sliders to the tuned settings</source>
         <translation>Передвинуть ползунки на найденные значения</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="57"/>
+        <location filename="../../ui/evaluate/controls.py" line="58"/>
         <source>Tune for</source>
         <translation>Настроить на</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="60"/>
-        <source>Estimate Flash cost</source>
-        <translation>Оценить стоимость Flash</translation>
-    </message>
-    <message>
-        <location filename="../../ui/evaluate/controls.py" line="61"/>
-        <source>Compare with Flash</source>
-        <translation>Сравнить с Flash</translation>
+        <location filename="../../ui/evaluate/controls.py" line="62"/>
+        <source>&lt;b&gt;Compare&lt;/b&gt; the threshold with</source>
+        <translation>&lt;b&gt;Сравнить&lt;/b&gt; порог с</translation>
     </message>
     <message>
         <location filename="../../ui/evaluate/controls.py" line="63"/>
+        <source>Cross-encoder</source>
+        <translation>кросс-энкодером</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="64"/>
+        <source>The rerank server set in Settings → Cross-encoder</source>
+        <translation>Сервер ранжирования из «Настройки → Кросс-энкодер»</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="65"/>
+        <source>Flash</source>
+        <translation>Flash</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="66"/>
+        <source>The LLM set in Settings → Flash</source>
+        <translation>LLM из «Настройки → Flash»</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="67"/>
+        <source>Estimate cost</source>
+        <translation>Оценить стоимость</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="68"/>
+        <source>Compare</source>
+        <translation>Сравнить</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="131"/>
+        <source>Cross-encoder on the same candidates: precision &lt;b&gt;{0:.2f}&lt;/b&gt; · recall &lt;b&gt;{1:.2f}&lt;/b&gt; · F1 &lt;b&gt;{2:.2f}&lt;/b&gt; over {3} queries · {4} fell back</source>
+        <translation>Кросс-энкодер на тех же кандидатах: точность &lt;b&gt;{0:.2f}&lt;/b&gt; · полнота &lt;b&gt;{1:.2f}&lt;/b&gt; · F1 &lt;b&gt;{2:.2f}&lt;/b&gt;, запросов: {3} · откатов: {4}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="133"/>
+        <source>Flash on the same candidates: precision &lt;b&gt;{0:.2f}&lt;/b&gt; · recall &lt;b&gt;{1:.2f}&lt;/b&gt; · F1 &lt;b&gt;{2:.2f}&lt;/b&gt; over {3} queries · {4} fell back</source>
+        <translation>Flash на тех же кандидатах: точность &lt;b&gt;{0:.2f}&lt;/b&gt; · полнота &lt;b&gt;{1:.2f}&lt;/b&gt; · F1 &lt;b&gt;{2:.2f}&lt;/b&gt;, запросов: {3} · откатов: {4}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="172"/>
+        <source>Flash would send {0}; {1}.</source>
+        <translation>Flash отправит {0}; {1}.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="173"/>
+        <source>One call per query and reranker, each kept in the run history.</source>
+        <translation>Один вызов на запрос и реранкер, каждый сохраняется в истории запусков.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="72"/>
         <source>Cancel</source>
         <translation>Отмена</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="100"/>
+        <location filename="../../ui/evaluate/controls.py" line="122"/>
         <source>No labelled queries yet. In the search view, mark results relevant (✓) or not (✗): click the ✓ column, press R or N, or use the buttons on the cards.</source>
         <translation>Отмеченных запросов пока нет. В окне поиска отметьте результаты как относящиеся к делу (✓) или нет (✗): щёлкните столбец ✓, нажмите R или N или воспользуйтесь кнопками на карточках.</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="102"/>
+        <location filename="../../ui/evaluate/controls.py" line="124"/>
         <source>every candidate kept (vector only)</source>
         <translation>оставлены все кандидаты (только векторы)</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="103"/>
+        <location filename="../../ui/evaluate/controls.py" line="125"/>
         <source>threshold {0:.2f}, gap {1:.2f}, top-K {2}</source>
         <translation>порог {0:.2f}, разрыв {1:.2f}, top-K {2}</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="104"/>
+        <location filename="../../ui/evaluate/controls.py" line="126"/>
         <source>&lt;b&gt;{0} queries scored&lt;/b&gt; ({1} without a relevant topic) with {2}: stage-1 recall@10 &lt;b&gt;{3:.2f}&lt;/b&gt; · kept precision &lt;b&gt;{4:.2f}&lt;/b&gt; · recall &lt;b&gt;{5:.2f}&lt;/b&gt; · F1 &lt;b&gt;{6:.2f}&lt;/b&gt; · evidence@8000 &lt;b&gt;{7:.2f}&lt;/b&gt; · {8:.1f} topics kept</source>
         <translation>&lt;b&gt;Оценено запросов: {0}&lt;/b&gt; (без относящейся темы: {1}), настройки: {2}. Полнота этапа 1 @10 &lt;b&gt;{3:.2f}&lt;/b&gt; · точность оставленного &lt;b&gt;{4:.2f}&lt;/b&gt; · полнота &lt;b&gt;{5:.2f}&lt;/b&gt; · F1 &lt;b&gt;{6:.2f}&lt;/b&gt; · evidence@8000 &lt;b&gt;{7:.2f}&lt;/b&gt; · оставлено тем в среднем: {8:.1f}</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="110"/>
-        <source>Flash on the same candidates: precision &lt;b&gt;{0:.2f}&lt;/b&gt; · recall &lt;b&gt;{1:.2f}&lt;/b&gt; · F1 &lt;b&gt;{2:.2f}&lt;/b&gt; over {3} queries</source>
-        <translation>Flash на тех же кандидатах: точность &lt;b&gt;{0:.2f}&lt;/b&gt; · полнота &lt;b&gt;{1:.2f}&lt;/b&gt; · F1 &lt;b&gt;{2:.2f}&lt;/b&gt;, запросов: {3}</translation>
-    </message>
-    <message>
-        <location filename="../../ui/evaluate/controls.py" line="118"/>
+        <location filename="../../ui/evaluate/controls.py" line="144"/>
         <source>Best: threshold {0:.2f}, gap {1:.2f}, top-K {2}. {3}: now {4:.3f}; tuned {5:.3f} on these queries, &lt;b&gt;{6:.3f} expected on new ones&lt;/b&gt; ({7}-fold cross-validated).</source>
         <translation>Лучшее: порог {0:.2f}, разрыв {1:.2f}, top-K {2}. {3}: сейчас {4:.3f}; после настройки {5:.3f} на этих запросах, &lt;b&gt;{6:.3f} ожидается на новых&lt;/b&gt; (перекрёстная проверка, блоков: {7}).</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="124"/>
+        <location filename="../../ui/evaluate/controls.py" line="150"/>
         <source>The gain is within the noise of so few queries: label more before trusting it.</source>
         <translation>Выигрыш не выходит за пределы шума на таком малом числе запросов: отметьте больше, прежде чем ему доверять.</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="129"/>
+        <location filename="../../ui/evaluate/controls.py" line="160"/>
+        <source>free on a server on this computer</source>
+        <translation>бесплатно на сервере на этом компьютере</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="161"/>
+        <source>≈ ${0:.4f}</source>
+        <translation>≈ ${0:.4f}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="162"/>
+        <source>priced by the API per token or search (see its price list)</source>
+        <translation>API берёт плату за токены или запросы (см. его прайс-лист)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="163"/>
+        <source>The cross-encoder would be asked for {0} of {1} queries (the others are clear in stage 1): about {2:,} tokens in {3} requests; {4}.</source>
+        <translation>Кросс-энкодер спросят для {0} из {1} запросов (по остальным этап 1 уже выбрал): около {2:,} токенов, обращений к серверу: {3}; {4}.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/controls.py" line="168"/>
         <source>about {0:,} prompt + {1:,} reply tokens for {2} queries</source>
         <translation>около {0:,} токенов запроса и {1:,} токенов ответа на {2} запросов</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="131"/>
+        <location filename="../../ui/evaluate/controls.py" line="170"/>
         <source>≈ ${0:.2f} at the provider&apos;s price</source>
         <translation>≈ ${0:.2f} по цене провайдера</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="132"/>
+        <location filename="../../ui/evaluate/controls.py" line="171"/>
         <source>the provider gives no price (a local server costs nothing)</source>
         <translation>провайдер не сообщает цену (локальный сервер бесплатен)</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="133"/>
-        <source>Flash would send {0}; {1}. One call per query, each kept in the run history.</source>
-        <translation>Flash отправит {0}; {1}. Один вызов на запрос, каждый сохраняется в истории запусков.</translation>
-    </message>
-    <message>
-        <location filename="../../ui/evaluate/controls.py" line="139"/>
+        <location filename="../../ui/evaluate/controls.py" line="179"/>
         <source>Import labels (QRELS JSON)</source>
         <translation>Импорт отметок (QRELS JSON)</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="140"/>
+        <location filename="../../ui/evaluate/controls.py" line="180"/>
         <source>QRELS JSON (*.json);;All files (*)</source>
         <translation>QRELS JSON (*.json);;Все файлы (*)</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="145"/>
+        <location filename="../../ui/evaluate/controls.py" line="185"/>
         <source>Export labels (QRELS JSON)</source>
         <translation>Экспорт отметок (QRELS JSON)</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="146"/>
+        <location filename="../../ui/evaluate/controls.py" line="186"/>
         <source>QRELS JSON (*.json)</source>
         <translation>QRELS JSON (*.json)</translation>
     </message>
@@ -985,98 +1040,120 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
     </message>
     <message>
         <location filename="../../ui/evaluate/help.py" line="47"/>
-        <source>Flash comparison</source>
-        <translation>Сравнение с Flash</translation>
+        <source>Comparison</source>
+        <translation>Сравнение</translation>
     </message>
     <message>
         <location filename="../../ui/evaluate/help.py" line="48"/>
-        <source>Runs Flash once per labelled query on the same frozen candidates (each call is kept in the run history) and scores what it kept beside the threshold reranker. The cost is estimated before anything is sent.</source>
-        <translation>Запускает Flash по одному разу на каждый отмеченный запрос на тех же замороженных кандидатах (каждый вызов сохраняется в истории запусков) и оценивает оставленное рядом с пороговым реранкером. Стоимость оценивается до отправки.</translation>
+        <source>Runs the cross-encoder, Flash or both once per labelled query on the same frozen candidates (each call is kept in the run history) and scores what each kept beside the threshold reranker, by the definitions above. The cost is estimated before anything is sent.</source>
+        <translation>Запускает кросс-энкодер, Flash или оба по одному разу на каждый отмеченный запрос на тех же замороженных кандидатах (каждый вызов сохраняется в истории запусков) и оценивает оставленное каждым рядом с пороговым реранкером по определениям выше. Стоимость оценивается до отправки.</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="128"/>
+        <location filename="../../ui/evaluate/panel.py" line="129"/>
         <source>Searching the labelled queries… {0} of {1}</source>
         <translation>Поиск по отмеченным запросам… {0} из {1}</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="133"/>
+        <location filename="../../ui/evaluate/panel.py" line="134"/>
         <source>Searching the labelled queries…</source>
         <translation>Поиск по отмеченным запросам…</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="148"/>
+        <location filename="../../ui/evaluate/panel.py" line="149"/>
         <source>Nothing to tune on yet: label results relevant in the search view first.</source>
         <translation>Настраивать пока не на чем: сначала отметьте относящиеся к делу результаты в окне поиска.</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="153"/>
+        <location filename="../../ui/evaluate/panel.py" line="154"/>
         <source>Tuning…</source>
         <translation>Настройка…</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="155"/>
+        <location filename="../../ui/evaluate/panel.py" line="156"/>
         <source>Tuning</source>
         <translation>Настройка</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="170"/>
+        <location filename="../../ui/evaluate/panel.py" line="171"/>
         <source>The import</source>
         <translation>Импорт</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="182"/>
+        <location filename="../../ui/evaluate/panel.py" line="183"/>
         <source>{0} labelled queries written to {1}.</source>
         <translation>Отмеченных запросов записано в {1}: {0}.</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="184"/>
+        <location filename="../../ui/evaluate/panel.py" line="185"/>
         <source>The export</source>
         <translation>Экспорт</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="189"/>
+        <location filename="../../ui/evaluate/panel.py" line="191"/>
         <source>Nothing to compare yet: label results in the search view, then Refresh.</source>
         <translation>Сравнивать пока нечего: отметьте результаты в окне поиска, затем нажмите «Обновить».</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="198"/>
-        <source>Estimating what Flash would cost…</source>
-        <translation>Оценка стоимости Flash…</translation>
+        <location filename="../../ui/evaluate/panel.py" line="203"/>
+        <source>Estimating what the comparison would cost…</source>
+        <translation>Оцениваю стоимость сравнения…</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="216"/>
-        <source>Flash is running on {0} labelled queries…</source>
-        <translation>Flash работает на отмеченных запросах ({0})…</translation>
+        <location filename="../../ui/evaluate/panel.py" line="231"/>
+        <source>Comparing on {0} labelled queries…</source>
+        <translation>Сравниваю на отмеченных запросах: {0}…</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="219"/>
+        <location filename="../../ui/evaluate/panel.py" line="330"/>
+        <source>Compared on {0} of {1} queries…</source>
+        <translation>Сравнено запросов: {0} из {1}…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/panel.py" line="336"/>
+        <source>The cross-encoder ran on {0} queries; {1} fell back or failed.</source>
+        <translation>Кросс-энкодер отработал на запросах: {0}; с откатом или ошибкой: {1}.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/panel.py" line="337"/>
+        <source>Flash ran on {0} queries; {1} fell back or failed; reported cost ${2:.4f}.</source>
+        <translation>Flash отработал на запросах: {0}; с откатом или ошибкой: {1}; заявленная стоимость ${2:.4f}.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/panel.py" line="341"/>
+        <source>Each call is kept in the run history.</source>
+        <translation>Каждый вызов сохранён в истории запусков.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/panel.py" line="351"/>
+        <source>The comparison was cancelled after {0} queries; their results stay in the table.</source>
+        <translation>Сравнение отменено после запросов: {0}; их результаты остались в таблице.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/panel.py" line="240"/>
         <source>Evaluate: what the figures mean</source>
         <translation>Оценка: что означают цифры</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="229"/>
+        <location filename="../../ui/evaluate/panel.py" line="250"/>
         <source>The evaluation</source>
         <translation>Оценка</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="292"/>
+        <location filename="../../ui/evaluate/panel.py" line="315"/>
         <source>Imported {0} queries with {1} labels; {2} messages were not in this store.</source>
         <translation>Импортировано запросов: {0}, отметок: {1}; сообщений нет в этом хранилище: {2}.</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="307"/>
-        <source>Flash: {0} of {1} queries done…</source>
-        <translation>Flash: готово {0} из {1} запросов…</translation>
+        <location filename="../../ui/evaluate/comparer.py" line="31"/>
+        <location filename="../../ui/evaluate/panel.py" line="222"/>
+        <source>The comparison</source>
+        <translation>Сравнение</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="314"/>
-        <source>Flash ran on {0} queries (each call is in the run history); {1} fell back or failed; reported cost ${2:.4f}.</source>
-        <translation>Flash отработал на запросах: {0} (каждый вызов есть в истории запусков); с запасным вариантом или ошибкой: {1}; заявленная стоимость ${2:.4f}.</translation>
-    </message>
-    <message>
-        <location filename="../../ui/evaluate/panel.py" line="320"/>
-        <source>Flash cancelled after {0} queries; their results stay in the table.</source>
-        <translation>Flash отменён после запросов: {0}; их результаты остаются в таблице.</translation>
+        <location filename="../../ui/evaluate/comparer.py" line="54"/>
+        <location filename="../../ui/evaluate/panel.py" line="200"/>
+        <source>The estimate</source>
+        <translation>Оценка стоимости</translation>
     </message>
 </context>
 <context>
@@ -1216,107 +1293,127 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>KeysDialog</name>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="42"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="43"/>
         <source>API key</source>
         <translation>API-ключ</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="45"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="46"/>
         <source>Custom endpoint</source>
         <translation>Свой сервер</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="54"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="47"/>
+        <source>Jina AI (cross-encoder)</source>
+        <translation>Jina AI (кросс-энкодер)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/keys_dialog.py" line="47"/>
+        <source>Cohere (cross-encoder)</source>
+        <translation>Cohere (кросс-энкодер)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/keys_dialog.py" line="48"/>
+        <source>Voyage AI (cross-encoder)</source>
+        <translation>Voyage AI (кросс-энкодер)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/keys_dialog.py" line="49"/>
+        <source>Rerank server on this computer (cross-encoder)</source>
+        <translation>Сервер ранжирования на этом компьютере (кросс-энкодер)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/keys_dialog.py" line="58"/>
         <source>Paste a new key here</source>
         <translation>Вставьте сюда новый ключ</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="56"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="60"/>
         <source>Save in keyring</source>
         <translation>Сохранить в связке ключей</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="58"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="62"/>
         <source>Forget</source>
         <translation>Забыть</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="59"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="63"/>
         <source>Remove the key from the keyring and from this session.</source>
         <translation>Удалить ключ из связки ключей и из этого сеанса.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="67"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="71"/>
         <source>Use for this session only</source>
         <translation>Только на этот сеанс</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="76"/>
-        <source>Flash (the LLM reranker) and API embeddings need a key. Flashback keeps it in the system keyring, never in its own files, and never shows it in full.</source>
-        <translation>Ключ нужен для Flash (LLM-реранкера) и для эмбеддингов через API. Flashback хранит его в системной связке ключей, а не в своих файлах, и никогда не показывает целиком.</translation>
+        <location filename="../../ui/shell/keys_dialog.py" line="80"/>
+        <source>Flash (the LLM reranker), API embeddings and the cross-encoder&apos;s rerank APIs need a key. Flashback keeps it in the system keyring, never in its own files, and never shows it in full.</source>
+        <translation>Ключ нужен для Flash (LLM-реранкера), для эмбеддингов через API и для API ранжирования кросс-энкодера. Flashback хранит его в системной связке ключей, а не в своих файлах, и никогда не показывает целиком.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="80"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="85"/>
         <source>Provider:</source>
         <translation>Провайдер:</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="81"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="86"/>
         <source>Key in use:</source>
         <translation>Используемый ключ:</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="85"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="90"/>
         <source>New key:</source>
         <translation>Новый ключ:</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="99"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="104"/>
         <source>This system has no keyring: a key can be used for this session only, or set in an environment variable.</source>
         <translation>В этой системе нет связки ключей: ключ можно использовать только в этом сеансе или задать в переменной окружения.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="119"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="124"/>
         <source>Saved in the system keyring.</source>
         <translation>Сохранено в системной связке ключей.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="125"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="130"/>
         <source>Paste the key first.</source>
         <translation>Сначала вставьте ключ.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="130"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="135"/>
         <source>The key will be used until Flashback closes.</source>
         <translation>Ключ будет использоваться, пока Flashback не закроется.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="135"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="140"/>
         <source>Forgotten.</source>
         <translation>Ключ забыт.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="140"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="145"/>
         <source>This system has no keyring to keep the key in, so it cannot be saved. Use it for this session only (it is forgotten when Flashback closes), or set one of these environment variables before starting Flashback: {names}.</source>
         <translation>В этой системе нет связки ключей, поэтому ключ нельзя сохранить. Используйте его только в этом сеансе (он забудется, когда Flashback закроется) или задайте перед запуском Flashback одну из переменных окружения: {names}.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="155"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="160"/>
         <source>{key} from the system keyring</source>
         <translation>{key} из системной связки ключей</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="157"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="162"/>
         <source>{key} for this session only</source>
         <translation>{key} только на этот сеанс</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="159"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="164"/>
         <source>{key} from an environment variable ({names})</source>
         <translation>{key} из переменной окружения ({names})</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/keys_dialog.py" line="162"/>
+        <location filename="../../ui/shell/keys_dialog.py" line="167"/>
         <source>none set</source>
         <translation>не задан</translation>
     </message>
@@ -1339,78 +1436,78 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Оценка</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="158"/>
+        <location filename="../../ui/main_window.py" line="160"/>
         <source>Could not read the store</source>
         <translation>Не удалось прочитать хранилище</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="189"/>
+        <location filename="../../ui/main_window.py" line="191"/>
         <source>Could not open the store</source>
         <translation>Не удалось открыть хранилище</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="193"/>
+        <location filename="../../ui/main_window.py" line="195"/>
         <source>Messages: {messages} · chats: {chats} · topics: {topics}</source>
         <translation>Сообщений: {messages} · чатов: {chats} · тем: {topics}</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="206"/>
+        <location filename="../../ui/main_window.py" line="208"/>
         <source>These messages are not in memory yet: choose Memory → Build memory to search them.</source>
         <translation>Эти сообщения ещё не в памяти: выберите «Память → Построить память», чтобы искать по ним.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="222"/>
+        <location filename="../../ui/main_window.py" line="224"/>
         <source>The store was changed by another Flashback process: updated.</source>
         <translation>Хранилище изменил другой процесс Flashback: данные обновлены.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="229"/>
+        <location filename="../../ui/main_window.py" line="231"/>
         <source>{writer} is writing the store; searches show what is built so far.</source>
         <translation>Хранилище занято: {writer}; поиск показывает то, что уже построено.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="236"/>
+        <location filename="../../ui/main_window.py" line="238"/>
         <source>Import chat exports</source>
         <translation>Импорт выгрузок чатов</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="243"/>
+        <location filename="../../ui/main_window.py" line="245"/>
         <source>Import an export folder</source>
         <translation>Импорт папки с выгрузкой</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="254"/>
-        <location filename="../../ui/main_window.py" line="265"/>
+        <location filename="../../ui/main_window.py" line="256"/>
+        <location filename="../../ui/main_window.py" line="267"/>
         <source>An import or build is already running.</source>
         <translation>Импорт или построение уже идёт.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="281"/>
+        <location filename="../../ui/main_window.py" line="283"/>
         <source>Import failed</source>
         <translation>Импорт не удался</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="281"/>
+        <location filename="../../ui/main_window.py" line="283"/>
         <source>Building memory failed</source>
         <translation>Построить память не удалось</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="311"/>
+        <location filename="../../ui/main_window.py" line="313"/>
         <source>No API key for the topic model: building without it.</source>
         <translation>Нет API-ключа для модели топиков: сборка без неё.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="335"/>
+        <location filename="../../ui/main_window.py" line="337"/>
         <source>Could not open {0}: no file manager answered.</source>
         <translation>Не удалось открыть {0}: файловый менеджер не ответил.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="343"/>
+        <location filename="../../ui/main_window.py" line="345"/>
         <source>Language</source>
         <translation>Язык</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="343"/>
+        <location filename="../../ui/main_window.py" line="345"/>
         <source>Flashback will use the new language after a restart.</source>
         <translation>Flashback переключится на новый язык после перезапуска.</translation>
     </message>
@@ -1506,138 +1603,138 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>ProgressPanel</name>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="33"/>
-        <location filename="../../ui/shell/progress_panel.py" line="60"/>
+        <location filename="../../ui/shell/progress_panel.py" line="35"/>
+        <location filename="../../ui/shell/progress_panel.py" line="62"/>
         <source>Cancel</source>
         <translation>Отмена</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="37"/>
+        <location filename="../../ui/shell/progress_panel.py" line="39"/>
         <source>Close</source>
         <translation>Закрыть</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="56"/>
+        <location filename="../../ui/shell/progress_panel.py" line="58"/>
         <source>Starting…</source>
         <translation>Запуск…</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="74"/>
+        <location filename="../../ui/shell/progress_panel.py" line="76"/>
         <source>Done</source>
         <translation>Готово</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="78"/>
+        <location filename="../../ui/shell/progress_panel.py" line="80"/>
         <source>Build stopped. Finished stages are kept; Build memory continues where it stopped.</source>
         <translation>Построение остановлено. Завершённые этапы сохранены; «Построить память» продолжит с того же места.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="80"/>
+        <location filename="../../ui/shell/progress_panel.py" line="82"/>
         <source>Import cancelled; nothing was changed.</source>
         <translation>Импорт отменён; ничего не изменилось.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="81"/>
+        <location filename="../../ui/shell/progress_panel.py" line="83"/>
         <source>Cancelled</source>
         <translation>Отменено</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="93"/>
+        <location filename="../../ui/shell/progress_panel.py" line="95"/>
         <source>Cancelling…</source>
         <translation>Отмена…</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="101"/>
+        <location filename="../../ui/shell/progress_panel.py" line="103"/>
         <source>Waiting for {holder} to finish…</source>
         <translation>Ожидание, пока не закончится {holder}…</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="103"/>
+        <location filename="../../ui/shell/progress_panel.py" line="105"/>
         <source>Reading {name}: {messages} messages so far</source>
         <translation>Чтение {name}: прочитано сообщений: {messages}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="106"/>
+        <location filename="../../ui/shell/progress_panel.py" line="108"/>
         <source>Finding topics in the conversations</source>
         <translation>Поиск тем в переписке</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="107"/>
+        <location filename="../../ui/shell/progress_panel.py" line="109"/>
         <source>Fitting the embedder to your vocabulary</source>
         <translation>Настройка эмбеддера под ваш словарь</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="108"/>
+        <location filename="../../ui/shell/progress_panel.py" line="110"/>
         <source>Embedding topics</source>
         <translation>Векторизация тем</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="109"/>
+        <location filename="../../ui/shell/progress_panel.py" line="111"/>
         <source>Merging similar neighbouring topics</source>
         <translation>Объединение похожих соседних тем</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="110"/>
+        <location filename="../../ui/shell/progress_panel.py" line="112"/>
         <source>Embedding people</source>
         <translation>Встраиваются люди</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="111"/>
+        <location filename="../../ui/shell/progress_panel.py" line="113"/>
         <source>Embedding files</source>
         <translation>Встраиваются файлы</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="112"/>
+        <location filename="../../ui/shell/progress_panel.py" line="114"/>
         <source>Updating the search index</source>
         <translation>Обновление поискового индекса</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="113"/>
+        <location filename="../../ui/shell/progress_panel.py" line="115"/>
         <source>Updating the topics&apos; search index</source>
         <translation>Обновление поискового индекса тем</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="114"/>
+        <location filename="../../ui/shell/progress_panel.py" line="116"/>
         <source>Updating the people&apos;s search index</source>
         <translation>Обновление поискового индекса людей</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="115"/>
+        <location filename="../../ui/shell/progress_panel.py" line="117"/>
         <source>Updating the files&apos; search index</source>
         <translation>Обновление поискового индекса файлов</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="119"/>
+        <location filename="../../ui/shell/progress_panel.py" line="121"/>
         <source>{stage}: {done} of {total}</source>
         <translation>{stage}: {done} из {total}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="126"/>
+        <location filename="../../ui/shell/progress_panel.py" line="128"/>
         <source>Chats: {chats} · Messages: {messages} · Attachments: {attachments}</source>
         <translation>Чатов: {chats} · Сообщений: {messages} · Вложений: {attachments}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="130"/>
+        <location filename="../../ui/shell/progress_panel.py" line="132"/>
         <source>Ids that came again with another text (the first text kept): {count}</source>
         <translation>Идентификаторы, пришедшие снова с другим текстом (оставлен первый): {count}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="133"/>
+        <location filename="../../ui/shell/progress_panel.py" line="140"/>
         <source>Already imported, nothing new: {names}</source>
         <translation>Уже импортировано, нового нет: {names}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="135"/>
+        <location filename="../../ui/shell/progress_panel.py" line="142"/>
         <source>New topics: {topics}</source>
         <translation>Новых тем: {topics}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="137"/>
+        <location filename="../../ui/shell/progress_panel.py" line="144"/>
         <source>Split by the model: {chunks} chunks, {fallbacks} without it</source>
         <translation>Разбито моделью: {chunks} фрагм., без неё: {fallbacks}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="139"/>
+        <location filename="../../ui/shell/progress_panel.py" line="146"/>
         <source>Time: {seconds} s</source>
         <translation>Время: {seconds} с</translation>
     </message>
@@ -1645,77 +1742,97 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>QueriesModel</name>
     <message>
-        <location filename="../../ui/evaluate/queries_model.py" line="28"/>
+        <location filename="../../ui/evaluate/queries_model.py" line="36"/>
         <source>Query</source>
         <translation>Запрос</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/queries_model.py" line="28"/>
+        <location filename="../../ui/evaluate/queries_model.py" line="36"/>
         <source>Filters</source>
         <translation>Фильтры</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/queries_model.py" line="28"/>
+        <location filename="../../ui/evaluate/queries_model.py" line="36"/>
         <source>Relevant</source>
         <translation>Относится</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/queries_model.py" line="29"/>
+        <location filename="../../ui/evaluate/queries_model.py" line="37"/>
         <source>Stage-1 R@10</source>
         <translation>Этап 1 R@10</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/queries_model.py" line="29"/>
+        <location filename="../../ui/evaluate/queries_model.py" line="37"/>
         <source>Kept</source>
         <translation>Оставлено</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/queries_model.py" line="29"/>
+        <location filename="../../ui/evaluate/queries_model.py" line="37"/>
         <source>Precision</source>
         <translation>Точность</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/queries_model.py" line="30"/>
+        <location filename="../../ui/evaluate/queries_model.py" line="38"/>
         <source>Recall</source>
         <translation>Полнота</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/queries_model.py" line="30"/>
+        <location filename="../../ui/evaluate/queries_model.py" line="38"/>
         <source>F1</source>
         <translation>F1</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/queries_model.py" line="30"/>
+        <location filename="../../ui/evaluate/queries_model.py" line="38"/>
         <source>Evidence@8000</source>
         <translation>Evidence@8000</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/queries_model.py" line="31"/>
+        <location filename="../../ui/evaluate/queries_model.py" line="39"/>
+        <source>C-E P</source>
+        <translation>К-Э Т</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/queries_model.py" line="39"/>
+        <source>C-E R</source>
+        <translation>К-Э П</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/queries_model.py" line="39"/>
+        <source>C-E F1</source>
+        <translation>К-Э F1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/queries_model.py" line="40"/>
         <source>Flash P</source>
         <translation>Flash Т</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/queries_model.py" line="31"/>
+        <location filename="../../ui/evaluate/queries_model.py" line="40"/>
         <source>Flash R</source>
         <translation>Flash П</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/queries_model.py" line="31"/>
+        <location filename="../../ui/evaluate/queries_model.py" line="40"/>
         <source>Flash F1</source>
         <translation>Flash F1</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/queries_model.py" line="82"/>
+        <location filename="../../ui/evaluate/queries_model.py" line="84"/>
+        <source>The cross-encoder&apos;s precision, recall and F1 on the same candidates</source>
+        <translation>Точность, полнота и F1 кросс-энкодера на тех же кандидатах</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluate/queries_model.py" line="98"/>
         <source>Double-click: open this query in the search view (kept rows highlighted, your labels in the ✓ column)</source>
         <translation>Двойной щелчок: открыть запрос в окне поиска (оставленные строки подсвечены, ваши отметки в столбце ✓)</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/queries_model.py" line="85"/>
+        <location filename="../../ui/evaluate/queries_model.py" line="101"/>
         <source>No topic holds a message labelled relevant: this query is not scored.</source>
         <translation>Ни одна тема не содержит сообщения, отмеченного как относящееся: запрос не оценивается.</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/queries_model.py" line="94"/>
+        <location filename="../../ui/evaluate/queries_model.py" line="110"/>
         <source>chat {0}</source>
         <translation>чат {0}</translation>
     </message>
@@ -1723,148 +1840,158 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>RunHistoryPanel</name>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="49"/>
+        <location filename="../../ui/shell/run_history.py" line="51"/>
         <source>When</source>
         <translation>Когда</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="49"/>
+        <location filename="../../ui/shell/run_history.py" line="51"/>
         <source>Query</source>
         <translation>Запрос</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="49"/>
+        <location filename="../../ui/shell/run_history.py" line="51"/>
         <source>Reranker</source>
         <translation>Реранкер</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="49"/>
+        <location filename="../../ui/shell/run_history.py" line="51"/>
         <source>Kept</source>
         <translation>Оставлено</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="50"/>
+        <location filename="../../ui/shell/run_history.py" line="52"/>
         <source>ms</source>
         <translation>мс</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="61"/>
+        <location filename="../../ui/shell/run_history.py" line="52"/>
+        <source>Asked by</source>
+        <translation>Кто спросил</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/run_history.py" line="64"/>
         <source>Choose a run to see its settings, candidates, selections and trace.</source>
         <translation>Выберите запуск, чтобы увидеть его настройки, кандидатов, выбор и трассировку.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="62"/>
+        <location filename="../../ui/shell/run_history.py" line="65"/>
         <source>Re-run with current settings</source>
         <translation>Повторить поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="63"/>
-        <location filename="../../ui/shell/run_history.py" line="138"/>
+        <location filename="../../ui/shell/run_history.py" line="66"/>
+        <location filename="../../ui/shell/run_history.py" line="142"/>
         <source>Search this query again with the settings now in the search panel.</source>
         <translation>Повторить этот запрос с настройками, заданными сейчас в панели поиска.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="66"/>
+        <location filename="../../ui/shell/run_history.py" line="69"/>
         <source>Refresh</source>
         <translation>Обновить</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="121"/>
+        <location filename="../../ui/shell/run_history.py" line="125"/>
         <source>No searches recorded yet. Each search you run is kept here.</source>
         <translation>Записанных поисков пока нет. Здесь сохраняется каждый ваш поиск.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="126"/>
+        <location filename="../../ui/shell/run_history.py" line="130"/>
         <source>Runs: {runs} · fallbacks: {fallbacks} · tool calls per run: {tools} · cost: ${cost} · p50 {p50} ms</source>
         <translation>Запусков: {runs} · откаты: {fallbacks} · вызовов инструментов на запуск: {tools} · стоимость: ${cost} · p50 {p50} мс</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="136"/>
+        <location filename="../../ui/shell/run_history.py" line="140"/>
         <source>Ask this question again with the settings now in the search panel, and compare the answers.</source>
         <translation>Задать этот вопрос снова с текущими настройками и сравнить ответы.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="139"/>
+        <location filename="../../ui/shell/run_history.py" line="143"/>
         <source>This run is no longer stored.</source>
         <translation>Этот запуск больше не хранится.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="150"/>
+        <location filename="../../ui/shell/run_history.py" line="154"/>
         <source>{0} ms</source>
         <translation>{0} мс</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="155"/>
+        <location filename="../../ui/shell/run_history.py" line="159"/>
+        <source>via {client}</source>
+        <translation>через {client}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/run_history.py" line="161"/>
         <source>fallback: {reason}</source>
         <translation>откат: {reason}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="159"/>
+        <location filename="../../ui/shell/run_history.py" line="165"/>
         <source>{tokens} tokens</source>
         <translation>токенов: {tokens}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="165"/>
+        <location filename="../../ui/shell/run_history.py" line="171"/>
         <source>Selected</source>
         <translation>Выбрано</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="168"/>
+        <location filename="../../ui/shell/run_history.py" line="174"/>
         <source>Candidates</source>
         <translation>Кандидаты</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="177"/>
+        <location filename="../../ui/shell/run_history.py" line="183"/>
         <source>…and {more} more</source>
         <translation>…и ещё {more}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="181"/>
+        <location filename="../../ui/shell/run_history.py" line="187"/>
         <source>Tool calls</source>
         <translation>Вызовы инструментов</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="184"/>
+        <location filename="../../ui/shell/run_history.py" line="190"/>
         <source>Settings</source>
         <translation>Настройки</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="191"/>
+        <location filename="../../ui/shell/run_history.py" line="197"/>
         <source>Answer</source>
         <translation>Ответ</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="202"/>
+        <location filename="../../ui/shell/run_history.py" line="208"/>
         <source>No answer: the sources found are below.</source>
         <translation>Ответа нет: найденные источники ниже.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="205"/>
+        <location filename="../../ui/shell/run_history.py" line="211"/>
         <source>Plan</source>
         <translation>План</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="206"/>
+        <location filename="../../ui/shell/run_history.py" line="212"/>
         <source>dates</source>
         <translation>даты</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="206"/>
+        <location filename="../../ui/shell/run_history.py" line="212"/>
         <source>chats</source>
         <translation>чаты</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="207"/>
+        <location filename="../../ui/shell/run_history.py" line="213"/>
         <source>people</source>
         <translation>люди</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="210"/>
+        <location filename="../../ui/shell/run_history.py" line="216"/>
         <source>Sources</source>
         <translation>Источники</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="214"/>
+        <location filename="../../ui/shell/run_history.py" line="220"/>
         <source>Steps</source>
         <translation>Шаги</translation>
     </message>
@@ -1872,32 +1999,32 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>ScoreChart</name>
     <message>
-        <location filename="../../ui/search/score_chart.py" line="118"/>
+        <location filename="../../ui/search/score_chart.py" line="122"/>
         <source>Search to see the scores by rank</source>
         <translation>Выполните поиск, чтобы увидеть оценки по рангу</translation>
     </message>
     <message>
-        <location filename="../../ui/search/score_chart.py" line="111"/>
+        <location filename="../../ui/search/score_chart.py" line="115"/>
         <source>threshold {0:.2f}</source>
         <translation>порог {0:.2f}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/score_chart.py" line="114"/>
+        <location filename="../../ui/search/score_chart.py" line="118"/>
         <source>gap cut</source>
         <translation>срез по разрыву</translation>
     </message>
     <message>
-        <location filename="../../ui/search/score_chart.py" line="106"/>
+        <location filename="../../ui/search/score_chart.py" line="110"/>
         <source>kept</source>
         <translation>оставлено</translation>
     </message>
     <message>
-        <location filename="../../ui/search/score_chart.py" line="108"/>
+        <location filename="../../ui/search/score_chart.py" line="112"/>
         <source>cut by gap / top-K</source>
         <translation>отсечено разрывом / top-K</translation>
     </message>
     <message>
-        <location filename="../../ui/search/score_chart.py" line="109"/>
+        <location filename="../../ui/search/score_chart.py" line="113"/>
         <source>not kept</source>
         <translation>не оставлено</translation>
     </message>
@@ -1905,74 +2032,84 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>SearchPanel</name>
     <message>
-        <location filename="../../ui/search/flash_runner.py" line="24"/>
+        <location filename="../../ui/search/flash_runner.py" line="25"/>
         <source>{0} has to wait: {1} is writing the store. Try again when it has finished.</source>
         <translation>{0}: придётся подождать — хранилище занято ({1}). Повторите, когда запись закончится.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/flash_runner.py" line="29"/>
+        <location filename="../../ui/search/flash_runner.py" line="30"/>
         <source>{0} hit an internal error ({1}: {2}). Please report it.</source>
         <translation>{0}: внутренняя ошибка ({1}: {2}). Пожалуйста, сообщите о ней.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="106"/>
-        <location filename="../../ui/search/panel.py" line="133"/>
+        <location filename="../../ui/search/panel.py" line="115"/>
+        <location filename="../../ui/search/panel.py" line="143"/>
         <source>Type a question first.</source>
         <translation>Сначала введите вопрос.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="116"/>
+        <location filename="../../ui/search/panel.py" line="126"/>
         <source>Searching…</source>
         <translation>Поиск…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="172"/>
-        <location filename="../../ui/search/panel.py" line="501"/>
+        <location filename="../../ui/search/panel.py" line="188"/>
+        <location filename="../../ui/search/panel.py" line="547"/>
         <source>Flash</source>
         <translation>Flash</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="177"/>
+        <location filename="../../ui/search/panel.py" line="193"/>
         <source>Flash is restating the query from the recent messages, then choosing among {0} topics…</source>
         <translation>Flash переформулирует запрос по недавним сообщениям, затем выбирает среди тем: {0}…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="180"/>
+        <location filename="../../ui/search/panel.py" line="196"/>
         <source>Flash is choosing among {0} topics…</source>
         <translation>Flash выбирает среди тем: {0}…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="239"/>
+        <location filename="../../ui/search/panel.py" line="265"/>
         <source>Find the topics that match (Enter in Search mode)</source>
         <translation>Найти подходящие темы (Enter в режиме поиска)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="241"/>
+        <location filename="../../ui/search/panel.py" line="267"/>
         <source>Ask</source>
         <translation>Спросить</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="242"/>
+        <location filename="../../ui/search/panel.py" line="268"/>
         <source>Answer the question from your chats, citing the messages (Ctrl+Enter)</source>
         <translation>Ответить на вопрос по вашим чатам со ссылками на сообщения (Ctrl+Enter)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="414"/>
+        <location filename="../../ui/search/panel.py" line="403"/>
+        <source>The cross-encoder is scoring the candidates…</source>
+        <translation>Кросс-энкодер оценивает кандидатов…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/panel.py" line="451"/>
         <source>Labelling</source>
         <translation>Отметка</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="235"/>
+        <location filename="../../ui/search/panel.py" line="261"/>
         <source>Ask your memory: “when did we move the Postgres upgrade?”</source>
         <translation>Спросите свою память: «когда мы перенесли обновление Postgres?»</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="238"/>
+        <location filename="../../ui/search/panel.py" line="93"/>
+        <source>The cross-encoder was cancelled.</source>
+        <translation>Кросс-энкодер отменён.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/panel.py" line="264"/>
         <source>Search</source>
         <translation>Поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="249"/>
+        <location filename="../../ui/search/panel.py" line="275"/>
         <source>Recent messages</source>
         <translation>Недавние сообщения</translation>
     </message>
@@ -1992,18 +2129,18 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Показать или скрыть настройки поиска ({0})</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="254"/>
+        <location filename="../../ui/search/panel.py" line="280"/>
         <source>Optional: paste the last few messages of the conversation you are in; Flash uses them as context.</source>
         <translation>Необязательно: вставьте несколько последних сообщений текущего разговора; Flash использует их как контекст.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="257"/>
-        <location filename="../../ui/search/panel.py" line="481"/>
+        <location filename="../../ui/search/panel.py" line="283"/>
+        <location filename="../../ui/search/panel.py" line="527"/>
         <source>Run Flash</source>
         <translation>Запустить Flash</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="259"/>
+        <location filename="../../ui/search/panel.py" line="285"/>
         <source>Cancel</source>
         <translation>Отмена</translation>
     </message>
@@ -2013,147 +2150,211 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>&lt;b&gt;Выбор&lt;/b&gt; (в порядке выбора)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="318"/>
+        <location filename="../../ui/search/panel.py" line="344"/>
         <source>The search</source>
         <translation>Поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="377"/>
+        <location filename="../../ui/search/panel.py" line="414"/>
         <source>Also searched as: “{0}” — rewritten from the recent messages in {1:.1f} s; the candidates below are both searches, fused.</source>
         <translation>Также искали как: «{0}» — переписано по недавним сообщениям за {1:.1f} с; кандидаты ниже — оба поиска вместе.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="381"/>
+        <location filename="../../ui/search/panel.py" line="418"/>
         <source>Searched as typed: the rewrite from the recent messages was not used ({0}).</source>
         <translation>Искали как введено: переписанный по недавним сообщениям запрос не использован ({0}).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="471"/>
+        <location filename="../../ui/search/panel.py" line="503"/>
+        <source>the cross-encoder fell back: {0}</source>
+        <translation>откат кросс-энкодера: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/panel.py" line="517"/>
         <source>Flash cancelled; nothing was charged after the cancel.</source>
         <translation>Flash отменён; после отмены ничего не списано.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="480"/>
+        <location filename="../../ui/search/panel.py" line="526"/>
         <source>Run Flash (1 API call)</source>
         <translation>Запустить Flash (1 вызов API)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="501"/>
+        <location filename="../../ui/search/panel.py" line="547"/>
         <source>threshold</source>
         <translation>порог</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="502"/>
+        <location filename="../../ui/search/panel.py" line="548"/>
+        <source>cross-encoder</source>
+        <translation>кросс-энкодер</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/panel.py" line="549"/>
         <source>rerank</source>
         <translation>реранкинг</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="89"/>
+        <location filename="../../ui/search/cross_encoder_view.py" line="85"/>
+        <location filename="../../ui/search/presenter.py" line="92"/>
         <source>Topic {0} · stage-1 rank {1}</source>
         <translation>Тема {0} · ранг на 1-м этапе {1}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="92"/>
+        <location filename="../../ui/search/cross_encoder_view.py" line="88"/>
+        <source>Cross-encoder scores</source>
+        <translation>Оценки кросс-энкодера</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/cross_encoder_view.py" line="89"/>
+        <source>cut by top-K</source>
+        <translation>отсечено top-K</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/cross_encoder_view.py" line="94"/>
+        <source>Topic scores (the cross-encoder is scoring them…)</source>
+        <translation>Оценки тем (кросс-энкодер их оценивает…)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/cross_encoder_view.py" line="96"/>
+        <source>Topic scores (stage 1: the cross-encoder fell back)</source>
+        <translation>Оценки тем (этап 1: откат кросс-энкодера)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/cross_encoder_view.py" line="97"/>
+        <source>Topic scores (stage 1: the cross-encoder was not asked)</source>
+        <translation>Оценки тем (этап 1: кросс-энкодер не спрашивали)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/presenter.py" line="95"/>
         <source>Topic scores (kept by Flash)</source>
         <translation>Оценки тем (оставленные Flash)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="94"/>
-        <location filename="../../ui/search/presenter.py" line="98"/>
+        <location filename="../../ui/search/presenter.py" line="99"/>
+        <location filename="../../ui/search/presenter.py" line="103"/>
         <source>Topic scores</source>
         <translation>Оценки тем</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="104"/>
+        <location filename="../../ui/search/presenter.py" line="109"/>
         <source>Selections appear here after a search.</source>
         <translation>Выбранное появится здесь после поиска.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="107"/>
+        <location filename="../../ui/search/presenter.py" line="112"/>
+        <source>The cross-encoder&apos;s choice appears here once its scores are back.</source>
+        <translation>Выбор кросс-энкодера появится здесь, когда придут его оценки.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/presenter.py" line="114"/>
         <source>Press “Run Flash” to let the LLM choose among the candidates.</source>
         <translation>Нажмите «Запустить Flash», чтобы LLM выбрала из кандидатов.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="120"/>
+        <location filename="../../ui/search/presenter.py" line="129"/>
         <source>Nothing passed the threshold. Lower the similarity or widen the gap.</source>
         <translation>Порог не прошёл никто. Уменьшите сходство или увеличьте разрыв.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="122"/>
+        <location filename="../../ui/search/presenter.py" line="134"/>
         <source>Flash kept nothing ({0}).</source>
         <translation>Flash ничего не оставил ({0}).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="123"/>
+        <location filename="../../ui/search/presenter.py" line="132"/>
+        <location filename="../../ui/search/presenter.py" line="135"/>
         <source>Nothing was kept.</source>
         <translation>Ничего не оставлено.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="132"/>
+        <location filename="../../ui/search/presenter.py" line="144"/>
         <source>Enter the server&apos;s URL in Settings → Flash to use a custom endpoint.</source>
         <translation>Чтобы использовать свой сервер, укажите его URL в «Настройки → Flash».</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="134"/>
+        <location filename="../../ui/search/presenter.py" line="146"/>
         <source>Choose a model in Settings → Flash.</source>
         <translation>Выберите модель в «Настройки → Flash».</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="137"/>
+        <location filename="../../ui/search/cross_encoder_mode.py" line="42"/>
+        <location filename="../../ui/search/cross_encoder_mode.py" line="93"/>
+        <source>The cross-encoder</source>
+        <translation>Кросс-энкодер</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/cross_encoder_mode.py" line="62"/>
+        <source>Enter the rerank server&apos;s URL in Settings → Cross-encoder.</source>
+        <translation>Укажите URL сервера ранжирования в «Настройки → Кросс-энкодер».</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/cross_encoder_mode.py" line="66"/>
+        <location filename="../../ui/search/presenter.py" line="149"/>
         <source>No API key for {0}: add one in the API key dialog, or set {1}.</source>
         <translation>Нет API-ключа для {0}: добавьте его в окне «API-ключ» или задайте {1}.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="140"/>
+        <location filename="../../ui/search/cross_encoder_mode.py" line="96"/>
+        <source>Scoring up to {0} of {1} topics on {2}…</source>
+        <translation>Оценка тем ({2}): до {0} из {1}…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/presenter.py" line="152"/>
         <source>Search first; Flash then chooses among the candidates.</source>
         <translation>Сначала выполните поиск; затем Flash выберет из кандидатов.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="142"/>
+        <location filename="../../ui/search/presenter.py" line="154"/>
         <source>Costs one paid API call to {0} ({1}), up to {2} tool turns.</source>
         <translation>Стоит один платный вызов API к {0} ({1}), до {2} ходов с инструментами.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="146"/>
+        <location filename="../../ui/search/presenter.py" line="158"/>
         <source>Runs on {0} at {1} ({2}): local, no cost.</source>
         <translation>Работает на {0} по адресу {1} ({2}): локально, бесплатно.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="148"/>
+        <location filename="../../ui/search/presenter.py" line="160"/>
         <source>Sends the candidates to {0} at {1} ({2}), up to {3} tool turns.</source>
         <translation>Отправляет кандидатов на {0} по адресу {1} ({2}), до {3} ходов с инструментами.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="93"/>
+        <location filename="../../ui/search/report.py" line="123"/>
         <source>Stage 1: {0}</source>
         <translation>Этап 1: {0}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="95"/>
+        <location filename="../../ui/search/report.py" line="125"/>
         <source>{0}: {1}</source>
         <translation>{0}: {1}</translation>
     </message>
     <message>
+        <location filename="../../ui/search/report.py" line="130"/>
+        <source>{0:,} tokens</source>
+        <translation>токенов: {0:,}</translation>
+    </message>
+    <message>
         <location filename="../../ui/search/ask_words.py" line="114"/>
-        <location filename="../../ui/search/report.py" line="98"/>
+        <location filename="../../ui/search/report.py" line="128"/>
         <source>{0:,} + {1:,} tokens</source>
         <translation>токенов: {0:,} + {1:,}</translation>
     </message>
     <message>
         <location filename="../../ui/search/ask_words.py" line="117"/>
-        <location filename="../../ui/search/report.py" line="100"/>
+        <location filename="../../ui/search/report.py" line="132"/>
         <source>cost ${0:.4f}</source>
         <translation>стоимость ${0:.4f}</translation>
     </message>
     <message>
         <location filename="../../ui/search/ask_words.py" line="30"/>
-        <location filename="../../ui/search/report.py" line="108"/>
+        <location filename="../../ui/search/report.py" line="140"/>
         <source>{0:.0f} ms</source>
         <translation>{0:.0f} мс</translation>
     </message>
     <message>
         <location filename="../../ui/search/ask_words.py" line="31"/>
-        <location filename="../../ui/search/report.py" line="109"/>
+        <location filename="../../ui/search/report.py" line="141"/>
         <source>{0:.2f} s</source>
         <translation>{0:.2f} с</translation>
     </message>
@@ -2161,12 +2362,12 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>SelectionCard</name>
     <message>
-        <location filename="../../ui/search/cards.py" line="67"/>
+        <location filename="../../ui/search/cards.py" line="68"/>
         <source>Relevant to this query (label it)</source>
         <translation>Относится к этому запросу (отметить)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/cards.py" line="68"/>
+        <location filename="../../ui/search/cards.py" line="69"/>
         <source>Not relevant to this query (label it)</source>
         <translation>Не относится к этому запросу (отметить)</translation>
     </message>
@@ -2174,22 +2375,22 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>SelectionCards</name>
     <message>
-        <location filename="../../ui/search/cards.py" line="134"/>
+        <location filename="../../ui/search/cards.py" line="135"/>
         <source>Topic</source>
         <translation>Тема</translation>
     </message>
     <message>
-        <location filename="../../ui/search/cards.py" line="134"/>
+        <location filename="../../ui/search/cards.py" line="135"/>
         <source>Person</source>
         <translation>Человек</translation>
     </message>
     <message>
-        <location filename="../../ui/search/cards.py" line="134"/>
+        <location filename="../../ui/search/cards.py" line="135"/>
         <source>Attachment</source>
         <translation>Вложение</translation>
     </message>
     <message>
-        <location filename="../../ui/search/cards.py" line="145"/>
+        <location filename="../../ui/search/cards.py" line="146"/>
         <source>Selections appear here after a search.</source>
         <translation>Выбранное появится здесь после поиска.</translation>
     </message>
@@ -2197,251 +2398,271 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>SettingsPanel</name>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="73"/>
+        <location filename="../../ui/search/settings_panel.py" line="78"/>
         <source>Reset to defaults</source>
         <translation>Сбросить настройки</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="99"/>
+        <location filename="../../ui/search/settings_panel.py" line="104"/>
         <source>Search</source>
         <translation>Поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="101"/>
+        <location filename="../../ui/search/settings_panel.py" line="106"/>
         <source>Vector only</source>
         <translation>Только векторы</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="101"/>
-        <location filename="../../ui/search/settings_panel.py" line="121"/>
+        <location filename="../../ui/search/settings_panel.py" line="106"/>
+        <location filename="../../ui/search/settings_panel.py" line="127"/>
         <source>Threshold</source>
         <translation>Порог</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="102"/>
-        <location filename="../../ui/search/settings_panel.py" line="129"/>
+        <location filename="../../ui/search/settings_panel.py" line="107"/>
+        <location filename="../../ui/search/settings_panel.py" line="135"/>
         <source>Flash (LLM)</source>
         <translation>Flash (LLM)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="103"/>
-        <source>Vector only keeps every candidate; Threshold cuts by score instantly; Flash asks an LLM to choose (one API call per run).</source>
-        <translation>«Только векторы» оставляет всех кандидатов; «Порог» мгновенно отсекает по оценке; Flash просит LLM выбрать (один вызов API за запуск).</translation>
-    </message>
-    <message>
-        <location filename="../../ui/search/settings_panel.py" line="105"/>
+        <location filename="../../ui/search/settings_panel.py" line="111"/>
         <source>Reranker</source>
         <translation>Реранкер</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="106"/>
+        <location filename="../../ui/search/settings_panel.py" line="112"/>
         <source>Candidates</source>
         <translation>Кандидаты</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="107"/>
+        <location filename="../../ui/search/settings_panel.py" line="113"/>
         <source>Hybrid (vectors + keywords)</source>
         <translation>Гибрид (векторы + слова)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="110"/>
+        <location filename="../../ui/search/settings_panel.py" line="116"/>
         <source>Chat</source>
         <translation>Чат</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="110"/>
-        <location filename="../../ui/search/settings_panel.py" line="214"/>
+        <location filename="../../ui/search/settings_panel.py" line="116"/>
+        <location filename="../../ui/search/settings_panel.py" line="228"/>
         <source>All chats</source>
         <translation>Все чаты</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="112"/>
+        <location filename="../../ui/search/settings_panel.py" line="118"/>
         <source>From</source>
         <translation>С</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="113"/>
+        <location filename="../../ui/search/settings_panel.py" line="119"/>
         <source>To</source>
         <translation>По</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="123"/>
+        <location filename="../../ui/search/settings_panel.py" line="129"/>
         <source>Score ≥</source>
         <translation>Оценка ≥</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="124"/>
+        <location filename="../../ui/search/settings_panel.py" line="130"/>
         <source>Score gap</source>
         <translation>Разрыв оценок</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="125"/>
+        <location filename="../../ui/search/settings_panel.py" line="131"/>
         <source>Final top-K</source>
         <translation>Итоговый top-K</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="132"/>
+        <location filename="../../ui/search/settings_panel.py" line="138"/>
         <source>Custom URL</source>
         <translation>Свой URL</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="133"/>
+        <location filename="../../ui/search/settings_panel.py" line="139"/>
         <source>Endpoint</source>
         <translation>Сервер</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="136"/>
+        <location filename="../../ui/search/settings_panel.py" line="142"/>
         <source>URL</source>
         <translation>URL</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="144"/>
-        <location filename="../../ui/search/settings_panel.py" line="187"/>
+        <location filename="../../ui/search/settings_panel.py" line="150"/>
+        <location filename="../../ui/search/settings_panel.py" line="201"/>
         <source>Model</source>
         <translation>Модель</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="145"/>
+        <location filename="../../ui/search/settings_panel.py" line="151"/>
         <source>none</source>
         <translation>нет</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="145"/>
+        <location filename="../../ui/search/settings_panel.py" line="151"/>
         <source>minimal</source>
         <translation>минимальное</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="145"/>
+        <location filename="../../ui/search/settings_panel.py" line="151"/>
         <source>low</source>
         <translation>низкое</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="146"/>
+        <location filename="../../ui/search/settings_panel.py" line="152"/>
         <source>medium</source>
         <translation>среднее</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="146"/>
+        <location filename="../../ui/search/settings_panel.py" line="152"/>
         <source>high</source>
         <translation>высокое</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="148"/>
+        <location filename="../../ui/search/settings_panel.py" line="154"/>
         <source>How long the model may think before it answers (the API&apos;s reasoning effort).</source>
         <translation>Сколько модель может думать перед ответом (reasoning effort в API).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="149"/>
+        <location filename="../../ui/search/settings_panel.py" line="155"/>
         <source>Reasoning</source>
         <translation>Рассуждение</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="150"/>
+        <location filename="../../ui/search/settings_panel.py" line="156"/>
         <source>Timeout</source>
         <translation>Тайм-аут</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="38"/>
+        <location filename="../../ui/search/settings_panel.py" line="40"/>
         <source> s</source>
         <translation> с</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="39"/>
+        <location filename="../../ui/search/settings_panel.py" line="41"/>
         <source> tokens</source>
         <translation> токенов</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="151"/>
+        <location filename="../../ui/search/settings_panel.py" line="107"/>
+        <source>Cross-encoder</source>
+        <translation>Кросс-энкодер</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="108"/>
+        <source>Vector only keeps every candidate; Threshold cuts by score instantly; Cross-encoder has a rerank server score the best topics with each search; Flash asks an LLM to choose (one API call per run).</source>
+        <translation>«Только векторы» оставляет всех кандидатов; «Порог» мгновенно отсекает по оценке; «Кросс-энкодер» при каждом поиске просит сервер ранжирования оценить лучшие темы; Flash просит LLM выбрать (один вызов API за запуск).</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="157"/>
         <source>Max tool calls</source>
         <translation>Макс. вызовов</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="152"/>
+        <location filename="../../ui/search/settings_panel.py" line="158"/>
         <source>Max topics</source>
         <translation>Макс. тем</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="153"/>
+        <location filename="../../ui/search/settings_panel.py" line="159"/>
         <source>Max people</source>
         <translation>Макс. людей</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="154"/>
+        <location filename="../../ui/search/settings_panel.py" line="160"/>
         <source>Max artifacts</source>
         <translation>Макс. вложений</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="155"/>
+        <location filename="../../ui/search/settings_panel.py" line="161"/>
         <source>Rewrite the query first</source>
         <translation>Сначала переписать запрос</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="157"/>
+        <location filename="../../ui/search/settings_panel.py" line="163"/>
         <source>With recent messages pasted, one short call first rewrites a vague question (“what did he say?”) into a self-contained one; the search runs for both and Flash sees both. Nothing is sent without recent messages.</source>
         <translation>Если вставлены недавние сообщения, один короткий запрос сначала переписывает расплывчатый вопрос («что он сказал?») в самостоятельный; поиск идёт по обоим, и Flash видит оба. Без недавних сообщений ничего не отправляется.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="162"/>
+        <location filename="../../ui/search/settings_panel.py" line="168"/>
+        <source>Narrow with the cross-encoder first</source>
+        <translation>Сначала сузить кросс-энкодером</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="170"/>
+        <source>The rerank server (Settings → Cross-encoder) scores the topics first and Flash reads only the best of them: fewer tokens sent to the LLM. When the cross-encoder is not asked or fails, Flash reads every candidate.</source>
+        <translation>Сервер ранжирования («Настройки → Кросс-энкодер») сначала оценивает темы, и Flash читает только лучшие из них: в LLM уходит меньше токенов. Если кросс-энкодер не спрашивали или он не сработал, Flash читает всех кандидатов.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="175"/>
+        <source>Topics Flash reads</source>
+        <translation>Тем читает Flash</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="176"/>
         <source>Also make topics with this model</source>
         <translation>Строить топики этой моделью</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="164"/>
+        <location filename="../../ui/search/settings_panel.py" line="178"/>
         <source>When memory is built, the model splits conversations into topics and decides merges (one API call per chunk of up to 400 messages). Without it, or where it fails, topics get extractive summaries.</source>
         <translation>При сборке памяти модель делит переписку на топики и решает, что объединять (один API-вызов на фрагмент до 400 сообщений). Без неё, или там, где она ошиблась, у топиков извлекающие сводки.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="172"/>
+        <location filename="../../ui/search/settings_panel.py" line="186"/>
         <source>Embeddings</source>
         <translation>Эмбеддинги</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="176"/>
+        <location filename="../../ui/search/settings_panel.py" line="190"/>
         <source>Built-in</source>
         <translation>Встроенная</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="176"/>
+        <location filename="../../ui/search/settings_panel.py" line="190"/>
         <source>Local model</source>
         <translation>Локальная модель</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="177"/>
+        <location filename="../../ui/search/settings_panel.py" line="191"/>
         <source>Changing it embeds every topic again in the background; search keeps working.</source>
         <translation>При смене все темы встраиваются заново в фоне; поиск продолжает работать.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="178"/>
+        <location filename="../../ui/search/settings_panel.py" line="192"/>
         <source>Matches words and their forms; instant, built into the app.</source>
         <translation>Сопоставляет слова и их формы; мгновенно, встроена в приложение.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="179"/>
+        <location filename="../../ui/search/settings_panel.py" line="193"/>
         <source>Matches meaning, also across Russian and English (multilingual-e5-small on this computer&apos;s CPU; building takes minutes to hours).</source>
         <translation>Сопоставляет смысл, в том числе между русским и английским (multilingual-e5-small на процессоре этого компьютера; построение занимает от минут до часов).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="183"/>
+        <location filename="../../ui/search/settings_panel.py" line="197"/>
         <source>Not available on Windows yet.</source>
         <translation>Пока недоступна в Windows.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="184"/>
+        <location filename="../../ui/search/settings_panel.py" line="198"/>
         <source>Not installed: run {command}</source>
         <translation>Не установлено: выполните {command}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="203"/>
+        <location filename="../../ui/search/settings_panel.py" line="217"/>
         <source>any</source>
         <translation>любая</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="216"/>
+        <location filename="../../ui/search/settings_panel.py" line="230"/>
         <source>(unnamed)</source>
         <translation>(без названия)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="279"/>
+        <location filename="../../ui/search/settings_panel.py" line="295"/>
         <source>http://host:port/v1</source>
         <translation>http://host:port/v1</translation>
     </message>
@@ -2449,79 +2670,99 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>StageReport</name>
     <message>
-        <location filename="../../ui/search/report.py" line="28"/>
+        <location filename="../../ui/search/report.py" line="29"/>
         <source>No search yet.</source>
         <translation>Поиска ещё не было.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="31"/>
+        <location filename="../../ui/search/report.py" line="32"/>
         <source>&lt;b&gt;Flash&lt;/b&gt;: {0} topic candidates ready. Press &lt;i&gt;Run Flash&lt;/i&gt; to let the LLM choose (one paid API call for remote endpoints).</source>
         <translation>&lt;b&gt;Flash&lt;/b&gt;: готово кандидатов-тем: {0}. Нажмите &lt;i&gt;Запустить Flash&lt;/i&gt;, чтобы LLM сделала выбор (один платный вызов API для удалённых серверов).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="41"/>
+        <location filename="../../ui/search/report.py" line="44"/>
         <source>&lt;b&gt;Vector only&lt;/b&gt;: {0} topics retrieved, all kept.</source>
         <translation>&lt;b&gt;Только векторы&lt;/b&gt;: найдено тем: {0}, оставлены все.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="46"/>
+        <location filename="../../ui/search/report.py" line="49"/>
         <source>&lt;b&gt;Threshold&lt;/b&gt; — topics: {0} retrieved → &lt;b&gt;{1}&lt;/b&gt; removed by threshold (&amp;lt; {2:.2f}) → &lt;b&gt;{3}&lt;/b&gt; removed by gap (&amp;gt; {4:.2f}) → &lt;b&gt;{5}&lt;/b&gt; over top-K ({6}) → &lt;b&gt;{7} kept&lt;/b&gt;</source>
         <translation>&lt;b&gt;Порог&lt;/b&gt; — темы: найдено {0} → &lt;b&gt;{1}&lt;/b&gt; отсечено порогом (&amp;lt; {2:.2f}) → &lt;b&gt;{3}&lt;/b&gt; отсечено разрывом (&amp;gt; {4:.2f}) → &lt;b&gt;{5}&lt;/b&gt; сверх top-K ({6}) → &lt;b&gt;оставлено {7}&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="54"/>
+        <location filename="../../ui/search/report.py" line="57"/>
         <source>people</source>
         <translation>люди</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="54"/>
+        <location filename="../../ui/search/report.py" line="57"/>
         <source>attachments</source>
         <translation>вложения</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="57"/>
+        <location filename="../../ui/search/report.py" line="60"/>
         <source>{0}: {1} retrieved, {2} kept</source>
         <translation>{0}: найдено {1}, оставлено {2}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="64"/>
+        <location filename="../../ui/search/report.py" line="67"/>
         <source>&lt;b&gt;Flash&lt;/b&gt; — {0} topics retrieved → &lt;b&gt;{1} kept&lt;/b&gt; · {2} turn(s)</source>
         <translation>&lt;b&gt;Flash&lt;/b&gt; — найдено тем: {0} → &lt;b&gt;оставлено {1}&lt;/b&gt; · ходов: {2}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="68"/>
+        <location filename="../../ui/search/report.py" line="71"/>
         <source>Tool calls:</source>
         <translation>Вызовы инструментов:</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="70"/>
+        <location filename="../../ui/search/report.py" line="73"/>
         <source>(no ids)</source>
         <translation>(без id)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="73"/>
+        <location filename="../../ui/search/report.py" line="76"/>
         <source>No tool calls.</source>
         <translation>Вызовов инструментов не было.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="76"/>
+        <location filename="../../ui/search/report.py" line="79"/>
         <source>constrained turns (JSON schema)</source>
         <translation>ограниченные ходы (JSON-схема)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="77"/>
+        <location filename="../../ui/search/report.py" line="80"/>
         <source>tool calls (forced)</source>
         <translation>вызовы инструментов (принудительные)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="80"/>
+        <location filename="../../ui/search/report.py" line="83"/>
         <source>Protocol: {0}</source>
         <translation>Протокол: {0}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="85"/>
+        <location filename="../../ui/search/report.py" line="88"/>
         <source>&lt;span style=&apos;color:#b45309&apos;&gt;&lt;b&gt;Fallback&lt;/b&gt;: {0}&lt;/span&gt;</source>
         <translation>&lt;span style=&apos;color:#b45309&apos;&gt;&lt;b&gt;Откат&lt;/b&gt;: {0}&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/report.py" line="94"/>
+        <source>&lt;b&gt;Cross-encoder first&lt;/b&gt;: {0}</source>
+        <translation>&lt;b&gt;Сначала кросс-энкодер&lt;/b&gt;: {0}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/report.py" line="101"/>
+        <source>&lt;b&gt;Cross-encoder&lt;/b&gt; — not asked: {0} topics retrieved → &lt;b&gt;{1} kept&lt;/b&gt; in stage 1&apos;s order</source>
+        <translation>&lt;b&gt;Кросс-энкодер&lt;/b&gt; — не спрашивали: найдено тем: {0} → &lt;b&gt;оставлено {1}&lt;/b&gt; в порядке этапа 1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/report.py" line="104"/>
+        <source>&lt;b&gt;Cross-encoder&lt;/b&gt; — {0} topics retrieved → {1} sent in {2} request(s) → &lt;b&gt;{3}&lt;/b&gt; below {4:.2f} → &lt;b&gt;{5}&lt;/b&gt; over top-K ({6}) → &lt;b&gt;{7} kept&lt;/b&gt;</source>
+        <translation>&lt;b&gt;Кросс-энкодер&lt;/b&gt; — найдено тем: {0} → отправлено {1} (запросов к серверу: {2}) → &lt;b&gt;{3}&lt;/b&gt; ниже {4:.2f} → &lt;b&gt;{5}&lt;/b&gt; сверх top-K ({6}) → &lt;b&gt;оставлено {7}&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/report.py" line="115"/>
+        <source>&lt;span style=&apos;color:#b45309&apos;&gt;&lt;b&gt;Fallback&lt;/b&gt;: {0}&lt;/span&gt; — stage 1&apos;s first topics kept</source>
+        <translation>&lt;span style=&apos;color:#b45309&apos;&gt;&lt;b&gt;Откат&lt;/b&gt;: {0}&lt;/span&gt; — оставлены первые темы этапа 1</translation>
     </message>
 </context>
 <context>

@@ -1,6 +1,7 @@
 """A Russian window shows no English sentence (issue 22): one window, in Russian, driven through
 the paths a person takes (the demo imported and built, a build, a search in each reranker, a
-Flash run that falls back on a server answering with an error, a question asked (issue 27: the
+Flash run that falls back on a server answering with an error, the cross-encoder's scores and its
+fallback (issue 25), an assistant's run in the history (issue 24), a question asked (issue 27: the
 cloud notice, the answer with a marked claim, the cited messages, a date chip not understood,
 no model), the run history, the topic viewer, About, the API key dialog, another process
 writing the store, a damaged store). After
@@ -44,9 +45,10 @@ from PySide6.QtWidgets import (
 
 from app.gui import DEMO_EXPORT
 from app.keys import KeyStore
-from engine.api import Flashback
+from engine.api import Flashback, RetrievalSettings, make_reranker
 from tests.engine.ask.conftest import ScriptedModel
 from tests.fake_openai import FakeOpenAI, FakeResponse
+from tests.fake_rerank import FakeRerank
 from tests.ui.conftest import write_jsonl
 from tests.ui.test_ask_mode import anchors, answer_text, click_link, wait_answered
 from tests.ui.test_damaged_store_window import damage_table
@@ -55,6 +57,7 @@ from tests.ui.test_other_processes import OtherWriter
 from ui import i18n
 from ui.main_window import MainWindow
 from ui.search.score_chart import ScoreChart
+from ui.shell.run_history import CLIENT_COLUMN
 
 QUERY = "встреча бюджет"
 QUESTION = "когда мама записалась к терапевту?"
@@ -265,6 +268,24 @@ def test_a_russian_window_shows_no_english_sentence(qtbot, qasync_loop, russian,
     assert all(card.data.reason.startswith("откат (сервер модели ответил ошибкой)") for card in panel.cards.cards)
     look("Flash fell back")
 
+    # The cross-encoder (issue 25): its scores on the chart and the cards, then a server refusing it.
+    with FakeRerank() as rerank:
+        rerank.serve("llamacpp")
+        for name, value in (("rerank_preset", "llamacpp"), ("rerank_url", rerank.root), ("ce_skip_small", False),
+                            ("ce_skip_flat", False), ("mode", "cross-encoder")):
+            settings.set_value(name, value)  # the mode last: it asks the server about the shown candidates
+        qtbot.waitUntil(lambda: panel._state.cross is not None and not panel.is_busy(), timeout=20_000)
+        assert panel.cards.cards and all(card.data.reason.startswith("оценка кросс-энкодера")
+                                         for card in panel.cards.cards if card.data.kind == "topic")
+        look("cross-encoder scores")
+        rerank.handle("/v1/rerank", lambda _request: FakeResponse(status=400, json={"error": "model_not_loaded"}))
+        settings.set_value("ce_top_n", 30)  # what is sent changed: asked again
+        qtbot.waitUntil(lambda: panel._state.cross is not None and panel._state.cross.result.fallback is not None
+                        and not panel.is_busy(), timeout=20_000)
+    assert all(card.data.reason.startswith("откат (сервер ранжирования ответил ошибкой)")
+               for card in panel.cards.cards if card.data.kind == "topic")
+    look("cross-encoder fell back")
+
     # A question asked: the cloud notice first, then the answer with a marked claim and its sources.
     with FakeOpenAI() as server:
         server.handle("/v1/chat/completions", ScriptedModel(plan=PLAN, answer=answer_text(RIGHT, WRONG)))
@@ -300,12 +321,19 @@ def test_a_russian_window_shows_no_english_sentence(qtbot, qasync_loop, russian,
     look("no model")
     panel.set_mode("search")
 
-    # What was recorded, one topic in full, About and the key dialog.
+    # What was recorded (an assistant's search among them), one topic in full, About and the key dialog.
+    service, reranker = window._service, make_reranker("threshold")
+    asked = service.search.rerank_frozen(service.search.stage1(QUERY, RetrievalSettings()), reranker)
+    service.search.record(asked, reranker, client="Claude Desktop")
+    window.history.refresh()
     window.history_dock.show()
     window.history_dock.raise_()
-    qtbot.waitUntil(lambda: window.history.runs.topLevelItemCount() >= 3, timeout=15_000)
-    window.history.runs.setCurrentItem(window.history.runs.topLevelItem(0))
+    runs = window.history.runs
+    qtbot.waitUntil(lambda: runs.topLevelItemCount() >= 3 and bool(runs.topLevelItem(0).text(CLIENT_COLUMN)),
+                    timeout=15_000)
+    runs.setCurrentItem(runs.topLevelItem(0))  # the newest: the assistant's
     qtbot.waitUntil(lambda: bool(window.history.detail.toPlainText()), timeout=15_000)
+    assert "через Claude Desktop" in window.history.detail.toPlainText()
     look("run history")
     viewer = window.open_topic(panel.cards.cards[0].data.id)
     qtbot.waitUntil(lambda: viewer.loaded, timeout=15_000)

@@ -25,7 +25,8 @@ from PySide6.QtWidgets import (
 from engine.api import EngineError
 from ui.i18n import engine_words
 
-PROVIDERS = ("openrouter", "openai", "custom")
+# The chat endpoints, then the rerank APIs and a local rerank server started with a key (issue 25).
+PROVIDERS = ("openrouter", "openai", "custom", "jina", "cohere", "voyage", "rerank")
 
 
 def mask_key(key: str | None) -> str:
@@ -42,7 +43,10 @@ class KeysDialog(QDialog):
         self.setWindowTitle(self.tr("API key"))
         self.setMinimumWidth(580)
         self.provider = QComboBox()
-        labels = {"openrouter": "OpenRouter", "openai": "OpenAI", "custom": self.tr("Custom endpoint")}
+        labels = {"openrouter": "OpenRouter", "openai": "OpenAI", "custom": self.tr("Custom endpoint"),
+                  "jina": self.tr("Jina AI (cross-encoder)"), "cohere": self.tr("Cohere (cross-encoder)"),
+                  "voyage": self.tr("Voyage AI (cross-encoder)"),
+                  "rerank": self.tr("Rerank server on this computer (cross-encoder)")}
         for name in PROVIDERS:
             self.provider.addItem(labels[name], name)
         self.provider.setCurrentIndex(max(self.provider.findData(provider), 0))
@@ -73,8 +77,9 @@ class KeysDialog(QDialog):
         self.status = QLabel()
         self.status.setWordWrap(True)
 
-        intro = QLabel(self.tr("Flash (the LLM reranker) and API embeddings need a key. Flashback keeps it in the "
-                               "system keyring, never in its own files, and never shows it in full."))
+        intro = QLabel(self.tr("Flash (the LLM reranker), API embeddings and the cross-encoder's rerank APIs need "
+                               "a key. Flashback keeps it in the system keyring, never in its own files, and never "
+                               "shows it in full."))
         intro.setWordWrap(True)
         form = QFormLayout()
         form.addRow(self.tr("Provider:"), self.provider)
