@@ -422,4 +422,9 @@ CATALOGUE: dict[str, str] = {
                             "it asks about first.",
     "ask.qa.nothing_known_in": "None of the evidence messages of {source} is in this store: import the conversations "
                                "it asks about first.",
+    # engine/store: opening a store
+    "store.cannot_create_folder": "Cannot create the data folder {folder}: {reason}",
+    "store.not_a_store": "The database {path} is damaged or not a Flashback store: {detail}",
+    "store.newer_schema": "The data in {folder} was written by a newer Flashback (schema {version}); update Flashback "
+                          "to open it.",
 }

@@ -433,4 +433,9 @@ CATALOGUE: dict[str, str] = {
                             "импортируйте переписки, о которых он спрашивает.",
     "ask.qa.nothing_known_in": "Ни одного сообщения-подтверждения из {source} нет в этом хранилище: сначала "
                                "импортируйте переписки, о которых он спрашивает.",
+    # engine/store: opening a store
+    "store.cannot_create_folder": "Не удалось создать папку данных {folder}: {reason}",
+    "store.not_a_store": "База данных {path} повреждена или не является хранилищем Flashback: {detail}",
+    "store.newer_schema": "Данные в {folder} записаны более новой версией Flashback (схема {version}); обновите "
+                          "Flashback, чтобы открыть их.",
 }

@@ -23,7 +23,7 @@ from engine.messages import Message
 from engine.store import models  # also registers the tables on SQLModel.metadata
 from engine.store.faults import StoreDamaged, translate
 from engine.store.labels_schema import labels_v5
-from engine.store.lock import StoreWriteLock, read_only_store
+from engine.store.lock import StoreWriteLock, os_words, read_only_store
 from engine.store.transaction import write_transaction
 
 DB_FILE_NAME = "flashback.sqlite3"
@@ -149,7 +149,8 @@ def open_engine(data_dir: Path) -> Engine:
     try:
         _create_private(data_dir, path)
     except OSError as exc:
-        raise StoreError(f"Cannot create the data folder {data_dir}: {exc.strerror}") from exc
+        reason = os_words(exc)  # the system's refusal, in the person's language where it is a known one
+        raise StoreError(Message("store.cannot_create_folder", {"folder": str(data_dir), "reason": reason})) from exc
     engine = create_engine(f"sqlite:///{path}")
     event.listen(engine, "connect", lambda dbapi_conn, _record: apply_pragmas(dbapi_conn))
     migrate(path, engine)
@@ -209,7 +210,8 @@ def migrate(path: Path, engine: Engine) -> None:
         if plain is None and not isinstance(exc, sqlite3.DatabaseError):
             raise
         if isinstance(plain, StoreDamaged) or plain is None:
-            raise StoreError(f"The database {path} is damaged or not a Flashback store: {exc}") from exc
+            detail = plain.message.params["detail"] if plain is not None else str(exc)  # SQLite's words as a code
+            raise StoreError(Message("store.not_a_store", {"path": str(path), "detail": detail})) from exc
         raise plain from exc
     finally:
         if connection is not None:
@@ -219,6 +221,5 @@ def migrate(path: Path, engine: Engine) -> None:
 def _version(connection: sqlite3.Connection, path: Path) -> int:
     version = connection.execute("PRAGMA user_version").fetchone()[0]
     if version > SCHEMA_VERSION:
-        raise StoreError(f"The data in {path.parent} was written by a newer Flashback "
-                         f"(schema {version}); update Flashback to open it.")
+        raise StoreError(Message("store.newer_schema", {"folder": str(path.parent), "version": version}))
     return version

@@ -33,8 +33,16 @@ def test_store_from_a_newer_flashback_is_refused(tmp_path):
     conn = sqlite3.connect(db_path(tmp_path))
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     conn.close()
-    with pytest.raises(StoreError, match="newer Flashback"):
+    with pytest.raises(StoreError, match="newer Flashback") as caught:
         open_engine(tmp_path)
+    assert "более новой версией Flashback" in caught.value.render("ru")  # issue 22: a code, said in Russian
+
+
+def test_a_file_that_is_not_a_store_says_so_in_russian(tmp_path):
+    db_path(tmp_path).write_bytes(b"this is not SQLite at all, just text " * 200)
+    with pytest.raises(StoreError, match="damaged or not a Flashback store: file is not a database") as caught:
+        open_engine(tmp_path)
+    assert caught.value.render("ru").endswith("не является хранилищем Flashback: файл — не база данных")
 
 
 def test_forward_migration_runs_once(tmp_path, monkeypatch):
