@@ -20,16 +20,18 @@ from app import (
     cli_forget,
     cli_keys,
     cli_memory,
+    cli_owner,
     cli_runs,
     cli_tune,
     crash,
     mcp_server,
 )
-from app.cli_options import say
+from app.cli_options import fill_saved, say
 from app.cli_output import plural, waiting_note
 from app.privacy import private_umask, tighten
+from app.saved_settings import saved_values
 from app.settings import data_dir_given, resolve_data_dir
-from engine.api import FORMATS, EngineError, ImportProgress
+from engine.api import FORMATS, EngineError, ImportProgress, Message
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,13 +45,14 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command")
     commands.add_parser("gui", help="open the desktop app (the default)")
     importer = commands.add_parser("import", help="import chat exports (files, folders or .zip)")
-    importer.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    importer.add_argument("paths", nargs="+", type=_export_path, metavar="PATH")
     importer.add_argument("--format", default="auto", choices=("auto", *FORMATS))
     importer.add_argument("--json", action="store_true", help="print one JSON object")
     stats = commands.add_parser("stats", help="count what the store holds")
     stats.add_argument("--json", action="store_true", help="print one JSON object")
     cli_chats.add_command(commands)
     cli_forget.add_command(commands)
+    cli_owner.add_command(commands)
     cli_memory.add_commands(commands)
     cli_ask.add_command(commands)
     cli_eval_answers.add_command(commands)
@@ -59,6 +62,21 @@ def build_parser() -> argparse.ArgumentParser:
     cli_check.add_command(commands)
     mcp_server.add_command(commands)
     return parser
+
+
+def _export_path(text: str) -> Path:
+    """A PATH to import; an empty one (`import ""`) would be the current folder to Path()."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("the path is empty: give an export file, a folder or a .zip")
+    return Path(text)
+
+
+def _check_dates(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """--since after --until: a usage error in one sentence (exit 2), before anything is opened."""
+    since, until = getattr(args, "since", None), getattr(args, "until", None)
+    if since and until and since > until:  # YYYY-MM-DD: text order is date order
+        command = parser._subparsers._group_actions[0].choices[args.command] if parser._subparsers else parser
+        command.error(say(Message("search.dates_inverted", {"first": f"--since {since}", "last": f"--until {until}"})))
 
 
 def _stderr_progress(progress: ImportProgress) -> None:
@@ -181,6 +199,8 @@ def _dispatch(args: argparse.Namespace, data_dir: Path) -> int:
         return cli_chats.run_chats(args, data_dir)
     if args.command == "forget":
         return cli_forget.run_forget(args, _service(data_dir))
+    if args.command == "owner":
+        return cli_owner.run_owner(args, data_dir)
     if args.command == "runs":
         return cli_runs.run_runs(args, _service(data_dir))
     if args.command == "check":
@@ -209,13 +229,17 @@ def _silence_stdout() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     private_umask()  # before anything is written: see app.privacy
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     _clean_args(args)
+    _check_dates(parser, args)
     if args.self_test:
         from app.self_test import run_self_test
 
         return run_self_test(Path(args.data_dir).expanduser() if args.data_dir else None)
     data_dir = resolve_data_dir(args.data_dir)
+    # Options left to the window's saved value (search, eval, export, ask, tune): read it now
+    fill_saved(args, lambda: saved_values(data_dir, data_dir_given(args.data_dir)))
     try:
         code = _dispatch(args, data_dir)
         sys.stdout.flush()  # inside the handlers: a closed pipe surfaces here, not at exit

@@ -16,9 +16,10 @@ from pathlib import Path
 from app import cli_cross_encoder, cli_llm
 from app.cli_chats import resolve_chats
 from app.cli_options import add_setting, say
-from app.cli_output import StageProgress, at_least, plural, waiting_note
+from app.cli_output import StageProgress, aligned_table, at_least, plural, waiting_note
 from app.keys import api_key_for
 from app.privacy import user_umask
+from app.saved_settings import SHARED
 from engine.api import (
     EmbeddingConfig,
     EngineError,
@@ -31,6 +32,20 @@ from engine.api import (
 )
 
 EMBEDDERS = ("builtin", "local", "openrouter", "openai", "ollama", "custom")
+
+# `eval --help` (issue 23): the judgement file, as docs/evaluation.md "Export and import (QRELS)" says it
+QRELS_FORMAT = """\
+Score search against relevance judgements: recall@k, MRR, nDCG, evidence budgets and the
+reranker's kept precision, recall and F1, for all queries and per category.
+
+QRELS is a JSON file:
+  {"queries": [{"id": "q1", "query": "when is the flight to Lisbon?", "category": "travel",
+                "relevant": [{"chat": "telegram:5000", "message": "1234"}]}]}
+  chat      the chat's key (telegram:5000, jsonl:Team), its name, or the key without its format
+  message   the export's own message id (as in the export file)
+  optional  "category" (rows of the table), "not_relevant" (same shape as "relevant") and
+            "filters" ({"chat_ids": [], "since": "YYYY-MM-DD", "until": "YYYY-MM-DD"}); the window's
+            Evaluate → Export labels… writes this file. More: docs/evaluation.md."""
 
 
 def _embedding_options(parser: argparse.ArgumentParser) -> None:
@@ -53,7 +68,7 @@ def _search_options(parser: argparse.ArgumentParser, reranker: str) -> None:
                         help=f"stage 2 (default {reranker}); flash asks an LLM (see the Flash options); "
                              "cross-encoder asks a rerank server (see the cross-encoder options)")
     for key in ("candidates", "safety_threshold", "threshold", "gap", "top_k", "hybrid"):
-        add_setting(parser, key)
+        add_setting(parser, key, saved=key in SHARED)  # without the flag: the window's saved value
     parser.add_argument("--fusion", default="score", choices=("score", "rrf"))
     parser.add_argument("--mmr", action=argparse.BooleanOptionalAction, default=False, help="diversify with MMR")
     parser.add_argument("--chat", action="append", default=[], metavar="ID_OR_NAME",
@@ -75,8 +90,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     search = commands.add_parser("search", help="find the topics, people and files a question is about")
     search.add_argument("query")
     _search_options(search, "threshold")
-    evaluation = commands.add_parser("eval", help="score search against relevance judgements (QRELS)")
-    evaluation.add_argument("qrels", type=Path)
+    evaluation = commands.add_parser("eval", help="score search against relevance judgements (QRELS)",
+                                     description=QRELS_FORMAT, formatter_class=argparse.RawDescriptionHelpFormatter)
+    evaluation.add_argument("qrels", type=Path, help="a QRELS JSON file (its format: above)")
     _search_options(evaluation, "none")
     cli_llm.add_commands(commands, _search_options)
 
@@ -332,7 +348,6 @@ def run_eval(args: argparse.Namespace, data_dir: Path) -> int:
         return 0
     rows = {"all": result["metrics"], **result["by_category"]}
     keys = list(result["metrics"])
-    sys.stdout.write(f"{'':<14}" + "".join(f"{k:>15}" for k in keys) + "\n")
-    for name, metrics in rows.items():
-        sys.stdout.write(f"{name:<14}" + "".join(f"{metrics[k]:>15}" for k in keys) + "\n")
+    table = aligned_table(keys, [(name, [metrics.get(k, "") for k in keys]) for name, metrics in rows.items()])
+    sys.stdout.write("\n".join(table) + "\n")
     return 0

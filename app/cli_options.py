@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from typing import Any
 
 from engine.api import SETTINGS, Message, Setting, SettingError, normalise_language, render
@@ -32,27 +33,52 @@ def _argparse_type(setting: Setting):
     return parse
 
 
-def _help(setting: Setting, default: Any) -> str:
+class Saved:
+    """An option's default until `fill_saved` runs: the window's saved value, else `value`."""
+
+    def __init__(self, key: str, value: Any) -> None:
+        self.key, self.value = key, value
+
+    def __repr__(self) -> str:
+        return f"{self.value} (or as saved)"
+
+
+def _help(setting: Setting, default: Any, saved: bool = False) -> str:
+    where = ", or the window's saved value (`flashback tune --save` writes it)" if saved else ""
     if setting.kind is bool:
-        return f"{setting.help} (default {'on' if default else 'off'})"
+        return f"{setting.help} (default {'on' if default else 'off'}{where})"
     span = "" if setting.choices else (
         f"; {setting.minimum:g} to {setting.maximum:g}" if setting.minimum is not None else "")
     shown = "the endpoint's" if default is None else default
-    return f"{setting.help} (default {shown}{span})"
+    return f"{setting.help} (default {shown}{where}{span})"
 
 
 def add_setting(parser: argparse.ArgumentParser | argparse._ArgumentGroup, key: str, *,
-                default: Any = ..., dest: str | None = None, metavar: str | None = None) -> None:
+                default: Any = ..., dest: str | None = None, metavar: str | None = None,
+                saved: bool = False) -> None:
     """Add the option of SETTINGS[key]; `default` overrides the schema's (None: "the endpoint's
-    own", as Flash's time budget differs for a local server)."""
+    own", as Flash's time budget differs for a local server). `saved`: without the flag, the
+    value the window saved is used (`fill_saved`; app/saved_settings.py)."""
     setting = SETTINGS[key]
     value = setting.default if default is ... else default
+    help_text = _help(setting, value, saved)
+    if saved:
+        value = Saved(key, value)
     names: dict[str, Any] = {"dest": dest} if dest else {}
     if setting.kind is bool:
         parser.add_argument(setting.cli, action=argparse.BooleanOptionalAction, default=value,
-                            help=_help(setting, value), **names)
+                            help=help_text, **names)
     elif setting.choices:
-        parser.add_argument(setting.cli, default=value, choices=setting.choices, help=_help(setting, value), **names)
+        parser.add_argument(setting.cli, default=value, choices=setting.choices, help=help_text, **names)
     else:
         parser.add_argument(setting.cli, type=_argparse_type(setting), default=value, metavar=metavar,
-                            help=_help(setting, value), **names)
+                            help=help_text, **names)
+
+
+def fill_saved(args: argparse.Namespace, read_saved: Callable[[], dict[str, Any]]) -> None:
+    """Each option left at a `Saved` default takes the saved value (`read_saved()`: key → value,
+    read only when some option needs it), else the schema's."""
+    waiting = {name: value for name, value in vars(args).items() if isinstance(value, Saved)}
+    saved = read_saved() if waiting else {}
+    for name, value in waiting.items():
+        setattr(args, name, saved.get(value.key, value.value))

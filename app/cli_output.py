@@ -1,4 +1,4 @@
-"""Small pieces of the CLI's human output: counted nouns, durations, stage progress.
+"""Small pieces of the CLI's human output: counted nouns, durations, aligned tables, stage progress.
 
 Progress goes to stderr (stdout stays one clean JSON object with --json). At a terminal it
 is one line redrawn with \\r; anywhere else (a log, a pipe, CI) a redrawn line would be one
@@ -34,6 +34,23 @@ def duration(ms: float | None) -> str:
         return f"{seconds:.1f} s"
     minutes, rest = divmod(round(seconds), 60)
     return f"{minutes} min {rest} s"
+
+
+def _cell(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+
+
+def aligned_table(headers: list[str], rows: list[tuple[str, list]]) -> list[str]:
+    """Lines of a table whose columns line up and never run together (issue 23): each column
+    as wide as its longest header or value, two spaces apart; names left, figures right."""
+    cells = [[name, *(_cell(value) for value in values)] for name, values in rows]
+    table = [["", *headers], *cells]
+    widths = [max(len(row[column]) for row in table) for column in range(len(table[0]))]
+    return ["  ".join([row[0].ljust(widths[0]), *(cell.rjust(width) for cell, width in zip(row[1:], widths[1:],
+                                                                                           strict=True))]).rstrip()
+            for row in table]
 
 
 def money(usd: float | None) -> str:

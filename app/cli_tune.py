@@ -3,6 +3,10 @@ with the score expected on queries it was not tuned on (k-fold cross-validation)
 
 Without QRELS the store's own labels (made in the window) are the judged queries. Prints
 one JSON object with --json: {"objective", "settings", "before", "after", "cross_validated", …}.
+The current settings it starts from are the window's saved ones unless flags say otherwise,
+and `--save` writes the tuned threshold, gap and top-K there (app/saved_settings.py), where
+the window and a plain `flashback search` read them (issue 23). The gain is said against its
+noise: within or beyond two standard errors of the paired per-query difference.
 """
 
 from __future__ import annotations
@@ -13,10 +17,14 @@ import sys
 from pathlib import Path
 
 from app import cli_memory
-from app.cli_output import at_least, fraction, plural
-from engine.api import DEFAULT_BUDGET, OBJECTIVES, EngineError, RetrievalSettings, ThresholdSettings
+from app.cli_options import add_setting
+from app.cli_output import aligned_table, plural
+from app.saved_settings import SHARED, save_values
+from app.settings import data_dir_given
+from engine.api import NOISE_SES, OBJECTIVES, EngineError, RetrievalSettings, ThresholdSettings
 
 SHOWN = ("kept_precision", "kept_recall", "kept_f1", "recall@budget", "kept_topics")
+_OBJECTIVE_WORDS = {"f1": "F1", "recall@budget": "recall@budget"}
 
 
 def add_command(commands: argparse._SubParsersAction) -> None:
@@ -25,17 +33,15 @@ def add_command(commands: argparse._SubParsersAction) -> None:
     tune.add_argument("--objective", default="f1", choices=OBJECTIVES,
                       help="f1: mean kept F1 (default); recall@budget: mean recall of the kept topics that fit "
                            "--budget characters whole")
-    tune.add_argument("--budget", type=at_least(1), default=DEFAULT_BUDGET,
-                      help=f"characters (default {DEFAULT_BUDGET})")
+    add_setting(tune, "evidence_budget")
     tune.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
     tune.add_argument("--seed", type=int, default=0, help="how the queries are dealt into folds (default 0)")
     tune.add_argument("--no-lexical", action="store_true", help="keep the lexical weight as it is")
-    tune.add_argument("--candidates", type=at_least(1), default=50, help="stage-1 candidates (default 50)")
-    tune.add_argument("--safety", type=fraction, default=0.30, help="stage-1 minimum calibrated score (default 0.30)")
-    tune.add_argument("--hybrid", action=argparse.BooleanOptionalAction, default=True)
-    tune.add_argument("--threshold", type=fraction, default=0.50, help="the current threshold (default 0.50)")
-    tune.add_argument("--gap", type=fraction, default=0.15, help="the current score-gap cut (default 0.15)")
-    tune.add_argument("--top-k", type=at_least(1), default=3, help="the current top-K (default 3)")
+    for key in ("candidates", "safety_threshold", "hybrid", "threshold", "gap", "top_k"):
+        add_setting(tune, key, saved=key in SHARED)  # the current settings: the window's saved ones
+    tune.add_argument("--save", action="store_true",
+                      help="write the tuned threshold, gap and top-K where the window and `flashback search` read "
+                           "them (the window's settings file)")
     tune.add_argument("--json", action="store_true", help="print one JSON object")
     cli_memory._embedding_options(tune)
 
@@ -66,6 +72,9 @@ def run_tune(args: argparse.Namespace, data_dir: Path) -> int:
                           lexical=not args.no_lexical, seed=args.seed)
     shaped = result.as_dict()
     shaped["unmatched_messages"] = unmatched
+    saved = _save(args, data_dir, result) if args.save else None
+    if saved is not None:
+        shaped["saved_to"] = saved[0]
     if args.json:
         sys.stdout.write(json.dumps(shaped, ensure_ascii=False) + "\n")
         return 0
@@ -75,13 +84,50 @@ def run_tune(args: argparse.Namespace, data_dir: Path) -> int:
                      f"{result.folds}-fold cross-validated: threshold {settings['threshold']:.2f}, "
                      f"gap {settings['gap']:.2f}, top-K {settings['top_k']}"
                      + (f", lexical weight {weight}" if weight is not None else "") + "\n")
-    sys.stdout.write(f"{'':<16}" + "".join(f"{key:>16}" for key in SHOWN) + "\n")
-    for name in ("before", "after", "cross_validated"):
-        sys.stdout.write(f"{name:<16}" + "".join(f"{shaped[name][key]:>16}" for key in SHOWN) + "\n")
-    noise = result.noise
-    if "standard_error" in noise:
-        sys.stdout.write(f"cross-validated minus before: {noise['cross_validated_minus_before']:+.4f} "
-                         f"(standard error {noise['standard_error']:.4f})\n")
+    table = aligned_table(list(SHOWN), [(name, [shaped[name][key] for key in SHOWN])
+                                        for name in ("before", "after", "cross_validated")])
+    sys.stdout.write("\n".join(table) + "\n")
+    sys.stdout.write(noise_words(result.noise, args.objective) + "\n")
     if unmatched:
         sys.stdout.write(f"{plural(unmatched, 'judged message')} not in this store (left out)\n")
+    if saved is not None:
+        sys.stdout.write(saved[1] + "\n")
+    else:
+        sys.stdout.write("not saved: `flashback tune --save` (same options) writes them where the window and "
+                         "`flashback search` read them\n")
     return 0
+
+
+def noise_words(noise: dict, objective: str) -> str:
+    """The cross-validated gain over the current settings, against its noise, in words:
+    "+0.04 F1 …, within noise (±0.05)" or "… beyond noise"."""
+    if "standard_error" not in noise:
+        return str(noise.get("note") or "too few queries to tell the gain from noise")
+    gain, margin = noise["cross_validated_minus_before"], NOISE_SES * noise["standard_error"]
+    what = f"{gain:+.2f} {_OBJECTIVE_WORDS.get(objective, objective)} over the current settings on queries " \
+           f"it was not tuned on"
+    if gain == 0 and margin == 0:
+        return f"{what}: the same on every query as the current settings"
+    if abs(gain) <= margin:
+        return (f"{what}, within noise (±{margin:.2f}, two standard errors): not clearly better than the current "
+                "settings")
+    verdict = "beyond noise" if gain > 0 else "worse, beyond noise"
+    return f"{what}, {verdict} (±{margin:.2f}, two standard errors)"
+
+
+def _save(args: argparse.Namespace, data_dir: Path, result) -> tuple[str, str]:
+    """Write the tuned settings; (where, the sentence that says so)."""
+    tuned = result.tuned.settings
+    try:
+        where = save_values(data_dir, data_dir_given(args.data_dir),
+                            {"threshold": tuned.threshold, "gap": tuned.gap, "top_k": tuned.top_k})
+    except OSError as exc:
+        raise EngineError(f"Could not save the tuned settings ({exc.filename or 'the settings file'}: "
+                          f"{exc.strerror or exc}); the figures above still hold.") from exc
+    line = (f"saved threshold {tuned.threshold:.2f}, gap {tuned.gap:.2f}, top-K {tuned.top_k} to {where}: "
+            "`flashback search` and the window use them from now on (a window open now keeps its own until "
+            "restarted; a flag still overrides them)")
+    if result.tuned.lexical_weight is not None:
+        line += (f"; the lexical weight {result.tuned.lexical_weight} is not saved (neither has a setting for it: "
+                 "tune with --no-lexical to tune without it)")
+    return where, line

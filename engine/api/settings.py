@@ -113,6 +113,11 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
             cli="--reasoning", help="reasoning effort of the Flash model"),
     Setting("budget_tokens", int, 8000, 100, 200_000, unit=" tokens", cli="--budget",
             help="context budget of an export, in tokens"),
+    # issue 23: `flashback tune --budget` (characters of kept topics recall@budget counts), the
+    # export's range so every command's --budget takes the same numbers; the default is
+    # engine.evaluation.sweep.DEFAULT_BUDGET (not imported: it would load the store for --help)
+    Setting("evidence_budget", int, 8000, 100, 200_000, unit=" characters", cli="--budget", window=False,
+            help="characters of kept topics, taken whole, that --objective recall@budget counts"),
     Setting("turn1_share", float, _FLASH.turn1_share, 0.05, 1.0, 2, cli="--turn1-share", window=False,
             help="share of --timeout turn 1 (reading every candidate) may take"),
     # engine/rerank/cross_encoder (seed 002 §7): Settings → Cross-encoder in the window (issue 25)
