@@ -47,7 +47,8 @@ def topics(panel: SearchPanel) -> list:
     return sorted((c for c in panel._state.stage1.candidates if c.kind == "topic"), key=lambda c: c.rank)
 
 
-def test_the_reranker_choice_asks_the_server_and_shows_its_scores_and_reasons(qtbot, qasync_loop, service, rerank):
+def test_the_reranker_choice_asks_the_server_and_shows_its_scores_and_reasons(qtbot, qasync_loop, service, rerank,
+                                                                             screenshots_dir):
     rerank.serve("llamacpp", logits=True)  # raw logits, as llama-server sends a bge reranker's
     panel = make_panel(qtbot, service)
     use_rerank_server(panel, rerank, "llamacpp", ce_threshold=0.3, ce_top_k=3)
@@ -74,6 +75,7 @@ def test_the_reranker_choice_asks_the_server_and_shows_its_scores_and_reasons(qt
     assert [p.score for p in chart.points] == pytest.approx([e["score"] for e in report["scores"]])
     assert "<b>Cross-encoder</b>" in panel.report.text() and "cross-encoder:" in panel.status.text()
     assert recorded == [outcome.run_id] and outcome.run_id is not None  # in the run history
+    panel.grab().save(str(screenshots_dir / "cross_encoder.png"))  # docs/screenshots/cross_encoder.png is a copy
 
     # Score ≥ and top-K re-cut the scores already back: no request, at once.
     requests = len(rerank.requests_to("/v1/rerank"))
