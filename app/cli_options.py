@@ -44,13 +44,13 @@ class Saved:
 
 
 def _help(setting: Setting, default: Any, saved: bool = False) -> str:
-    where = ", or the window's saved value (`flashback tune --save` writes it)" if saved else ""
+    where = "as the window saved it (or `tune --save`), else " if saved else ""
     if setting.kind is bool:
-        return f"{setting.help} (default {'on' if default else 'off'}{where})"
+        return f"{setting.help} (default {where}{'on' if default else 'off'})"
     span = "" if setting.choices else (
         f"; {setting.minimum:g} to {setting.maximum:g}" if setting.minimum is not None else "")
     shown = "the endpoint's" if default is None else default
-    return f"{setting.help} (default {shown}{where}{span})"
+    return f"{setting.help} (default {where}{shown}{span})"
 
 
 def add_setting(parser: argparse.ArgumentParser | argparse._ArgumentGroup, key: str, *,
