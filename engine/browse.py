@@ -100,7 +100,8 @@ def people(connection: sqlite3.Connection, limit: int = 1000) -> list[PersonInfo
     rows = connection.execute(
         "SELECT p.id, p.display_name, p.external_id, p.message_count, "
         "(SELECT COUNT(DISTINCT m.chat_id) FROM message m WHERE m.person_id = p.id) "
-        "FROM person p ORDER BY p.message_count DESC, p.id LIMIT ?", (limit,)).fetchall()
+        # message_count > 0: a row merged into the account owner (issue 23) is not a second "you"
+        "FROM person p WHERE p.message_count > 0 ORDER BY p.message_count DESC, p.id LIMIT ?", (limit,)).fetchall()
     return [PersonInfo(*row) for row in rows]
 
 

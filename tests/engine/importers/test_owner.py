@@ -71,6 +71,8 @@ def test_telegram_chatgpt_and_jsonl_selves_are_one_person(tmp_path):
     assert owner.name == "Alice Smith" and owner.messages == 4 and owner.chats == 3
     assert [a.format for a in owner.aliases] == ["telegram", "chatgpt", "jsonl"]
     assert found["chatgpt:assistant"] == (1, 0)  # the assistant is not you
+    listed = [person.name for person in service.browse.people()]
+    assert sorted(listed) == ["Alice Smith", "Anna", "ChatGPT"]  # Browse → People: you once
 
     service.imports.import_path(telegram(tmp_path))  # a re-import changes nothing
     assert people(data) == found
