@@ -75,7 +75,8 @@ def _check_dates(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
     """--since after --until: a usage error in one sentence (exit 2), before anything is opened."""
     since, until = getattr(args, "since", None), getattr(args, "until", None)
     if since and until and since > until:  # YYYY-MM-DD: text order is date order
-        command = parser._subparsers._group_actions[0].choices[args.command] if parser._subparsers else parser
+        commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        command = commands.choices.get(args.command, parser)  # its usage line, not the top level's
         command.error(say(Message("search.dates_inverted", {"first": f"--since {since}", "last": f"--until {until}"})))
 
 
