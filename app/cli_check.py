@@ -6,10 +6,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import asdict
 from pathlib import Path
 
 from app import cli_memory
+from app.cli_options import say
 from app.cli_output import StageProgress, waiting_note
 
 
@@ -26,14 +26,14 @@ def run_check(args: argparse.Namespace, data_dir: Path) -> int:
     report = service.memory.check(on_progress=progress, on_wait=waiting_note())
     progress.finish()
     if args.json:
-        sys.stdout.write(json.dumps({**asdict(report), "ok": report.ok}, ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps({**report.as_dict(), "ok": report.ok}, ensure_ascii=False) + "\n")
         return 0 if report.ok else 1
     for line in report.repaired:
-        sys.stdout.write(f"repaired: {line}\n")
+        sys.stdout.write(f"repaired: {say(line)}\n")
     for line in report.problems:
-        sys.stdout.write(f"problem: {line}\n")
+        sys.stdout.write(f"problem: {say(line)}\n")
     if report.ok and not report.repaired:
-        sys.stdout.write(f"all sound: {', '.join(report.checked)}\n")
+        sys.stdout.write(f"all sound: {', '.join(say(line) for line in report.checked)}\n")
     elif report.ok:
         sys.stdout.write("the store is sound now\n")
     return 0 if report.ok else 1

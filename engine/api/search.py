@@ -132,8 +132,8 @@ class SearchService:
             finally:
                 connection.close()
         stage1.rebuilt.update(retriever.indexes.notes())
-        problem = calibration_store.problem(retriever.indexes.folder, retriever.embedder.model_id)
-        if problem is not None and problem != "missing":
+        problem = calibration_store.problem_message(retriever.indexes.folder, retriever.embedder.model_id)
+        if problem is not None and problem != calibration_store.MISSING:
             stage1.rebuilt["calibration"] = msg("search.calibration_unusable", problem=problem)
         return stage1
 

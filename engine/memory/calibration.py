@@ -43,6 +43,7 @@ import numpy as np
 
 from engine.embeddings.base import Embedder
 from engine.memory.vectors import items_of_entities, load_items
+from engine.messages import Message, msg
 from engine.store.sql import IDS, select_in
 
 UNRELATED_SCORE = 0.30
@@ -226,19 +227,28 @@ def discard(folder: Path, model_id: str) -> None:
         tmp.replace(path)
 
 
+MISSING = msg("memory.calibration.missing")
+
+
 def problem(folder: Path, model_id: str) -> str | None:
     """Why the saved calibration of `model_id` cannot be used ("missing", "unreadable",
     "invalid: …"), or None when it is fine."""
+    found = problem_message(folder, model_id)
+    return str(found) if found is not None else None
+
+
+def problem_message(folder: Path, model_id: str) -> Message | None:
+    """`problem` as a code (`MISSING`, unreadable, invalid with its anchors), for a face to say."""
     path = Path(folder) / FILE_NAME
     if not path.exists():
-        return "missing"
+        return MISSING
     try:
         saved = json.loads(path.read_text(encoding="utf-8"))
         if model_id not in saved:
-            return "missing"
+            return MISSING
         calibration = Calibration(**saved[model_id])
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return "unreadable"
+        return msg("memory.calibration.unreadable")
     if not valid(calibration):
-        return f"invalid: anchors {calibration.unrelated} and {calibration.related}"
+        return msg("memory.calibration.invalid", unrelated=calibration.unrelated, related=calibration.related)
     return None

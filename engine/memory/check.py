@@ -13,25 +13,34 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from engine.embeddings.base import Embedder
 from engine.memory import calibration as calibration_store
-from engine.memory.health import describe_repair, find_damaged_vectors, remove_damaged
+from engine.memory.health import find_damaged_vectors, remove_damaged, repair_message
 from engine.memory.indexes import INDEX_FOLDER, IndexSet
+from engine.messages import Message, msg
 
 _SHOWN_PROBLEMS = 5
 
 
 @dataclass
 class CheckReport:
+    """What was found, as codes a face renders (a build's own repair lines are its English text)."""
+
     store_ok: bool = True
-    problems: list[str] = field(default_factory=list)  # what is wrong and was not repaired
-    repaired: list[str] = field(default_factory=list)
-    checked: list[str] = field(default_factory=list)  # what was looked at and found sound
+    problems: list[Message | str] = field(default_factory=list)  # what is wrong and was not repaired
+    repaired: list[Message | str] = field(default_factory=list)
+    checked: list[Message | str] = field(default_factory=list)  # what was looked at and found sound
 
     @property
     def ok(self) -> bool:
         return not self.problems
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-safe, the lines in English (`flashback check --json`)."""
+        return {"store_ok": self.store_ok, "problems": [str(line) for line in self.problems],
+                "repaired": [str(line) for line in self.repaired], "checked": [str(line) for line in self.checked]}
 
 
 def quick_check(connection: sqlite3.Connection) -> list[str]:
@@ -56,13 +65,13 @@ def check_memory(data_dir: Path, connection: sqlite3.Connection, embedder: Embed
         _store_damaged(report, damage)
         return report
     if damage:
-        report.repaired.append("rebuilt the store's damaged SQL indexes (REINDEX)")
+        report.repaired.append(msg("memory.check.reindexed"))
     else:
-        report.checked.append("store file (quick_check)")
+        report.checked.append(msg("memory.check.store_file"))
     try:
         if index_lost:
             built = build()
-            report.repaired.append(f"remade the missing index folder ({built.embedded:,} texts embedded anew)")
+            report.repaired.append(msg("memory.check.index_folder_remade", count=built.embedded))
             report.repaired += getattr(built, "repaired", [])
             return report
         _check_memory(data_dir, connection, embedder, build, report)
@@ -85,23 +94,20 @@ def _reindexed(connection: sqlite3.Connection) -> bool:
 
 def _store_damaged(report: CheckReport, damage: list[str]) -> None:
     report.store_ok = False
-    shown = "; ".join(damage[:_SHOWN_PROBLEMS])
-    report.problems.append(
-        f"the store file is damaged ({len(damage)} problem{'s' if len(damage) > 1 else ''}: {shown}); Flashback "
-        "cannot mend it: import your exports into a new data folder (`flashback --data-dir NEW import …`); "
-        "this one is left as it is")
+    shown = "; ".join(damage[:_SHOWN_PROBLEMS])  # SQLite's own findings, as it says them
+    report.problems.append(msg("memory.check.store_damaged", count=len(damage), shown=shown))
 
 
 def _check_memory(data_dir: Path, connection: sqlite3.Connection, embedder: Embedder, build: Callable[[], object],
                   report: CheckReport) -> None:
     vectors = find_damaged_vectors(connection, embedder.model_id, embedder.dim)
     if vectors:
-        report.repaired.append(describe_repair(remove_damaged(connection, embedder.model_id, vectors)))
+        report.repaired.append(repair_message(remove_damaged(connection, embedder.model_id, vectors)))
         built = build()  # embeds the removed entities again, brings the indexes and calibration up to date
-        report.repaired += [f"rebuilt the {kind} index ({why})" for kind, why in built.rebuilt.items()]
+        report.repaired += [_rebuilt(kind, why) for kind, why in built.rebuilt.items()]
         report.repaired += getattr(built, "repaired", [])
         return
-    report.checked.append("stored vectors")
+    report.checked.append(msg("memory.check.vectors"))
     _check_indexes(data_dir, connection, embedder, report)
     _check_calibration(data_dir, connection, embedder, report)
 
@@ -111,24 +117,28 @@ def _check_indexes(data_dir: Path, connection: sqlite3.Connection, embedder: Emb
     for kind in ("topic", "person", "artifact"):
         loaded = indexes.get(connection, kind)
         if loaded.rebuilt_because is None:
-            report.checked.append(f"{kind} index")
+            report.checked.append(msg(f"memory.check.index.{kind}"))
         elif loaded.label_entity or not loaded.rebuilt_because.startswith("missing"):
-            report.repaired.append(f"rebuilt the {kind} index ({loaded.rebuilt_because})")
+            report.repaired.append(_rebuilt(kind, loaded.rebuilt_because))
 
 
 def _check_calibration(data_dir: Path, connection: sqlite3.Connection, embedder: Embedder,
                        report: CheckReport) -> None:
     folder = Path(data_dir) / INDEX_FOLDER
-    problem = calibration_store.problem(folder, embedder.model_id)
+    problem = calibration_store.problem_message(folder, embedder.model_id)
     if problem is None or getattr(embedder, "relative_anchors", None) is not None:
-        report.checked.append("calibration")
+        report.checked.append(msg("memory.check.calibration"))
         return
     measured = calibration_store.measure(connection, embedder)
     if measured is None or not calibration_store.valid(measured):
-        if problem != "missing":
+        if problem != calibration_store.MISSING:
             calibration_store.discard(folder, embedder.model_id)
-            report.repaired.append(f"removed the unusable calibration ({problem}); scores use the defaults "
-                                   "until the store has enough topics to measure")
+            report.repaired.append(msg("memory.check.calibration_removed", problem=problem))
         return
     calibration_store.save(folder, measured)
-    report.repaired.append(f"measured the calibration again (it was {problem})")
+    report.repaired.append(msg("memory.check.calibration_measured", problem=problem))
+
+
+def _rebuilt(kind: str, why: str) -> Message:
+    """"rebuilt the topic index (stale: store changed)": the reason is the index's English (a build's report)."""
+    return msg("memory.check.index_rebuilt", index=msg(f"memory.index.{kind}"), reason=why)

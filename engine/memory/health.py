@@ -13,12 +13,12 @@ that entity again like a new one.
 from __future__ import annotations
 
 import sqlite3
-from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from engine.errors import EngineError
+from engine.messages import Message, msg
 from engine.store.sql import execute_in
 from engine.store.transaction import write_transaction
 
@@ -29,8 +29,10 @@ _NORM_TOLERANCE = 1e-3  # float32 rows normalised by the embedders are within ~1
 class InvalidVectors(EngineError):
     """A vector read from the store is not a vector (NaN, infinite, wrong length)."""
 
+    code = "memory.vectors_damaged"
+
     def __init__(self) -> None:
-        super().__init__("Some stored vectors are damaged: run `flashback check` (or build again) to re-embed them.")
+        super().__init__()
 
 
 @dataclass
@@ -86,8 +88,16 @@ def remove_damaged(connection: sqlite3.Connection, model_id: str, damage: Vector
 
 
 def describe_repair(counts: dict[str, int]) -> str:
-    nouns = {"topic": "topic", "person": "person", "artifact": "file"}
-    parts = Counter({nouns.get(kind, kind): count for kind, count in counts.items()})
-    listed = ", ".join(f"{count:,} {noun if count == 1 else ('people' if noun == 'person' else noun + 's')}"
-                       for noun, count in parts.items())
-    return f"re-embedded damaged vectors ({listed})"
+    return str(repair_message(counts))
+
+
+def repair_message(counts: dict[str, int]) -> Message:
+    """"re-embedded damaged vectors (3 topics, 1 file)", as codes (kind → entities re-embedded)."""
+    listed: Message | None = None
+    for kind, count in counts.items():
+        part = msg(f"memory.repair.{kind}" if kind in _KINDS else "memory.repair.other", count=count, kind=kind)
+        listed = part if listed is None else msg("memory.list", first=listed, then=part)
+    return msg("memory.repair.vectors", listed=listed or "")
+
+
+_KINDS = ("topic", "person", "artifact")

@@ -29,6 +29,7 @@ import numpy as np
 
 from engine.index.vector_index import IndexMeta, IndexUnusable, VectorIndex
 from engine.memory.vectors import VectorChanges, iter_items, load_items, store_checksum
+from engine.messages import Message, msg
 from engine.store.lock import current_holder
 
 log = logging.getLogger(__name__)
@@ -47,7 +48,7 @@ class LoadedIndex:
     checksum: str  # the store checksum the index matches
     # A search's stand-in while another process rebuilds: why, and the store's labels the
     # (older or absent) index lacks, which `search` scores exactly.
-    note: str | None = None
+    note: Message | None = None
     unindexed: np.ndarray | None = None
 
 
@@ -90,20 +91,20 @@ class IndexSet:
             self._loaded[kind] = loaded
             return loaded
 
-    def notes(self) -> dict[str, str]:
+    def notes(self) -> dict[str, Message]:
         """kind → why searches of that kind use a stand-in instead of a current index."""
         with self._lock:
             return {kind: loaded.note for kind, loaded in self._loaded.items() if loaded.note}
 
     def _load_saved(self, connection: sqlite3.Connection, kind: str) -> tuple[dict[int, int], IndexMeta,
-                                                                                 LoadedIndex | str]:
+                                                                                 LoadedIndex | Message]:
         """(labels, the meta the store expects, the saved index loaded — or why it cannot be used)."""
         labels = self._label_map(connection, kind)
         expected = self._meta(connection, kind, len(labels))
         try:
             index = VectorIndex.load(self.path(kind), expected)
         except IndexUnusable as unusable:
-            return labels, expected, unusable.reason
+            return labels, expected, unusable.reason_message
         index.set_ef(EF_SEARCH)
         return labels, expected, LoadedIndex(index, labels, None, expected.store_checksum)
 
@@ -115,17 +116,17 @@ class IndexSet:
         if not labels:  # nothing of this kind to search: no index needed, nothing to say
             return LoadedIndex(None, labels, None, expected.store_checksum)
         holder = current_holder(self.data_dir)
+        name = msg(f"memory.index.{kind}")  # what it says, as codes: the window says it in its language
         if holder is not None and holder.operation == "build":
-            state = f"is being rebuilt by {holder.describe()}"
+            note = msg("memory.stand_in.rebuilding", index=name, writer=holder.message())
         elif holder is not None:
-            state = f"is out of date ({reason}) and {holder.describe()} is writing the store"
+            note = msg("memory.stand_in.writing", index=name, reason=reason, writer=holder.message())
         else:
-            state = f"is out of date ({reason}): `flashback build` (or Build memory) remakes it"
-        note = f"the {kind} index {state}; searched the index as it was, plus exact scores for what it lacks"
+            note = msg("memory.stand_in.stale", index=name, reason=reason)
         return self._stand_in(connection, kind, labels, expected, note)
 
     def _stand_in(self, connection: sqlite3.Connection, kind: str, labels: dict[int, int], expected: IndexMeta,
-                  note: str) -> LoadedIndex:
+                  note: Message) -> LoadedIndex:
         index = self._older_index(kind, expected)
         indexed = index.labels() if index is not None else np.zeros(0, np.int64)
         unindexed = np.setdiff1d(np.fromiter(labels, np.int64, len(labels)), indexed)
@@ -161,7 +162,7 @@ class IndexSet:
         labels, expected, loaded = self._load_saved(connection, kind)
         if isinstance(loaded, LoadedIndex):
             return loaded
-        reason = loaded
+        reason = str(loaded)  # English: the build's report and the log
         log.info("rebuilding the %s index: %s", kind, reason)
         index = VectorIndex.create(self.dim, capacity=max(1024, len(labels)), ef_search=EF_SEARCH)
         done = 0

@@ -427,4 +427,40 @@ CATALOGUE: dict[str, str] = {
     "store.not_a_store": "The database {path} is damaged or not a Flashback store: {detail}",
     "store.newer_schema": "The data in {folder} was written by a newer Flashback (schema {version}); update Flashback "
                           "to open it.",
+    # engine/memory: a search's stand-in index, `flashback check`'s lines, damaged vectors, calibration
+    "memory.index.topic": "the topic index",
+    "memory.index.person": "the person index",
+    "memory.index.artifact": "the artifact index",
+    "memory.stand_in.rebuilding": "{index} is being rebuilt by {writer}; searched the index as it was, plus exact "
+                                  "scores for what it lacks",
+    "memory.stand_in.writing": "{index} is out of date ({reason}) and {writer} is writing the store; searched the "
+                               "index as it was, plus exact scores for what it lacks",
+    "memory.stand_in.stale": "{index} is out of date ({reason}): `flashback build` (or Build memory) remakes it; "
+                             "searched the index as it was, plus exact scores for what it lacks",
+    "memory.vectors_damaged": "Some stored vectors are damaged: run `flashback check` (or build again) to re-embed "
+                              "them.",
+    "memory.repair.vectors": "re-embedded damaged vectors ({listed})",
+    "memory.repair.topic": "{count:plural:topic|topics}",
+    "memory.repair.person": "{count:plural:person|people}",
+    "memory.repair.artifact": "{count:plural:file|files}",
+    "memory.repair.other": "{count:,} {kind}",
+    "memory.list": "{first}, {then}",
+    "memory.calibration.missing": "missing",
+    "memory.calibration.unreadable": "unreadable",
+    "memory.calibration.invalid": "invalid: anchors {unrelated} and {related}",
+    "memory.check.reindexed": "rebuilt the store's damaged SQL indexes (REINDEX)",
+    "memory.check.store_file": "store file (quick_check)",
+    "memory.check.index_folder_remade": "remade the missing index folder ({count:,} texts embedded anew)",
+    "memory.check.store_damaged": "the store file is damaged ({count:plural:problem|problems}: {shown}); Flashback "
+                                  "cannot mend it: import your exports into a new data folder (`flashback --data-dir "
+                                  "NEW import …`); this one is left as it is",
+    "memory.check.vectors": "stored vectors",
+    "memory.check.index.topic": "topic index",
+    "memory.check.index.person": "person index",
+    "memory.check.index.artifact": "artifact index",
+    "memory.check.index_rebuilt": "rebuilt {index} ({reason})",
+    "memory.check.calibration": "calibration",
+    "memory.check.calibration_removed": "removed the unusable calibration ({problem}); scores use the defaults until "
+                                        "the store has enough topics to measure",
+    "memory.check.calibration_measured": "measured the calibration again (it was {problem})",
 }

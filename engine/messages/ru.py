@@ -438,4 +438,40 @@ CATALOGUE: dict[str, str] = {
     "store.not_a_store": "База данных {path} повреждена или не является хранилищем Flashback: {detail}",
     "store.newer_schema": "Данные в {folder} записаны более новой версией Flashback (схема {version}); обновите "
                           "Flashback, чтобы открыть их.",
+    # engine/memory: a search's stand-in index, `flashback check`'s lines, damaged vectors, calibration
+    "memory.index.topic": "индекс тем",
+    "memory.index.person": "индекс людей",
+    "memory.index.artifact": "индекс файлов",
+    "memory.stand_in.rebuilding": "{index} перестраивается — {writer}; поиск шёл по индексу в прежнем виде и точным "
+                                  "оценкам того, чего в нём нет",
+    "memory.stand_in.writing": "{index} устарел ({reason}), а в хранилище пишет {writer}; поиск шёл по индексу в "
+                               "прежнем виде и точным оценкам того, чего в нём нет",
+    "memory.stand_in.stale": "{index} устарел ({reason}): его переделает `flashback build` (или «Построить "
+                             "память»); поиск шёл по индексу в прежнем виде и точным оценкам того, чего в нём нет",
+    "memory.vectors_damaged": "Часть сохранённых векторов повреждена: выполните `flashback check` (или постройте "
+                              "память ещё раз), чтобы вычислить их заново.",
+    "memory.repair.vectors": "повреждённые векторы вычислены заново ({listed})",
+    "memory.repair.topic": "{count:plural:тема|темы|тем}",
+    "memory.repair.person": "{count:plural:человек|человека|человек}",
+    "memory.repair.artifact": "{count:plural:файл|файла|файлов}",
+    "memory.repair.other": "{count:,} {kind}",
+    "memory.list": "{first}, {then}",
+    "memory.calibration.missing": "отсутствует",
+    "memory.calibration.unreadable": "не читается",
+    "memory.calibration.invalid": "неверна: опорные значения {unrelated} и {related}",
+    "memory.check.reindexed": "перестроены повреждённые SQL-индексы хранилища (REINDEX)",
+    "memory.check.store_file": "файл хранилища (quick_check)",
+    "memory.check.index_folder_remade": "папка индексов создана заново (заново встроено текстов: {count:,})",
+    "memory.check.store_damaged": "файл хранилища повреждён ({count:plural:проблема|проблемы|проблем}: {shown}); "
+                                  "Flashback не может его исправить: импортируйте свои экспорты в новую папку данных "
+                                  "(`flashback --data-dir НОВАЯ import …`); эта папка остаётся как есть",
+    "memory.check.vectors": "сохранённые векторы",
+    "memory.check.index.topic": "индекс тем",
+    "memory.check.index.person": "индекс людей",
+    "memory.check.index.artifact": "индекс файлов",
+    "memory.check.index_rebuilt": "перестроен {index} ({reason})",
+    "memory.check.calibration": "калибровка",
+    "memory.check.calibration_removed": "непригодная калибровка удалена ({problem}); пока в хранилище не наберётся "
+                                        "достаточно тем для измерения, оценки используют значения по умолчанию",
+    "memory.check.calibration_measured": "калибровка измерена заново (была: {problem})",
 }

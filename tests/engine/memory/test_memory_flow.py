@@ -141,3 +141,17 @@ def test_a_changed_entity_never_gets_an_id_a_saved_index_may_still_hold(built_st
         assert connection.execute("SELECT count(*) FROM vector_item WHERE id = ?", (top_id,)).fetchone()[0] == 0
     finally:
         connection.close()
+
+
+def test_a_stand_in_index_says_why_in_the_persons_language(built_store, tmp_path):
+    """Issue 22: the note a search gets while a build rebuilds the index is a code (the Russian
+    window says it in Russian); its English is what `--json` and the log show."""
+    from engine.store.lock import StoreWriteLock
+
+    service = _copy(built_store, tmp_path)
+    (service.data_dir / INDEX_FOLDER / "topics.hnsw").write_bytes(b"garbage" * 100)
+    with StoreWriteLock(service.data_dir, "build", origin="command"):
+        outcome = Flashback(service.data_dir).search.run("hotel in Lisbon")
+    [note] = [n for n in outcome.notes if getattr(n, "code", "").startswith("memory.stand_in")]
+    assert str(note).startswith("the topic index is being rebuilt by the build in this process (pid ")
+    assert note.render("ru").startswith("индекс тем перестраивается — построение памяти в этом процессе (pid ")
