@@ -18,8 +18,9 @@ kinds (the parse child's ("batch", …)); parent → child, the request and ("ca
 Errors: the child sends the class's module and qualified name, its args and its attributes
 (an engine error's `Message`, an `ImportFormatError`'s source, problem and where, …); the
 parent rebuilds the same class, without calling its `__init__`, when it is an engine or a
-built-in exception. Another class becomes `EngineError` with the text when the child said it
-was an engine error, else `ChildCrashed`; a bug's traceback travels as a note.
+built-in exception. Another class becomes `EngineError` with the child's message (its code, so
+it is still said in the person's language) when the child said it was an engine error, else
+`ChildCrashed`; a bug's traceback travels as a note.
 
 Lifetime: `close()` kills the child if it still runs and waits for it (every way out of the
 parent's work calls it); a cancel that the child does not answer in time ends in a kill too.
@@ -272,8 +273,11 @@ def decode_error(data: tuple, child: str = "the child process") -> BaseException
             vars(error).update(_decode(state))
         except Exception:  # a class that cannot be made this way: say it in words below
             error = None
+    if error is None and is_engine:  # the child's own message (its code), else its English as it said it
+        said = _decode(state).get("message")  # the error's attributes: always a dict
+        error = EngineError(said if isinstance(said, Message) else Message("error.text", {"text": text}))
     if error is None:
-        error = EngineError(text) if is_engine else ChildCrashed(f"{qualname}: {text}")
+        error = ChildCrashed(f"{qualname}: {text}")
     if trace:
         error.add_note(f"Raised in the child process running {child}:\n{trace}")
     return error

@@ -7,7 +7,7 @@ import importlib
 import os
 import time
 
-from engine.errors import ImportCancelled
+from engine.errors import EngineError, ImportCancelled
 
 
 def sleep(channel) -> None:
@@ -64,6 +64,12 @@ def noisy(channel) -> str:
 
 class NotTheEnginesError(Exception):
     """An exception of a module the parent does not rebuild classes from."""
+
+
+class AnEngineErrorFromElsewhere(EngineError):
+    """An engine error whose class the parent does not rebuild (it lives outside engine/)."""
+
+    code = "build.cancelled"
 
 
 def topic_build_cancelled(channel) -> None:

@@ -89,6 +89,10 @@ def test_built_in_errors_keep_their_class_and_fields():
 def test_classes_from_elsewhere_are_never_imported_by_name():
     engine_like = raised_in_child(CHILDREN, "NotTheEnginesError", "it broke")
     assert type(engine_like) is ChildCrashed and str(engine_like) == "NotTheEnginesError: it broke"
+    # issue 22: an engine error of such a class keeps its message's code, so it is still said in Russian
+    engine_error = raised_in_child(CHILDREN, "AnEngineErrorFromElsewhere")
+    assert type(engine_error) is EngineError and engine_error.message.code == "build.cancelled"
+    assert engine_error.render("ru").startswith("Построение отменено")
 
 
 def test_a_cancel_reaches_the_child_and_its_cancel_comes_back():
