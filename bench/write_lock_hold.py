@@ -3,10 +3,10 @@
 
 Converts the LoCoMo dev slice (bench/locomo_convert.py), or writes a synthetic Telegram
 export of `--synth` messages (bench/synth_telegram.py), imports it into a fresh store,
-then runs `flashback build` (`Flashback.build`, the window's and the CLI's path)
+then runs `flashback build` (`Flashback.memory.build`, the window's and the CLI's path)
 while a second process does what a search recording its run does, over and over: `BEGIN
-IMMEDIATE` (busy timeout 10 min, so it never gives up), `COMMIT`, sleep `--poll-ms`. Its
-longest wait is the longest time the build kept every other writer out, autocommit
+IMMEDIATE` (busy timeout an hour; should it pass, the wait goes on), `COMMIT`, sleep
+`--poll-ms`. Its longest wait is the longest time the build kept every other writer out, autocommit
 statements included; SQLite's busy handler sleeps up to 100 ms between tries, so a figure
 can be up to 0.1 s above the true hold. Each wait is matched to the build stage last
 reported when it began (the build's progress callback, one monotonic clock for both). In
@@ -38,7 +38,7 @@ from engine.store.transaction import observe_holds
 
 DEFAULT_LOCOMO = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo_dev.json"
 ROOT = Path(__file__).resolve().parents[1]
-PROBE_BUSY_MS = 600_000
+PROBE_BUSY_MS = 3_600_000  # an hour: a hold it outlasts still counts from its first try (see probe)
 
 
 def probe(path: Path, poll_ms: float) -> None:
@@ -50,18 +50,19 @@ def probe(path: Path, poll_ms: float) -> None:
     connection.execute(f"PRAGMA busy_timeout={PROBE_BUSY_MS}")
     stop = threading.Event()
     threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()
-    waits: list[tuple[float, float]] = []  # (monotonic time the attempt began, seconds it waited)
+    waits: list[tuple[float, float]] = []  # (monotonic time the first try began, seconds until one got in)
     errors: list[str] = []
     print("ready", flush=True)
+    began: float | None = None
     while not stop.is_set():
-        began = time.monotonic()
+        began = time.monotonic() if began is None else began  # after a busy timeout the wait goes on
         try:
             connection.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
             errors.append(str(exc))
-            time.sleep(poll_ms / 1000)
             continue
         waits.append((began, time.monotonic() - began))
+        began = None
         connection.execute("COMMIT")
         time.sleep(poll_ms / 1000)
     connection.close()
@@ -127,7 +128,7 @@ def main() -> None:
             report = service.memory.build(on_progress=on_progress)
     finally:
         ended = time.monotonic()
-        out, _ = prober.communicate("", timeout=PROBE_BUSY_MS / 1000)
+        out, _ = prober.communicate("", timeout=PROBE_BUSY_MS / 1000 + 60)
     probed = json.loads(out)
     waits = [(began, waited) for began, waited in probed["waits"] if began < ended]
     longest_at, longest = max(waits, key=lambda item: item[1]) if waits else (started, 0.0)
