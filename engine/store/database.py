@@ -12,19 +12,20 @@ import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-
-from sqlalchemy import Table, event
-from sqlalchemy.engine import Engine
-from sqlalchemy.schema import CreateIndex, CreateTable
-from sqlmodel import SQLModel, create_engine
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import StoreError
 from engine.messages import Message
-from engine.store import models  # also registers the tables on SQLModel.metadata
 from engine.store.faults import StoreDamaged, translate
 from engine.store.labels_schema import labels_v5
 from engine.store.lock import StoreWriteLock, os_words, read_only_store
 from engine.store.transaction import write_transaction
+
+if TYPE_CHECKING:  # SQLAlchemy and SQLModel are imported only to create or migrate a schema (issue 26:
+    from sqlalchemy import Table  # 0.3 s of every command's start, spent on reads that never needed them)
+    from sqlalchemy.engine import Engine
+else:
+    Engine = Table = Any
 
 DB_FILE_NAME = "flashback.sqlite3"
 SCHEMA_VERSION = 5
@@ -56,6 +57,11 @@ def _create_tables(connection: sqlite3.Connection, engine: Engine, tables: list[
     """What `SQLModel.metadata.create_all` makes (tables, then their indexes), as IF NOT EXISTS
     statements on the migration's own connection: create_all would run them on another one,
     outside the migration's transaction (and wait behind its write lock)."""
+    from sqlalchemy.schema import CreateIndex, CreateTable
+    from sqlmodel import SQLModel
+
+    from engine.store import models  # noqa: F401  (registers the tables on SQLModel.metadata)
+
     for table in tables if tables is not None else SQLModel.metadata.sorted_tables:
         connection.execute(str(CreateTable(table, if_not_exists=True).compile(dialect=engine.dialect)))
         for index in sorted(table.indexes, key=lambda index: index.name or ""):
@@ -84,6 +90,8 @@ def _topic_columns_v2(connection: sqlite3.Connection, engine: Engine) -> None:
 def _rerank_runs_v3(connection: sqlite3.Connection, engine: Engine) -> None:
     # Only the new table: later schemas may change others, and this step must not create
     # them ahead of their own migrations. A fresh store already has it (create_all in v1).
+    from engine.store import models
+
     _create_tables(connection, engine, [models.RerankRun.__table__])
 
 
@@ -142,8 +150,10 @@ def _create_private(data_dir: Path, path: Path) -> None:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))  # an empty file is a new SQLite database
 
 
-def open_engine(data_dir: Path) -> Engine:
-    """Create the data dir and database if needed, migrate, and return the engine."""
+def open_store(data_dir: Path) -> None:
+    """Create the data dir and database if needed and migrate it. A store already at
+    SCHEMA_VERSION costs one `PRAGMA user_version` read: SQLAlchemy is imported only when a
+    schema has to be created or changed."""
     data_dir = Path(data_dir)
     path = db_path(data_dir)
     try:
@@ -151,9 +161,21 @@ def open_engine(data_dir: Path) -> Engine:
     except OSError as exc:
         reason = os_words(exc)  # the system's refusal, in the person's language where it is a known one
         raise StoreError(Message("store.cannot_create_folder", {"folder": str(data_dir), "reason": reason})) from exc
+    migrate(path)
+
+
+def open_engine(data_dir: Path) -> Engine:
+    """`open_store`, then a SQLAlchemy engine on the store (tests and tools that want one)."""
+    open_store(data_dir)
+    return _schema_engine(db_path(data_dir))
+
+
+def _schema_engine(path: Path) -> Engine:
+    from sqlalchemy import event
+    from sqlmodel import create_engine
+
     engine = create_engine(f"sqlite:///{path}")
     event.listen(engine, "connect", lambda dbapi_conn, _record: apply_pragmas(dbapi_conn))
-    migrate(path, engine)
     return engine
 
 
@@ -187,7 +209,7 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
     return connection
 
 
-def migrate(path: Path, engine: Engine) -> None:
+def migrate(path: Path, engine: Engine | None = None) -> None:
     """Bring the store to SCHEMA_VERSION, every step in one transaction (see the module
     docstring). Two processes opening a new folder at once both see version 0: the schema is
     created under the store's write lock, and the version is read again once it is held, so
@@ -201,10 +223,16 @@ def migrate(path: Path, engine: Engine) -> None:
         refused = read_only_store(path.parent)
         if refused is not None:  # searching could work, but not before the schema is brought up to date
             raise StoreError(Message("store.read_only_old", {"folder": str(path.parent)}))
-        with StoreWriteLock(path.parent, "schema"), write_transaction(connection):
-            for target in range(_version(connection, path) + 1, SCHEMA_VERSION + 1):
-                MIGRATIONS[target](connection, engine)
-                connection.execute(f"PRAGMA user_version={target}")  # commits with the steps, or not at all
+        owned = engine is None
+        engine = engine or _schema_engine(path)  # the dialect the table definitions are compiled for
+        try:
+            with StoreWriteLock(path.parent, "schema"), write_transaction(connection):
+                for target in range(_version(connection, path) + 1, SCHEMA_VERSION + 1):
+                    MIGRATIONS[target](connection, engine)
+                    connection.execute(f"PRAGMA user_version={target}")  # commits with the steps, or not at all
+        finally:
+            if owned:
+                engine.dispose()
     except (sqlite3.DatabaseError, OSError) as exc:  # OSError: no room for the lock file
         plain = translate(exc, path.parent, "")  # opening: any command, or the window
         if plain is None and not isinstance(exc, sqlite3.DatabaseError):
