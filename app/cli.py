@@ -37,7 +37,9 @@ from engine.api import FORMATS, EngineError, ImportProgress, Message
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="flashback", description="Searchable long-term memory for your chats.")
     parser.add_argument("--data-dir", help="where the store lives (default: $FLASHBACK_DATA_DIR or the OS data folder)")
-    parser.add_argument("--demo", action="store_true", help="open the app with the bundled demo export imported")
+    parser.add_argument("--demo", action="store_true",
+                        help="open the app with the bundled demo imported, in a data folder of its own beside yours "
+                             "(DATA-demo) unless --data-dir names one")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("--self-test", action="store_true",
                         help="import the bundled demo into a temporary folder (or --data-dir), build, search in "
@@ -218,7 +220,20 @@ def _dispatch(args: argparse.Namespace, data_dir: Path) -> int:
         return getattr(cli_memory, f"run_{args.command}")(args, data_dir)
     from app.gui import run_gui  # Qt is only loaded when a window is wanted
 
-    return run_gui(data_dir, demo=args.demo, settings_in_data_dir=data_dir_given(args.data_dir))
+    own_demo_folder = args.demo and not args.data_dir  # main() chose it (issue 23)
+    if own_demo_folder:
+        from engine.api import msg
+
+        sys.stderr.write(say(msg("demo.own_folder", folder=str(data_dir))) + "\n")
+    return run_gui(data_dir, demo=args.demo, settings_in_data_dir=data_dir_given(args.data_dir) or own_demo_folder)
+
+
+def demo_data_dir(data_dir: Path) -> Path:
+    """Where `flashback --demo` opens unless --data-dir names a folder: one of its own beside the
+    person's store (~/.local/share/flashback-demo beside ~/.local/share/flashback), so the
+    fictional chats never join their own (issue 23). $FLASHBACK_DATA_DIR is the person's usual
+    store, not a request to put the demo there."""
+    return data_dir.with_name(data_dir.name + "-demo")
 
 
 def _silence_stdout() -> None:
@@ -239,6 +254,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_self_test(Path(args.data_dir).expanduser() if args.data_dir else None)
     data_dir = resolve_data_dir(args.data_dir)
+    if args.demo and not args.data_dir and args.command in (None, "gui"):
+        data_dir = demo_data_dir(data_dir)  # before anything reads or tightens the person's own folder
     # Options left to the window's saved value (search, eval, export, ask, tune): read it now
     fill_saved(args, lambda: saved_values(data_dir, data_dir_given(args.data_dir)))
     try:

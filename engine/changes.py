@@ -40,11 +40,15 @@ class ChangeToken:
     vector_generation: int
     newest_run: int | None
     labels: float
+    # How many chats and imports: a forgotten chat or import (issue 23) need not be the newest,
+    # so the newest ids alone would not move.
+    chats_and_sources: str = ""
 
     def changes_since(self, before: ChangeToken | None) -> Changes:
         if before is None:
             return Changes.everything()
-        imported = (self.newest_message, self.newest_source) != (before.newest_message, before.newest_source)
+        imported = ((self.newest_message, self.newest_source, self.chats_and_sources)
+                    != (before.newest_message, before.newest_source, before.chats_and_sources))
         return Changes(messages=imported, chats=imported, topics=self.newest_topic != before.newest_topic,
                        vectors=self.vector_generation != before.vector_generation,
                        runs=self.newest_run != before.newest_run, labels=self.labels != before.labels)
@@ -56,4 +60,7 @@ def read_change_token(connection) -> ChangeToken:
         "(SELECT coalesce(sum(generation), 0) FROM vector_generation), (SELECT max(id) FROM rerank_run)").fetchone()
     # Labels are edited in place: their latest time and count say more than an id would.
     labels = connection.execute("SELECT count(*) + coalesce(max(labelled_at), 0) FROM label_message").fetchone()[0]
-    return ChangeToken(*row, labels)
+    counted = connection.execute("SELECT (SELECT count(*) FROM chat) || ':' || (SELECT count(*) FROM source)")
+    newest_message, newest_source, newest_topic, generation, newest_run = row
+    return ChangeToken(newest_message, newest_source, newest_topic, generation, newest_run, labels,
+                       counted.fetchone()[0])

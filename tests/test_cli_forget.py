@@ -126,3 +126,14 @@ def test_a_read_only_folder_is_refused_in_one_sentence(read_only_folder):  # noq
     assert result.returncode == 1 and one_sentence(result.stderr), result.stderr
     assert f"The data folder {read_only_folder} is read-only" in result.stderr
     assert json.loads(flashback("stats", "--json", data_dir=read_only_folder).stdout) == before
+
+
+def test_another_process_sees_a_forgotten_chat_as_changed_chats(two_chats):
+    """A window's watcher compares change tokens: forgetting the older chat moves no newest id."""
+    from engine.api import Flashback
+
+    service = Flashback(two_chats)
+    _, token = service.store.changes_since(None)
+    assert flashback("forget", "--chat", "Alice", "--yes", data_dir=two_chats).returncode == 0
+    changes, _ = service.store.changes_since(token)
+    assert changes.messages and changes.chats

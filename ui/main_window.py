@@ -154,6 +154,8 @@ class MainWindow(QMainWindow):
         self.imports.failed.connect(self._on_pipeline_failed)
         self.imports.finished.connect(self._on_pipeline_finished)
         self.browse.open_topic.connect(self.open_topic)
+        self.browse.changed.connect(self.apply_changes)  # a chat forgotten (issue 23)
+        self.browse.changed.connect(lambda _changes: self.watcher.resync())  # our own write: not news from elsewhere
         for panel in (self.browse, self.history):
             panel.failed.connect(lambda error: show_error(self, self.tr("Could not read the store"), error))
         self.search_panel.open_topic.connect(self.open_topic)

@@ -38,6 +38,7 @@ _EXPORTS: dict[str, str] = {
     "ImportReport": "engine.importers.runner", "FORMATS": "engine.importers.runner",
     "ImportProgress": "engine.importers.base",
     "ForgetReport": "engine.memory.forget", "SourceInfo": "engine.memory.forget",  # issue 23: forget
+    "names_list": "engine.importers.runner",
     "PRESETS": "engine.llm.presets", "Endpoint": "engine.llm.presets", "get_preset": "engine.llm.presets",
     "BuildOptions": "engine.memory.build", "BuildReport": "engine.memory.build",
     "Candidate": "engine.rerank.base", "RerankResult": "engine.rerank.base", "Selection": "engine.rerank.base",
@@ -162,6 +163,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.importers.base import ImportProgress as ImportProgress
     from engine.importers.runner import FORMATS as FORMATS
     from engine.importers.runner import ImportReport as ImportReport
+    from engine.importers.runner import names_list as names_list
     from engine.llm.presets import PRESETS as PRESETS
     from engine.llm.presets import Endpoint as Endpoint
     from engine.llm.presets import get_preset as get_preset

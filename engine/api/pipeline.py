@@ -57,6 +57,10 @@ class PipelineSummary:
     messages: int = 0
     attachments: int = 0
     conflicting: int = 0  # messages whose id came again with another text: the first text was kept
+    # Stored chats the imports went into (issue 23): by their id or name, or recognised by their
+    # messages under another name (a renamed or re-downloaded export).
+    existing: list[str] = field(default_factory=list)
+    recognised: list[str] = field(default_factory=list)
     topics: int = 0
     model_chunks: int = 0  # session chunks the chat model split into topics (build with the model)
     model_fallbacks: int = 0  # chunks it failed on, summarised extractively instead
@@ -94,6 +98,8 @@ def run_steps(service, paths: Sequence[Path], build: bool, progress: Progress, c
             summary.messages += source.messages_added
             summary.attachments += source.artifacts_added
             summary.conflicting += getattr(source, "messages_conflicting", 0)
+            for match in getattr(source, "matched", ()):
+                (summary.recognised if match.by == "content" else summary.existing).append(match.title)
     if build:
         phase("build")
         extra = {"topic_llm": topic_llm} if topic_llm is not None else {}

@@ -10,9 +10,12 @@ Flash traces quote its text, so they are deleted, not scrubbed); chats left empt
 import stays, with its fingerprint cleared, so importing that file again brings the chat back.
 
 Messages of another import that shared a forgotten topic lose their topic and are cut into
-topics again by the next build. The hnswlib indexes mark the forgotten vectors deleted (a
-search never returns them; the vectors themselves leave the files at the next rebuild);
-an index that was already out of date is left for the next build. Then the full-text
+topics again by the next build. The hnswlib indexes mark the forgotten vectors deleted, as a
+build does with the items it replaces: a search never returns them, and their numbers (not
+text) leave the index files when an index is next rebuilt. Rebuilding here instead was
+ruled out: it costs what a build's index step does, and where an index holds a vector's
+only copy it would embed items again. An index already out of date is left to the next
+build. Then the full-text
 indexes are merged (a deleted row's words leave FTS5 only when its segments merge), and the
 store is vacuumed and its write-ahead log truncated, so the text is gone from the files on
 disk: `PRAGMA secure_delete` zeroes what the delete freed even if vacuuming fails (a full
@@ -337,7 +340,8 @@ def _index_metas(connection: sqlite3.Connection, data_dir: Path) -> dict[str, In
 
 def _update_indexes(connection: sqlite3.Connection, data_dir: Path, before: dict[str, IndexMeta],
                     removed: dict[tuple[str, str], list[int]]) -> None:
-    """Mark the removed items deleted in each index that was current, and save it as current."""
+    """Mark the removed items deleted in each index that was current, and save it as current (what a
+    build does with the items it removes). An index already out of date is left to the next build."""
     for kind, meta in before.items():
         labels = removed.get((meta.model_id, kind))
         if not labels:
@@ -346,7 +350,7 @@ def _update_indexes(connection: sqlite3.Connection, data_dir: Path, before: dict
         try:
             index = VectorIndex.load(path, meta)
         except IndexUnusable:
-            continue  # out of date already: a search scores what it lacks exactly, the next build remakes it
+            continue  # a search scores what it lacks exactly meanwhile
         index.mark_deleted(labels)
         index.save(path, IndexMeta(meta.model_id, meta.dim, index.live_count, {},
                                    store_checksum(connection, meta.model_id, kind)))

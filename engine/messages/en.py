@@ -266,6 +266,7 @@ CATALOGUE: dict[str, str] = {
                               "new messages were added",
     "import.matched.key": "added to {count:plural:chat|chats} already stored: {chats}",
     "import.summary.recognised": "Recognised by their messages as chats already stored: {chats}",
+    "import.summary.existing": "Added to chats already stored: {chats}",
     "forget.chat_missing": "There is no chat {chat} in the store; `flashback chats` lists them.",
     "forget.source_missing": "There is no import {source} in the store; `flashback forget --sources` lists them.",
     "forget.no_target": "Say what to forget: --chat ID_OR_NAME (`flashback chats` lists them) or --source ID "

@@ -272,6 +272,7 @@ CATALOGUE: dict[str, str] = {
                               "добавлены только новые сообщения",
     "import.matched.key": "добавлено в {count:plural:сохранённый чат|сохранённых чата|сохранённых чатов}: {chats}",
     "import.summary.recognised": "Узнаны по сообщениям как уже сохранённые чаты: {chats}",
+    "import.summary.existing": "Добавлено в уже сохранённые чаты: {chats}",
     "forget.chat_missing": "Чата {chat} в хранилище нет; `flashback chats` покажет список.",
     "forget.source_missing": "Импорта {source} в хранилище нет; `flashback forget --sources` покажет список.",
     "forget.no_target": "Укажите, что забыть: --chat ID_ИЛИ_ИМЯ (`flashback chats` покажет чаты) или --source ID "

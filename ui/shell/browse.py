@@ -3,6 +3,9 @@
 Every list is read in a worker (`service.browse.chats()` etc. are blocking); the topic filter is
 latest-wins: a reply for an older filter is dropped, so typing never shows stale rows.
 Double-clicking a chat shows its topics; double-clicking a topic asks for the viewer.
+Right-clicking a chat offers "Forget this chat…" (issue 23): what would go is read in a
+worker and named in a confirmation, the forget runs in a worker, and what it changed goes
+to the window as `changed`.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMenu,
+    QMessageBox,
     QTabWidget,
     QTreeWidget,
     QTreeWidgetItem,
@@ -20,9 +25,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.api import Changes, Flashback
+from engine.api import Changes, Flashback, ForgetReport, msg
+from ui.i18n import engine_words
+from ui.shell.errors import show_error, show_message
 from ui.shell.formatting import day, fill, row, span
-from ui.tasks import LatestWins, run_in_background
+from ui.tasks import BackgroundTask, LatestWins, run_in_background
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 TOPIC_LIMIT = 500
@@ -47,6 +54,7 @@ class BrowsePanel(QWidget):
     open_topic = Signal(int)
     failed = Signal(object)  # an exception from a read, for the window's error helper
     chats_loaded = Signal(list)  # [(chat id, title)] after each refresh, for the search's chat filter
+    changed = Signal(object)  # Changes of a write made here (a chat forgotten), for the window's apply_changes
 
     def __init__(self, service: Flashback, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -58,6 +66,9 @@ class BrowsePanel(QWidget):
         self.chats = _tree([self.tr("Chat"), self.tr("Messages"), self.tr("Topics"), self.tr("Last")], 0)
         self.chats.itemDoubleClicked.connect(self._on_chat_activated)
         self.chats.setToolTip(self.tr("Double-click a chat to see its topics."))
+        self.chats.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.chats.customContextMenuRequested.connect(self._on_chat_menu)
+        self.forgetting: BackgroundTask | None = None
 
         self.chat_filter = QComboBox()
         self.chat_filter.currentIndexChanged.connect(self._schedule_topics)
@@ -191,3 +202,57 @@ class BrowsePanel(QWidget):
 
     def _on_topic_activated(self, item: QTreeWidgetItem, _column: int) -> None:
         self.open_topic.emit(item.data(0, ID_ROLE))
+
+    # -- forgetting a chat (issue 23) -------------------------------------------------------
+    def chat_menu(self, item: QTreeWidgetItem) -> QMenu:
+        """The chat's context menu: "Forget this chat…" (off while a forget runs)."""
+        menu = QMenu(self)
+        forget = menu.addAction(engine_words(msg("forget.menu")))
+        chat_id = item.data(0, ID_ROLE)
+        forget.triggered.connect(lambda: self.ask_to_forget(chat_id))
+        forget.setEnabled(self.forgetting is None)
+        return menu
+
+    def _on_chat_menu(self, position) -> None:
+        item = self.chats.itemAt(position)
+        if item is not None:
+            self.chat_menu(item).exec(self.chats.viewport().mapToGlobal(position))
+
+    def ask_to_forget(self, chat_id: int) -> None:
+        """Read what forgetting the chat removes (a worker), then ask in a dialog that names it."""
+        store = self._service.store
+        run_in_background(self, lambda: store.forget_preview(chat_id=chat_id),
+                          lambda plan: self._confirm_forget(chat_id, plan), self._forget_failed)
+
+    def _confirm_forget(self, chat_id: int, plan: ForgetReport) -> QMessageBox:
+        box = QMessageBox(QMessageBox.Icon.Warning, engine_words(msg("forget.title")),
+                          engine_words(plan.preview_message()), QMessageBox.StandardButton.Cancel, self)
+        box.setObjectName("forget_confirmation")
+        forget = box.addButton(engine_words(msg("forget.confirm")), QMessageBox.ButtonRole.DestructiveRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)  # Enter never forgets
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.buttonClicked.connect(lambda button: self._forget(chat_id) if button is forget else None)
+        box.open()
+        return box
+
+    def _forget(self, chat_id: int) -> None:
+        """Forget in a worker (the vacuum takes seconds on a big store); the window applies the Changes."""
+        if self.forgetting is not None:
+            return
+        store = self._service.store
+        task = BackgroundTask(lambda _progress, _cancel: store.forget(chat_id=chat_id), self)
+        task.signals.succeeded.connect(self._forgotten)
+        task.signals.failed.connect(self._forget_failed)
+        task.signals.finished.connect(self._forget_ended)
+        self.forgetting = task.start()
+
+    def _forget_ended(self) -> None:
+        self.forgetting = None
+
+    def _forgotten(self, result: tuple[ForgetReport, Changes]) -> None:
+        report, changes = result
+        self.changed.emit(changes)
+        show_message(self, engine_words(msg("forget.title")), engine_words(report.done_message()))
+
+    def _forget_failed(self, error: Exception) -> None:
+        show_error(self, engine_words(msg("forget.failed")), error)

@@ -10,6 +10,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton, QToolButton, QVBoxLayout
 
+from engine.api import msg, names_list
+from ui.i18n import engine_words
 from ui.shell.import_controller import PipelineSummary, Step
 from ui.shell.writer_words import holder_from_dict, writer_words
 
@@ -129,6 +131,11 @@ class ProgressPanel(QFrame):
         if summary.conflicting:
             parts.append(self.tr("Ids that came again with another text (the first text kept): {count}")
                          .format(count=f"{summary.conflicting:,}"))
+        # issue 23: which stored chats a newer, renamed or re-downloaded export went into
+        for code, names in (("import.summary.recognised", summary.recognised),
+                            ("import.summary.existing", summary.existing)):
+            if names:
+                parts.append(engine_words(msg(code, chats=names_list(list(dict.fromkeys(names))))))
         if summary.unchanged:
             parts.append(self.tr("Already imported, nothing new: {names}").format(names=", ".join(summary.unchanged)))
         if summary.built:

@@ -17,6 +17,7 @@ import pytest
 
 from engine.api import Flashback
 from engine.evaluation.qrels import QueryFilters
+from engine.index.sidecar import read_sidecar
 from engine.store.database import db_path
 from engine.store.lock import WriterBusy
 from engine.store.stats import store_stats
@@ -104,6 +105,12 @@ def test_forgetting_a_chat_leaves_nothing_of_it(store):
     assert query(data, "SELECT count(*) FROM source") == [(1,)]  # Alice's zip brought nothing else
     assert SECRET not in raw_bytes(data) and KEPT in raw_bytes(data)
     assert report.bytes_after < report.bytes_before
+    # The saved indexes mark the forgotten items deleted and match the store again (no stand-in).
+    for kind, stem in (("topic", "topics"), ("person", "people")):
+        saved = read_sidecar(data / "index" / f"{stem}.hnsw")
+        live = query(data, "SELECT count(*) FROM vector_item WHERE kind = ? AND model_id = ?", kind,
+                     saved.meta.model_id)[0][0]
+        assert saved.deleted and saved.meta.count == live == saved.elements - len(saved.deleted), kind
 
 
 def test_searches_after_forgetting_never_return_its_topics(store):
