@@ -74,7 +74,8 @@ def endpoint_from(args: argparse.Namespace, keys: KeyStore | None = None) -> End
     return Endpoint.from_preset(args.endpoint, api_key=key, model=args.model, base_url=args.base_url)
 
 
-def flash_reranker(args: argparse.Namespace, service):
+def flash_reranker(args: argparse.Namespace, service, threshold=None):
+    """`threshold`: the search's threshold settings, which a fallback keeps to (issue 23)."""
     from engine.api import FlashSettings
 
     endpoint = endpoint_from(args)
@@ -86,7 +87,7 @@ def flash_reranker(args: argparse.Namespace, service):
                              rewrite_timeout=args.rewrite_timeout, max_tokens_read=args.max_tokens_read,
                              max_tokens_answer=args.max_tokens_answer, people_shown=args.people_shown,
                              artifacts_shown=args.artifacts_shown)
-    return service.search.flash_reranker(endpoint, settings, recent_messages=args.recent)
+    return service.search.flash_reranker(endpoint, settings, recent_messages=args.recent, threshold=threshold)
 
 
 def add_commands(commands: argparse._SubParsersAction, search_options) -> None:

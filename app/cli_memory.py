@@ -248,8 +248,9 @@ def _reranker(args: argparse.Namespace, service: Flashback):
     if args.reranker == "cross-encoder":
         return cli_cross_encoder.reranker(args, service, _threshold(args))
     if args.reranker == "flash":
-        flash = cli_llm.flash_reranker(args, service)
-        return cli_cross_encoder.chained(args, service, flash) if args.chain_cross_encoder else flash
+        if args.chain_cross_encoder:  # Flash reads cross-encoder scores there: its fallback keeps their best
+            return cli_cross_encoder.chained(args, service, cli_llm.flash_reranker(args, service))
+        return cli_llm.flash_reranker(args, service, _threshold(args))
     return make_reranker(args.reranker, _threshold(args))
 
 
@@ -302,6 +303,9 @@ def run_search(args: argparse.Namespace, data_dir: Path) -> int:
         sys.stdout.write(f"{protocol}tool calls {outcome.result.tool_calls}; fallback {fallback}; "
                          f"tokens {usage.get('prompt_tokens', 0)}+{usage.get('completion_tokens', 0)}"
                          + (f"; cost ${usage['cost']:.4f}" if usage.get("cost") else "") + "\n")
+        kept = outcome.result.message("fallback_kept") if outcome.result.fallback else None
+        if kept is not None:  # what stands in for Flash's choice, and by which rule (issue 23)
+            sys.stdout.write(f"fallback: {say(kept)}\n")
         cli_cross_encoder.write_chain(outcome)
     if outcome.result.reranker == "cross-encoder":
         cli_cross_encoder.write_summary(outcome)

@@ -104,7 +104,9 @@ class MemoryTools:
             raise ToolError(say("missing_key", language, provider=saved.preset))
         if not saved.endpoint(key).default_model:
             raise ToolError(say("no_model", language, provider=saved.preset))
-        return self.service.search.flash_reranker(saved.endpoint(key), saved.flash_settings())
+        # A fallback keeps what the window's threshold settings keep (issue 23).
+        return self.service.search.flash_reranker(saved.endpoint(key), saved.flash_settings(),
+                                                  threshold=saved.threshold_settings())
 
     # -- the tools ------------------------------------------------------------------------
     async def search(self, query: str, since: str | None, until: str | None, chat: str | None, reranker: str,

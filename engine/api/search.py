@@ -68,6 +68,11 @@ class SearchOutcome:
             "fallback": self.result.fallback,
             "timings_ms": self.timings_ms,
         }
+        if self.result.fallback:  # why, and what was kept instead (issue 23), beside the bare name
+            report = self.result.report or {}
+            shaped["fallback_reason"] = report.get("error") or report.get("note")
+            if report.get("fallback_kept"):
+                shaped["fallback_kept"] = report["fallback_kept"]
         if self.result.reranker == "flash":  # the LLM's own figures (issue 4's search JSON)
             shaped["tool_calls"] = self.result.tool_calls
             shaped["usage"] = self.result.usage or {}
@@ -239,13 +244,15 @@ class SearchService:
             reason = exc.message if isinstance(exc, EngineError) else str(exc)
             outcome.notes.append(msg("search.not_recorded", reason=reason))
 
-    def flash_reranker(self, endpoint, flash=None, recent_messages: str = "", **client_options) -> Reranker:
-        """The Flash reranker over this store, a fresh HTTP client per run (see rerank/flash/session.py)."""
+    def flash_reranker(self, endpoint, flash=None, recent_messages: str = "", *,
+                       threshold: ThresholdSettings | None = None, **client_options) -> Reranker:
+        """The Flash reranker over this store, a fresh HTTP client per run (see rerank/flash/session.py).
+        `threshold`: the person's threshold settings; a fallback keeps what that filter keeps."""
         from engine.rerank.flash import FlashSettings
         from engine.rerank.flash.session import FlashSession
 
         return FlashSession(endpoint, flash or FlashSettings(), self._context.connect, recent_messages,
-                            client_options)
+                            client_options, threshold)
 
     def cross_encoder_reranker(self, endpoint, settings=None, others: ThresholdSettings | None = None,
                                **client_options) -> Reranker:

@@ -177,7 +177,8 @@ class SearchPanel(QWidget):
         try:
             endpoint = settings.endpoint(self._keys.get(settings.preset))
             reranker = self._service.search.flash_reranker(endpoint, settings.flash_settings(),
-                                                           self.recent.toPlainText())
+                                                           self.recent.toPlainText(),
+                                                           threshold=settings.threshold_settings())
             if settings.chain_cross_encoder:  # the cross-encoder narrows the topics Flash reads
                 blocked = self.cross_encoder.blocked(settings)
                 if blocked:

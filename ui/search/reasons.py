@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.api import Selection, fallback_message
+from engine.api import Message, Selection, fallback_message
 from ui.i18n import engine_words
 
 
@@ -30,6 +30,20 @@ def recorded_reasons(selected: list[dict[str, Any]]) -> list[str]:
 def fallback_name(reason: str | None) -> str:
     """Why Flash fell back (a FALLBACK_REASONS name) in a few words; "" for none."""
     return engine_words(fallback_message(reason)) if reason else ""
+
+
+def fallback_explained(report: dict[str, Any]) -> str:
+    """Why Flash fell back and what it kept instead, from its report (a result's or a recorded
+    run's): the reason's sentence ("Could not reach Ollama … Check that the server is
+    running.") and the rule the kept topics came by (issue 23); "" when neither was said."""
+    said = []
+    for key, text in (("error_message", report.get("error")),
+                      ("fallback_kept_message", (report.get("fallback_kept") or {}).get("text"))):
+        message = Message.from_json(report.get(key))
+        words = engine_words(message) if message is not None else str(text or "")
+        if words:
+            said.append(words.rstrip("."))
+    return "; ".join(said)
 
 
 def rewrite_reason(rewrite) -> str:

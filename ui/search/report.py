@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from engine.api import Message, RerankResult
 from ui.i18n import engine_words
-from ui.search.reasons import fallback_name
+from ui.search.reasons import fallback_explained, fallback_name
 
 
 class StageReport(QLabel):
@@ -85,8 +85,9 @@ class StageReport(QLabel):
                             if why else ""))
         fallback = result.fallback or report.get("fallback")
         if fallback:
+            why = fallback_explained(report)  # the reason's sentence and what was kept (issue 23)
             lines.append(self.tr("<span style='color:#b45309'><b>Fallback</b>: {0}</span>").format(
-                html.escape(fallback_name(str(fallback)))))
+                html.escape(fallback_name(str(fallback)))) + (f" — {html.escape(why)}" if why else ""))
         chain = report.get("chain")
         if isinstance(chain, dict):  # Flash after the cross-encoder (issue 25)
             note = Message.from_json(chain.get("note_message"))

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from engine.api import Changes, Flashback, RunRecord
 from ui.search.ask_words import ASK_RERANKER, duration, step_fallback, step_name
-from ui.search.reasons import fallback_name, recorded_reasons
+from ui.search.reasons import fallback_explained, fallback_name, recorded_reasons
 from ui.shell.formatting import minute, row
 from ui.tasks import LatestWins, run_in_background
 
@@ -160,6 +160,9 @@ class RunHistoryPanel(QWidget):
         if run.fallback:
             out.append(" · <b>" + esc(self.tr("fallback: {reason}").format(reason=fallback_name(run.fallback)))
                        + "</b>")
+            why = fallback_explained(run.report)  # recorded with the run (issue 23)
+            if why:
+                out.append(" — " + esc(why))
         tokens = (run.prompt_tokens or 0) + (run.completion_tokens or 0)
         if tokens:
             out.append(" · " + esc(self.tr("{tokens} tokens").format(tokens=f"{tokens:,}")))

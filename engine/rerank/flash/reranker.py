@@ -11,9 +11,10 @@ Which protocol runs is chosen per endpoint (protocol.py). A turn-1 answer withou
 call while tools were sent is evidence that the server does not enforce forced calls:
 the endpoint is remembered as "constrained" and turn 1 is asked again that way.
 
-Whatever goes wrong with the LLM ends in a fallback, never an exception: if the model
-asked for topics, its choice (the first max_topics requested ids) beats bare cosine;
-otherwise the vector top. Fallbacks hold topics only (people and artifacts flooded the
+Whatever goes wrong with the LLM ends in a fallback, never an exception: given the person's
+threshold settings, what their threshold filter keeps; where it keeps nothing (or without
+them), if the model asked for topics, its choice (the first max_topics requested ids) beats
+bare cosine; otherwise the vector top. Fallbacks hold topics only (people and artifacts flooded the
 reference's prompt). An empty selection is an answer (`model_empty`), not a failure.
 Only cancellation propagates.
 """
@@ -35,6 +36,7 @@ from engine.rerank.flash.run import RunBase
 from engine.rerank.flash.settings import FlashSettings
 from engine.rerank.flash.source import TopicSource
 from engine.rerank.flash.texts import TEXTS
+from engine.rerank.threshold import ThresholdSettings
 
 __all__ = ["FALLBACK_REASONS", "MODEL_EMPTY", "FlashReranker"]
 
@@ -45,10 +47,14 @@ class FlashReranker(Reranker):
     name = "flash"
 
     def __init__(self, client: ChatClient, topics: TopicSource, settings: FlashSettings = FlashSettings(),
-                 recent_messages: str = "", now: Callable[[], datetime] | None = None) -> None:
+                 recent_messages: str = "", now: Callable[[], datetime] | None = None,
+                 threshold: ThresholdSettings | None = None) -> None:
+        """`threshold`: the person's threshold filter; a fallback keeps what it keeps (the seeds'
+        policy only where it keeps nothing). None: the seeds' policy alone."""
         self.client = client
         self.topics = topics
         self.settings = settings
+        self.threshold = threshold
         self.recent_messages = recent_messages
         self.now = now or (lambda: datetime.now().astimezone())
 

@@ -30,6 +30,7 @@ from engine.rerank.flash.prompt import (
 from engine.rerank.flash.protocol import ProtocolChoice
 from engine.rerank.flash.settings import EXCERPT_MIN_CHARS
 from engine.rerank.flash.trace import RunRecorder
+from engine.rerank.threshold import ThresholdSettings, threshold_filter
 from engine.scrub import scrub, scrub_text
 
 if TYPE_CHECKING:
@@ -56,6 +57,35 @@ def fallback_selection(reason: str, requested: Sequence[Candidate], shown_topics
                                                  score=float(c.score))) for c in picked]
 
 
+def threshold_fallback(reason: str, requested: Sequence[Candidate], shown_topics: Sequence[Candidate],
+                       all_topics: Sequence[Candidate], max_topics: int,
+                       threshold: ThresholdSettings | None) -> tuple[list[Selection], str, Message]:
+    """What a failed run keeps when the person's threshold settings are known (issue 23): the
+    topics the threshold filter keeps with them (threshold, gap, top-K), so a fallback never
+    shows what their own filter hides; only where it keeps nothing, the seeds' policy
+    (`fallback_selection`). Returns the selection, which policy made it ("threshold",
+    "requested", "vector") and that in words."""
+    if threshold is not None:
+        ranked = sorted(all_topics, key=lambda c: (-c.score, c.rank))
+        kept, _ = threshold_filter([c.score for c in ranked], threshold)
+        if kept:
+            said = fallback_message(reason)
+            picked = [ranked[i] for i in kept]
+            selected = [Selection.because("topic", c.id, msg(
+                "rerank.flash.fallback_threshold", reason=said, score=float(c.score),
+                threshold=float(threshold.threshold))) for c in picked]
+            return selected, "threshold", msg("rerank.flash.fallback_kept.threshold",
+                                              threshold=float(threshold.threshold), gap=float(threshold.gap),
+                                              top_k=int(threshold.top_k), count=len(picked))
+    selected = fallback_selection(reason, requested, shown_topics, max_topics)
+    which = "requested" if requested else "vector"
+    kept_words = msg(f"rerank.flash.fallback_kept.{which}", count=len(selected))
+    if threshold is not None:
+        kept_words = msg("rerank.flash.fallback_kept.none_passed", threshold=float(threshold.threshold),
+                         kept=kept_words)
+    return selected, which, kept_words
+
+
 class RunBase:
     def __init__(self, owner: FlashReranker, query: str, candidates: list[Candidate],
                  rewrite: QueryRewrite | None) -> None:
@@ -64,6 +94,10 @@ class RunBase:
         self.query, self.recent, self.rewrite = query, owner.recent_messages, rewrite
         self.date = owner.now().date().isoformat()
         self.retrieved = sum(1 for c in candidates if c.kind == "topic")
+        self.all_topics = [c for c in candidates if c.kind == "topic"]
+        self.threshold = owner.threshold  # the person's filter, which a fallback keeps to (issue 23)
+        self.fallback_kept: str | None = None  # which policy a fallback kept by, and that in words
+        self.fallback_kept_message: Message | None = None
         self.shown = {
             "topic": [c for c in candidates if c.kind == "topic"][: max(0, s.max_candidates)],
             "person": [c for c in candidates if c.kind == "person"][: s.people_shown],
@@ -230,8 +264,9 @@ class RunBase:
         self.error, self.error_message = str(detail), detail
         log.info("flash reranker fell back (%s): %s", reason, scrub_text(self.error, [self.client.endpoint.api_key]))
         requested = [self.by_id["topic"][i] for i in self.requested]
-        return self._result(fallback_selection(reason, requested, self.shown["topic"], self.settings.max_topics),
-                            reason)
+        selected, self.fallback_kept, self.fallback_kept_message = threshold_fallback(
+            reason, requested, self.shown["topic"], self.all_topics, self.settings.max_topics, self.threshold)
+        return self._result(selected, reason)
 
     def _result(self, selected: list[Selection], fallback: str | None, note: Message | None = None) -> RerankResult:
         s, recorder = self.settings, self.recorder
@@ -239,7 +274,8 @@ class RunBase:
         error = scrub(self.error, secrets)
         # Each text of the report also as its code (`RerankResult.message`), scrubbed like the text.
         said = {"error_message": self.error_message, "note_message": note,
-                "protocol_note_message": self.protocol.message if self.turns else None}
+                "protocol_note_message": self.protocol.message if self.turns else None,
+                "fallback_kept_message": self.fallback_kept_message if fallback else None}
         said = {key: scrub(value.to_json(), secrets) if value is not None else None for key, value in said.items()}
         note_text = str(note) if note is not None else None
         usage = recorder.usage
@@ -257,7 +293,8 @@ class RunBase:
             "contextualization": rewrite, "protocol": protocol,
             "turns": self.turns, "tool_calls": recorder.tool_calls, "requested_ids": list(self.requested),
             "selected": [x.as_dict() for x in selected], "fallback": fallback, "error": error, "note": note_text,
-            "answer_shape": self.shape, "dropped": self.dropped, "reasoning": recorder.reasoning,
+            "fallback_kept": self._kept_by(fallback), "answer_shape": self.shape, "dropped": self.dropped,
+            "reasoning": recorder.reasoning,
             "usage": usage,
         }, secrets)
         timings = recorder.finish()
@@ -268,7 +305,8 @@ class RunBase:
             "shown": {kind: len(group) for kind, group in self.shown.items()},
             "tool_calls": [list(c) for c in self.calls], "requested_ids": list(self.requested),
             "fallback": fallback, "failed": fallback is not None and fallback != MODEL_EMPTY, "error": error,
-            "note": note_text, "turns": len(self.turns), "usage": usage, "timings_ms": timings, "model": s.model,
+            "fallback_kept": self._kept_by(fallback), "note": note_text, "turns": len(self.turns), "usage": usage,
+            "timings_ms": timings, "model": s.model,
             "prompt_language": self.language, "prompt_tokens_estimate": self.estimate,
             "degraded": list(recorder.degraded), "answer_shape": self.shape,
             "protocol": self.protocol.protocol if self.turns else None,
@@ -280,3 +318,9 @@ class RunBase:
         }
         return RerankResult("flash", selected, report, fallback=fallback, tool_calls=[list(c) for c in self.calls],
                             usage=usage, trace=trace)
+
+    def _kept_by(self, fallback: str | None) -> dict[str, str] | None:
+        """A fallback's policy and its words (English; `report["fallback_kept_message"]` is the code)."""
+        if not fallback or self.fallback_kept is None:
+            return None
+        return {"policy": self.fallback_kept, "text": str(self.fallback_kept_message)}

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from engine.llm import CapabilityMemory, ChatClient, Endpoint
 from engine.rerank.base import Candidate, Reranker, RerankResult
 from engine.rerank.flash import FlashReranker, FlashSettings, QueryRewrite, rewrite_query, store_topic_source
+from engine.rerank.threshold import ThresholdSettings
 
 _CAPABILITIES = CapabilityMemory()  # per process: what each endpoint was found to accept
 
@@ -30,10 +31,11 @@ class FlashSession(Reranker):
 
     def __init__(self, endpoint: Endpoint, settings: FlashSettings,
                  connection_factory: Callable[[], sqlite3.Connection], recent_messages: str = "",
-                 client_options: dict | None = None) -> None:
+                 client_options: dict | None = None, threshold: ThresholdSettings | None = None) -> None:
         self.endpoint = endpoint
         self.settings = settings  # recorded with the run (never the key)
         self.recent_messages = recent_messages
+        self.threshold = threshold  # the person's threshold filter, which a fallback keeps to
         self._topics = store_topic_source(connection_factory)
         self._client_options = {"capabilities": _CAPABILITIES, **(client_options or {})}
 
@@ -59,5 +61,6 @@ class FlashSession(Reranker):
     async def arerank(self, query: str, candidates: list[Candidate],
                       rewrite: QueryRewrite | None = None) -> RerankResult:
         async with self._client() as client:
-            reranker = FlashReranker(client, self._topics, self.settings, recent_messages=self.recent_messages)
+            reranker = FlashReranker(client, self._topics, self.settings, recent_messages=self.recent_messages,
+                                     threshold=self.threshold)
             return await reranker.arerank(query, candidates, rewrite)
