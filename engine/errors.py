@@ -23,8 +23,9 @@ class EngineError(Exception):
     It carries a `Message` (a code and its parameters, `engine.messages`) that each face renders
     in the person's language; `str(error)` is its English text (logs, tests). A subclass names
     its code (`code = "store.read_only"`) and is raised with the code's parameters as keywords:
-    `StoreReadOnly(folder=path)`. A plain string is accepted for text that has no code yet
-    (`tests/engine/test_messages.py` lists such raises and keeps them out of what faces show)."""
+    `StoreReadOnly(folder=path)`. A plain string is still accepted (tests, text from outside the
+    engine), but engine/ writes none: `tests/engine/test_messages.py` fails on a sentence given to
+    an engine error in place of a code; text that must stay text is a code's parameter."""
 
     code: ClassVar[str] = "error.text"
 
@@ -51,14 +52,15 @@ class RemoteServiceError(EngineError):
 
 
 class ImportFormatError(EngineError):
-    """An export could not be read. Says which file and where, in plain words."""
+    """An export could not be read. Says which file and where, in plain words: `problem` and
+    `where` are codes (`import.problem.*`, `import.where.*`) the faces say in their language."""
 
     code = "import.cannot_read"
 
-    def __init__(self, source: str, problem: str | Message, where: str | None = None) -> None:
+    def __init__(self, source: str, problem: str | Message, where: str | Message | None = None) -> None:
         self.source = source
-        self.problem = problem
-        self.where = where
+        self.problem = str(problem)  # English, for logs and tests; the message keeps the codes
+        self.where = str(where) if where is not None else None
         if where:
             super().__init__(Message("import.cannot_read_at", {"source": source, "problem": problem, "where": where}))
         else:

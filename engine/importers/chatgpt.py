@@ -21,6 +21,7 @@ from engine.importers.base import Importer
 from engine.importers.inputs import ExportInput
 from engine.importers.json_stream import JsonCutOff, JsonDamaged, array_items
 from engine.importers.records import AttachmentRecord, ChatRecord, MessageRecord
+from engine.messages import msg
 
 _JSON_SPACE = b" \t\r\n"
 _BOM = b"\xef\xbb\xbf"
@@ -54,7 +55,7 @@ class ChatGPTImporter(Importer):
             with open(source.path, "rb") as handle:
                 yield from _stream(handle, name, report)
         except OSError as exc:
-            raise ImportFormatError(name, f"the file could not be read ({exc.strerror or exc})") from exc
+            raise ImportFormatError(name, msg("import.problem.unreadable", reason=exc.strerror or str(exc))) from exc
 
 
 def _stream(handle: BinaryIO, name: str, report: Callable[[int], None]) -> Iterator[Record]:
@@ -67,16 +68,16 @@ def _stream(handle: BinaryIO, name: str, report: Callable[[int], None]) -> Itera
         except StopIteration:
             return
         except JsonCutOff as exc:
-            problem = "the file ends too early; it looks cut off (an incomplete download or copy?)"
-            raise ImportFormatError(name, problem, where=f"conversation {index + 1}") from exc
+            where = msg("import.where.conversation", number=index + 1)
+            raise ImportFormatError(name, msg("import.problem.chatgpt_cut_off"), where=where) from exc
         except JsonDamaged as exc:
-            problem = f"the file is damaged: it is not valid JSON ({exc})"
-            raise ImportFormatError(name, problem, where=f"conversation {index + 1}") from exc
+            problem = msg("import.problem.json_damaged", detail=str(exc))
+            raise ImportFormatError(name, problem, where=msg("import.where.conversation", number=index + 1)) from exc
         except _DECODE_ERRORS as exc:
-            where = f"conversation {index + 1}"
-            problem = "the file is damaged and could not be read"
+            where = msg("import.where.conversation", number=index + 1)
+            problem = msg("import.problem.damaged_unreadable")
             if isinstance(exc, UnicodeDecodeError):
-                problem = "the file is damaged: it holds bytes that are not valid UTF-8 text"
+                problem = msg("import.problem.damaged_not_utf8")
             raise ImportFormatError(name, problem, where=where) from exc
         records = _conversation_records(conversation, index, name)
         # Yield outside the try blocks: errors raised by the consumer must not be relabelled.
@@ -92,19 +93,16 @@ def _seek_to_list(handle: BinaryIO, name: str) -> None:
     while start < len(head) and head[start] in _JSON_SPACE:
         start += 1
     if start >= len(head):
-        raise ImportFormatError(name, "the file is empty")
+        raise ImportFormatError(name, msg("import.problem.empty_file"))
     if head[start : start + 1] != b"[":
-        raise ImportFormatError(
-            name, "this is not a ChatGPT conversations.json: it should start with a list of conversations"
-        )
+        raise ImportFormatError(name, msg("import.problem.not_chatgpt"))
     handle.seek(start)
 
 
 def _conversation_records(conv: Any, index: int, name: str) -> list[Record]:
     if not isinstance(conv, dict):
-        raise ImportFormatError(
-            name, "an entry in the list is not a conversation", where=f"conversation {index + 1}"
-        )
+        raise ImportFormatError(name, msg("import.problem.not_a_conversation"),
+                                where=msg("import.where.conversation", number=index + 1))
     raw_title = conv.get("title")
     title = raw_title.strip() if isinstance(raw_title, str) and raw_title.strip() else "Untitled conversation"
     conv_id = _as_id(conv.get("id")) or _as_id(conv.get("conversation_id"))
@@ -117,11 +115,8 @@ def _conversation_records(conv: Any, index: int, name: str) -> list[Record]:
     if not mapping:  # missing, null or empty: a conversation with nothing in it
         return [chat]
     if not isinstance(mapping, dict):
-        raise ImportFormatError(
-            name,
-            "the conversation's messages are not stored as expected",
-            where=f"conversation {index + 1} ('{title}')",
-        )
+        raise ImportFormatError(name, msg("import.problem.messages_unexpected"),
+                                where=msg("import.where.conversation_titled", number=index + 1, title=title))
     records: list[Record] = [chat]
     last_time = _first_time(conv.get("create_time"), conv.get("update_time"), 0.0)
     previous_id: str | None = None
@@ -129,12 +124,12 @@ def _conversation_records(conv: Any, index: int, name: str) -> list[Record]:
         where = f"conversation {index + 1} ('{title}'), message {node_id}"
         node = mapping[node_id]
         if not isinstance(node, dict):
-            raise ImportFormatError(name, "a message entry is not laid out as expected", where=where)
+            raise _entry_unexpected(name, index, title, node_id)
         message = node.get("message")
         if message is None:
             continue
         if not isinstance(message, dict):
-            raise ImportFormatError(name, "a message entry is not laid out as expected", where=where)
+            raise _entry_unexpected(name, index, title, node_id)
         record = _message_record(message, node_id, chat.key, where)
         if record is None:
             continue
@@ -196,11 +191,13 @@ def _parent(node: Any) -> str | None:
 
 
 def _cycle(name: str, index: int, title: str) -> ImportFormatError:
-    return ImportFormatError(
-        name,
-        "the conversation's message links go round in a circle, so its order cannot be worked out",
-        where=f"conversation {index + 1} ('{title}')",
-    )
+    return ImportFormatError(name, msg("import.problem.cycle"),
+                             where=msg("import.where.conversation_titled", number=index + 1, title=title))
+
+
+def _entry_unexpected(name: str, index: int, title: str, node_id: str) -> ImportFormatError:
+    return ImportFormatError(name, msg("import.problem.entry_unexpected"), where=msg(
+        "import.where.conversation_message", number=index + 1, title=title, message=node_id))
 
 
 def _message_record(message: dict, node_id: str, chat_key: str, where: str) -> MessageRecord | None:

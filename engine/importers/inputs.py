@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import ImportFormatError
+from engine.messages import Message, msg
 
 SNIFF_BYTES = 64 * 1024
 # Files inside a folder or zip worth sniffing; anything else (media) is never read.
@@ -61,7 +62,7 @@ def resolve_inputs(path: Path) -> Iterator[list[ExportInput]]:
     """Yield the candidate export files under `path`; clean up extracted copies after."""
     path = Path(path)
     if not path.exists():
-        raise ImportFormatError(str(path), "the file or folder does not exist")
+        raise ImportFormatError(str(path), msg("import.problem.no_such_path"))
     if path.is_dir():
         yield _folder_inputs(path)
     elif zipfile.is_zipfile(path):
@@ -79,7 +80,7 @@ def _folder_inputs(folder: Path) -> list[ExportInput]:
             found.extend(item for item in sub.iterdir() if item.is_file())
     candidates = sorted(item for item in found if item.suffix.lower() in _CANDIDATE_SUFFIXES)
     if not candidates:
-        raise ImportFormatError(folder.name, "the folder holds no .json, .jsonl or .txt export file")
+        raise ImportFormatError(folder.name, msg("import.problem.folder_without_export"))
     return [
         ExportInput(path=item, display_name=f"{folder.name}/{item.relative_to(folder).as_posix()}",
                     around=(folder.name, *item.relative_to(folder).parent.parts))
@@ -105,9 +106,9 @@ def _zip_inputs(archive: Path, scratch: Path) -> list[ExportInput]:
                 inner = tuple(part for part in info.filename.replace("\\", "/").split("/")[:-1] if part)
                 inputs.append(ExportInput(target, f"{archive.name} › {info.filename}", (archive.name, *inner)))
     except (zipfile.BadZipFile, OSError, RuntimeError, EOFError) as exc:
-        raise ImportFormatError(archive.name, f"the zip archive is damaged or encrypted ({exc})") from exc
+        raise ImportFormatError(archive.name, msg("import.problem.zip_damaged", error=str(exc))) from exc
     if not inputs:
-        raise ImportFormatError(archive.name, "the zip holds no .json, .jsonl or .txt export file")
+        raise ImportFormatError(archive.name, msg("import.problem.zip_without_export"))
     return inputs
 
 
@@ -116,18 +117,17 @@ def _check_member(archive: Path, info: zipfile.ZipInfo, scratch: Path) -> None:
     where = f"{archive.name} › {info.filename}"
     packed, size = max(info.compress_size, 1), info.file_size
     if size > _BOMB_FLOOR and size > _BOMB_RATIO * packed:
-        raise ImportFormatError(
-            where, f"it would unpack from {_size(packed)} to {_size(size)} ({size // packed:,}x): a chat export "
-                   "never packs that tightly, so this looks like a zip bomb; unpack it yourself if you trust it")
+        raise ImportFormatError(where, msg("import.problem.zip_bomb", packed=_size(packed), size=_size(size),
+                                           ratio=size // packed))
     free = shutil.disk_usage(scratch).free
     if size > free:
-        raise ImportFormatError(where, f"it unpacks to {_size(size)} but the temporary folder {scratch.parent} "
-                                       f"has {_size(free)} free; free some space or unpack it elsewhere first")
+        raise ImportFormatError(where, msg("import.problem.zip_no_room", size=_size(size), folder=str(scratch.parent),
+                                           free=_size(free)))
 
 
-def _size(count: float) -> str:
+def _size(count: float) -> Message:
     if count < 1024 ** 2:
-        return f"{count / 1024:,.0f} KB"
+        return msg("import.size.kb", value=count / 1024)
     if count < 1024 ** 3:
-        return f"{count / 1024 ** 2:,.1f} MB"
-    return f"{count / 1024 ** 3:,.1f} GB"
+        return msg("import.size.mb", value=count / 1024 ** 2)
+    return msg("import.size.gb", value=count / 1024 ** 3)

@@ -22,6 +22,7 @@ from engine.importers.base import Importer, skip_rest_of_line
 from engine.importers.inputs import SNIFF_BYTES, ExportInput
 from engine.importers.json_stream import JsonCutOff, JsonDamaged, decode_one
 from engine.importers.records import ARTIFACT_KINDS, ROLES, AttachmentRecord, ChatRecord, MessageRecord
+from engine.messages import Message, msg
 
 _REQUIRED = ("chat", "id", "author", "date", "text")
 # Lines up to this are read whole and decoded at once (the fast path); a longer one is
@@ -54,31 +55,35 @@ class JsonlImporter(Importer):
         done = 0
         with open(source.path, "rb") as handle, open(source.path, "rb") as long_lines:
             for number, raw in enumerate(iter(lambda: handle.readline(_LINE_LIMIT), b""), 1):
-                where = f"line {number}"
                 if len(raw) == _LINE_LIMIT and not raw.endswith(b"\n"):
                     start = done
                     done += len(raw) + skip_rest_of_line(handle, _LINE_LIMIT)
-                    row = _long_row(long_lines, start, done, name, where)
+                    row = _long_row(long_lines, start, done, name, number)
                 else:
                     done += len(raw)
                     try:
                         line = raw.decode("utf-8-sig" if number == 1 else "utf-8").strip()
                     except UnicodeDecodeError as exc:
-                        raise ImportFormatError(name, "the line is not valid UTF-8 text", where) from exc
+                        raise ImportFormatError(name, msg("import.problem.line_not_utf8"), _at(number)) from exc
                     if not line:
                         continue
-                    row = _row(line, name, where)
+                    row = _row(line, name, number)
                 if number % 5000 == 0:
                     report(done)
                 chat = _text(row["chat"])
                 if chat not in chats:
                     chats.add(chat)
                     yield ChatRecord(key=f"jsonl:{chat}", title=chat, kind="other")
-                yield _message(row, chat, name, where)
+                yield _message(row, chat, name, number)
         report(done)
 
 
-def _long_row(handle: BinaryIO, start: int, end: int, name: str, where: str) -> dict:
+def _at(line: int) -> Message:
+    """Where an error is, as a code (built only when one is raised: the records keep plain text)."""
+    return msg("import.where.line", line=line)
+
+
+def _long_row(handle: BinaryIO, start: int, end: int, name: str, line: int) -> dict:
     """Decode the line at bytes [start, end) in a window: its long strings come back cut."""
     handle.seek(start)
     if start == 0 and handle.read(3) != b"\xef\xbb\xbf":  # a byte-order mark opens line 1 at most
@@ -94,10 +99,10 @@ def _long_row(handle: BinaryIO, start: int, end: int, name: str, where: str) -> 
     try:
         row = decode_one(read)
     except UnicodeDecodeError as exc:
-        raise ImportFormatError(name, "the line is not valid UTF-8 text", where) from exc
+        raise ImportFormatError(name, msg("import.problem.line_not_utf8"), _at(line)) from exc
     except (JsonCutOff, JsonDamaged) as exc:
-        raise ImportFormatError(name, "the line is not valid JSON", where) from exc
-    return _checked(row, name, where)
+        raise ImportFormatError(name, msg("import.problem.line_not_json"), _at(line)) from exc
+    return _checked(row, name, line)
 
 
 def _text(value: object) -> str:
@@ -109,38 +114,38 @@ def _text(value: object) -> str:
     return str(value)
 
 
-def _row(line: str, name: str, where: str) -> dict:
+def _row(text: str, name: str, line: int) -> dict:
     try:
-        row = json.loads(line)
+        row = json.loads(text)
     except ValueError as exc:
-        raise ImportFormatError(name, "the line is not valid JSON", where) from exc
-    return _checked(row, name, where)
+        raise ImportFormatError(name, msg("import.problem.line_not_json"), _at(line)) from exc
+    return _checked(row, name, line)
 
 
-def _checked(row: object, name: str, where: str) -> dict:
+def _checked(row: object, name: str, line: int) -> dict:
     if not isinstance(row, dict):
-        raise ImportFormatError(name, "each line must be a JSON object", where)
+        raise ImportFormatError(name, msg("import.problem.line_not_object"), _at(line))
     missing = [key for key in _REQUIRED if row.get(key) is None]
     if missing:
-        raise ImportFormatError(name, f"the message has no {', '.join(missing)}", where)
+        raise ImportFormatError(name, msg("import.problem.fields_missing", fields=", ".join(missing)), _at(line))
     return row
 
 
-def _message(row: dict, chat: str, name: str, where: str) -> MessageRecord:
+def _message(row: dict, chat: str, name: str, line: int) -> MessageRecord:
     try:
         sent_at = datetime.fromisoformat(str(row["date"]).replace("Z", "+00:00")).timestamp()
     except (ValueError, OverflowError, OSError) as exc:
-        raise ImportFormatError(name, f"the date '{row['date']}' is not an ISO 8601 date", where) from exc
+        raise ImportFormatError(name, msg("import.problem.not_iso_date", date=row["date"]), _at(line)) from exc
     role = row.get("role") or "other"
     if role not in ROLES:
-        raise ImportFormatError(name, f"role must be one of {', '.join(ROLES)}, not '{role}'", where)
+        raise ImportFormatError(name, msg("import.problem.bad_role", roles=", ".join(ROLES), role=role), _at(line))
     attachments = []
     items = row.get("attachments") or []
     if not isinstance(items, list):
-        raise ImportFormatError(name, "attachments must be a list of objects with kind and name", where)
+        raise ImportFormatError(name, msg("import.problem.attachments_not_list"), _at(line))
     for item in items:
         if not isinstance(item, dict):
-            raise ImportFormatError(name, "each attachment must be an object with kind and name", where)
+            raise ImportFormatError(name, msg("import.problem.attachment_not_object"), _at(line))
         kind = str(item.get("kind") or "file")
         file_name = None if item.get("name") is None else str(item["name"])
         attachments.append(AttachmentRecord(
@@ -149,5 +154,5 @@ def _message(row: dict, chat: str, name: str, where: str) -> MessageRecord:
     reply = row.get("reply_to")
     return MessageRecord(
         chat_key=f"jsonl:{chat}", external_id=_text(row["id"]), author=_text(row["author"]),
-        author_key=None, role=role, sent_at=sent_at, text=_text(row["text"]), where=where,
+        author_key=None, role=role, sent_at=sent_at, text=_text(row["text"]), where=f"line {line}",
         reply_to=None if reply is None else _text(reply), attachments=attachments)

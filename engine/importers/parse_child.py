@@ -39,6 +39,7 @@ from engine.importers.inputs import ExportInput
 from engine.importers.records import MessageRecord
 from engine.importers.registry import ParserBug, guarded, importer_classes, parser_bug
 from engine.importers.rows import IdState, RowBuilder
+from engine.messages import msg
 
 # Below this a file is parsed in-process (measured: the child pays off from ~12 MB).
 WORKER_MIN_BYTES = 16 * 1024 * 1024
@@ -91,9 +92,8 @@ class ParseWorker:
             except ChildEnded as ended:
                 if not ended.frames:
                     raise WorkerUnavailable() from ended
-                raise ImportFormatError(
-                    self._export.display_name,
-                    f"the reading process stopped unexpectedly (exit code {ended.returncode})") from ended
+                raise ImportFormatError(self._export.display_name, msg("import.problem.reader_stopped",
+                                                                       exit_code=ended.returncode)) from ended
             if message is None:
                 check()
             elif message[0] == "batch":

@@ -20,6 +20,7 @@ from engine.errors import EngineError, ImportFormatError
 from engine.importers.base import Importer
 from engine.importers.inputs import ExportInput
 from engine.importers.records import ChatRecord, MessageRecord
+from engine.messages import msg
 
 # What malformed input makes the standard library raise: ValueError covers JSON syntax
 # (json.JSONDecodeError), bad dates and numbers, UnicodeDecodeError; RecursionError is JSON
@@ -70,6 +71,6 @@ def parser_bug(export: ExportInput, format_name: str, exc: BaseException, where:
 
 
 def unexpected_structure(export: ExportInput, exc: BaseException, where: str | None) -> ImportFormatError:
-    return ImportFormatError(
-        export.display_name, f"the file has a structure Flashback did not expect ({type(exc).__name__})", where
-    )
+    # `where` is the last record's own (English) place: a record keeps text, not a code (the hot path)
+    return ImportFormatError(export.display_name, msg("import.problem.unexpected_structure",
+                                                      error=type(exc).__name__), where)

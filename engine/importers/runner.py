@@ -98,7 +98,8 @@ def import_path(
     When another process writes the store, waits for it (`on_wait(holder)` about once a
     second, cancellable); `origin` ("window", "command") tells other processes who waits."""
     if format_name != "auto" and format_name not in FORMATS:
-        raise ImportFormatError(str(path), f"unknown format '{format_name}'; use one of auto, {', '.join(FORMATS)}")
+        raise ImportFormatError(str(path), msg("import.problem.unknown_format", name=format_name,
+                                               formats=", ".join(FORMATS)))
     started = time.perf_counter()
     open_engine(data_dir).dispose()  # creates and migrates the store if needed
     cancel = cancel or CancelToken()
@@ -125,11 +126,7 @@ def _plan(inputs: list[ExportInput], format_name: str, report: ImportReport, sin
             plan.append((export, detected))
     if not plan:
         where = inputs[0].display_name if single else report.path
-        raise UnknownFormatError(
-            where,
-            "this is not a chat export Flashback can read (Telegram Desktop JSON, ChatGPT "
-            "conversations.json, WhatsApp .txt or Flashback JSONL)",
-        )
+        raise UnknownFormatError(where, msg("import.problem.not_an_export"))
     return plan
 
 

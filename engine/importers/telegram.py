@@ -30,6 +30,7 @@ from engine.importers.json_stream import (
 )
 from engine.importers.records import AttachmentRecord, ChatRecord, MessageRecord
 from engine.importers.telegram_text import attachments_of, flatten_text, service_text, text_or_none
+from engine.messages import Message, msg
 
 # A "messages" key opening an array: unescaped quotes cannot occur inside a JSON string,
 # so this only matches real keys.
@@ -83,16 +84,16 @@ class TelegramImporter(Importer):
                 self_id = account_self or _self_in_personal_chat(header)
                 yield from self._messages(handle, array_start, size, chat, self_id, name, report)
         if not number:
-            raise ImportFormatError(name, "this Telegram export contains no chats with messages")
+            raise ImportFormatError(name, msg("import.problem.telegram_no_chats"))
 
     def _messages(self, handle, array_start, size, chat: ChatRecord, self_id, name, report) -> Iterator[MessageRecord]:
         reader = RepairingReader(handle, array_start, size)
-        where = f"chat '{chat.title}', at its first message"
-        index = 0
+        index, ident = 0, None
         try:
             for index, raw in enumerate(array_items(reader.read), 1):
                 if type(raw) is not dict:
-                    raise ImportFormatError(name, "a message is not a JSON object", f"chat '{chat.title}'")
+                    raise ImportFormatError(name, msg("import.problem.message_not_object"),
+                                            msg("import.where.chat", chat=chat.title))
                 ident = raw.get("id")
                 where = f"chat '{chat.title}', message {ident if ident is not None else '#' + str(index)}"
                 record = _message_record(raw, chat.key, self_id, name, where)
@@ -103,12 +104,23 @@ class TelegramImporter(Importer):
         # Only what the reader raises for bad bytes is the file's fault here: the fields are
         # checked where they are read, so a TypeError or KeyError is a bug for the guard.
         except JsonCutOff as exc:
-            raise ImportFormatError(name, "the file ends too early (it looks cut off; export it again)", where) from exc
+            raise ImportFormatError(name, msg("import.problem.telegram_cut_off"), _at(chat, index, ident)) from exc
         except JsonDamaged as exc:
-            raise ImportFormatError(name, "the file is damaged: it is not valid JSON here", where) from exc
+            raise ImportFormatError(name, msg("import.problem.json_damaged_here"), _at(chat, index, ident)) from exc
         except UnicodeDecodeError as exc:
-            raise ImportFormatError(name, "the file is not valid UTF-8 text", where) from exc
+            raise ImportFormatError(name, msg("import.problem.not_utf8"), _at(chat, index, ident)) from exc
+        except ImportFormatError as exc:  # a message's own (its date) comes without its place: add it
+            if exc.where is not None:
+                raise
+            raise ImportFormatError(name, exc.message.params["problem"], _at(chat, index, ident)) from exc
         report(reader.position)
+
+
+def _at(chat: ChatRecord, index: int, ident: object) -> Message:
+    """Where in the chat the reader was, as a code (built only for an error: records keep text)."""
+    if not index:
+        return msg("import.where.chat_start", chat=chat.title)
+    return msg("import.where.chat_message", chat=chat.title, message=ident if ident is not None else f"#{index}")
 
 
 def _read_header(handle: BinaryIO, floor: int, array_start: int, name: str, number: int) -> dict:
@@ -151,26 +163,27 @@ def _self_in_personal_chat(header: dict) -> str | None:
     return None
 
 
-def _timestamp(raw: dict, unix: object, name: str, where: str) -> float | None:
+def _timestamp(raw: dict, unix: object, name: str) -> float | None:
     """The message's time from `date_unixtime` (`unix`) or else `date`; None when it has neither."""
     if unix is not None:
         if not isinstance(unix, int | float):  # a str goes the fast way, in `_message_record`
-            raise _not_a_date(unix, name, where)
+            raise _not_a_date(unix, name)
         try:
             return float(unix)
         except OverflowError as exc:  # an integer past a float's range
-            raise _not_a_date(unix, name, where) from exc
+            raise _not_a_date(unix, name) from exc
     date = raw.get("date")
     if date is None:
         return None
     try:
         return datetime.fromisoformat(str(date)).timestamp()  # naive: the exporter's local time
     except (ValueError, OverflowError, OSError) as exc:  # not ISO 8601, or a year no clock can hold
-        raise _not_a_date(date, name, where) from exc
+        raise _not_a_date(date, name) from exc
 
 
-def _not_a_date(value: object, name: str, where: str) -> ImportFormatError:
-    return ImportFormatError(name, f"a message's date is not a date ({str(value)[:40]})", where)
+def _not_a_date(value: object, name: str) -> ImportFormatError:
+    """Without its place: `_messages` adds it (as a code) when it passes through."""
+    return ImportFormatError(name, msg("import.problem.not_a_date", value=str(value)[:40]))
 
 
 def _message_record(raw: dict, chat_key: str, self_id: str | None, name: str, where: str) -> MessageRecord | None:
@@ -180,9 +193,9 @@ def _message_record(raw: dict, chat_key: str, self_id: str | None, name: str, wh
         try:
             sent_at = float(unix)
         except ValueError as exc:
-            raise _not_a_date(unix, name, where) from exc
+            raise _not_a_date(unix, name) from exc
     else:
-        sent_at = _timestamp(raw, unix, name, where)
+        sent_at = _timestamp(raw, unix, name)
     if sent_at is None:  # "unsupported" messages are only {"id", "type"}: nothing to keep
         return None
     is_service = raw.get("type") == "service"

@@ -18,6 +18,7 @@ from engine.errors import ImportFormatError
 from engine.importers.base import Importer, skip_rest_of_line
 from engine.importers.inputs import ExportInput
 from engine.importers.records import KEEP_CHARS, AttachmentRecord, ChatRecord, MessageRecord
+from engine.messages import msg
 
 _MARKS = "\u200e\u200f"  # LRM/RLM bidi marks WhatsApp scatters at line starts
 _SP = "[ \u00a0\u202f]"  # some locales put a (narrow) no-break space before AM/PM
@@ -71,7 +72,6 @@ _NAME_MAX = 60
 _LINE_LIMIT = 4 * KEEP_CHARS + 1024
 _KEEP_LINE_CHARS = KEEP_CHARS + 200
 _REPORT_EVERY = 1000
-_NOT_A_MESSAGE = "the file does not start with a WhatsApp message (a date, a time and a sender)"
 
 
 class WhatsAppImporter(Importer):
@@ -99,7 +99,8 @@ class WhatsAppImporter(Importer):
                 report(size // 2)  # pass 1 is the first half of the work
             if match is None:
                 if not messages and line.strip(_MARKS + " \t\ufeff"):
-                    raise ImportFormatError(name, _NOT_A_MESSAGE, where=f"line {n}")
+                    raise ImportFormatError(name, msg("import.problem.whatsapp_no_start"),
+                                            where=msg("import.where.line", line=n))
                 continue
             messages += 1
             dates.observe(match)
@@ -111,7 +112,8 @@ class WhatsAppImporter(Importer):
             elif len(authors) < 3:
                 authors.add(author)
         if not messages:
-            raise ImportFormatError(name, "no WhatsApp messages found", where="line 1")
+            raise ImportFormatError(name, msg("import.problem.whatsapp_nothing"),
+                                    where=msg("import.where.line", line=1))
         day_first = dates.day_first
         title = title or chat_title(source) or ", ".join(sorted(authors)) or "WhatsApp chat"
         key = "whatsapp:" + " ".join(title.casefold().split())
@@ -135,9 +137,9 @@ class WhatsAppImporter(Importer):
                 sent_at = _timestamp(match, day_first)
             except (ValueError, OverflowError, OSError) as exc:
                 stamp = match[0].strip(_MARKS + "[] -\u2013\u00a0\u202f")
-                order = "year/month/day" if match[2] else "day/month/year" if day_first else "month/day/year"
-                problem = f'"{stamp}" is not a real date and time (read as {order})'
-                raise ImportFormatError(name, problem, where=f"line {n}") from exc
+                order = "ymd" if match[2] else "dmy" if day_first else "mdy"
+                problem = msg("import.problem.not_a_real_date", stamp=stamp, order=msg(f"import.date_order.{order}"))
+                raise ImportFormatError(name, problem, where=msg("import.where.line", line=n)) from exc
             author, text, service = _split(line[match.end() :])
             pending = (n, sent_at, author, service, [text])
             pending_chars = len(text)
@@ -189,13 +191,14 @@ def _lines(source: ExportInput) -> Iterator[tuple[int, int, str]]:
                 try:
                     line = raw.decode("utf-8")
                 except UnicodeDecodeError as exc:
-                    problem = "this line is not readable text (it is not UTF-8 encoded)"
-                    raise ImportFormatError(source.display_name, problem, where=f"line {n}") from exc
+                    problem = msg("import.problem.line_unreadable")
+                    raise ImportFormatError(source.display_name, problem, where=msg("import.where.line", line=n)) \
+                        from exc
                 # An over-long line keeps its date, time and name plus more than the cap of text.
                 yield n, done, line[:_KEEP_LINE_CHARS] if over_long else line.rstrip("\r\n")
     except OSError as exc:
-        problem = f"the file could not be read ({exc.strerror or exc})"
-        raise ImportFormatError(source.display_name, problem, where=f"line {n + 1}") from exc
+        problem = msg("import.problem.unreadable", reason=exc.strerror or str(exc))
+        raise ImportFormatError(source.display_name, problem, where=msg("import.where.line", line=n + 1)) from exc
 
 
 def _whole_characters(raw: bytes) -> int:

@@ -4,6 +4,7 @@ same parameters, and the engine's errors speak through codes."""
 from __future__ import annotations
 
 import ast
+import re
 import string
 from pathlib import Path
 
@@ -77,3 +78,78 @@ def test_plural_forms():
 def test_an_unknown_code_still_renders_something():
     assert "nope.code" in render(Message("nope.code", {"a": 1}), "ru")
     assert str(EngineError("plain")) == "plain"
+
+
+# -- no English sentence raised as an engine error ---------------------------------------------
+_CODE_LIKE = re.compile(r"^[A-Za-z0-9_.:\-]*$")  # a reason's name ("parse_error"), a code: not a sentence
+
+
+def _is_text(node: ast.AST) -> bool:
+    """A sentence written in place: an f-string, a string with anything but a name's characters,
+    a `+` of such, or such a string's `.format(…)`."""
+    if isinstance(node, ast.JoinedStr):
+        return True
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return not _CODE_LIKE.match(node.value)
+    if isinstance(node, ast.BinOp):
+        return _is_text(node.left) or _is_text(node.right)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+        return _is_text(node.func.value)
+    return False
+
+
+def _engine_error_classes(trees: dict[Path, ast.Module]) -> set[str]:
+    """EngineError and every class in engine/ that derives from it, by name (transitively)."""
+    bases: dict[str, set[str]] = {}
+    for tree in trees.values():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                bases.setdefault(node.name, set()).update(ast.unparse(b).split(".")[-1] for b in node.bases)
+    errors = {"EngineError"}
+    while grown := {name for name, parents in bases.items() if name not in errors and parents & errors}:
+        errors |= grown
+    return errors
+
+
+def _sentences_raised(folder: Path) -> list[str]:
+    """`file:line: call` for every engine error given a sentence in the .py files under `folder`."""
+    trees = {path: ast.parse(path.read_text(encoding="utf-8")) for path in sorted(folder.rglob("*.py"))}
+    errors = _engine_error_classes(trees)
+    found = []
+    for path, tree in trees.items():
+        calls = [node for node in ast.walk(tree)
+                 if isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] in errors]
+        for cls in (node for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and node.name in errors):
+            calls += [node for node in ast.walk(cls) if isinstance(node, ast.Call)
+                      and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__"
+                      and ast.unparse(node.func.value) == "super()"]
+        for call in calls:
+            if any(_is_text(arg) for arg in [*call.args, *(keyword.value for keyword in call.keywords)]):
+                found.append(f"{path.relative_to(folder)}:{call.lineno}: {ast.unparse(call)[:100]}")
+    return sorted(set(found), key=lambda line: (line.split(":")[0], int(line.split(":")[1])))
+
+
+def test_the_engine_raises_no_sentence_only_codes():
+    """Issue 22: an engine error (`raise X(…)`, `X(…)` built to raise later, `super().__init__(…)`
+    inside one) carries a code with parameters, never an English sentence written in place: the
+    Russian window could not say it. Text that must stay text (a server's words, a bug's
+    traceback) goes in as a parameter of a code. Nothing is allowed here by name."""
+    assert _sentences_raised(ROOT / "engine") == []
+
+
+def test_the_scan_sees_each_way_of_writing_a_sentence(tmp_path):
+    """The scan, on code that breaks the rule each way it can (so it cannot pass by seeing nothing)."""
+    (tmp_path / "bad.py").write_text('''
+class MineError(EngineError):
+    def __init__(self, detail):
+        super().__init__(f"it failed: {detail}")
+def go(n):
+    raise EngineError("Something broke.")
+def go2(n):
+    raise MineError(where="line " + str(n))
+def go3(n):
+    return MineError("{} broke".format(n))
+def fine(n):
+    raise MineError("parse_error", msg("some.code", n=n))
+''', encoding="utf-8")
+    assert [int(line.split(":")[1]) for line in _sentences_raised(tmp_path)] == [4, 6, 8, 10]

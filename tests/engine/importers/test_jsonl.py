@@ -50,6 +50,9 @@ def test_bad_line_names_the_line(tmp_path, line, problem):
     with pytest.raises(ImportFormatError) as info:
         parse(path)
     assert problem in str(info.value) and info.value.where == "line 3"
+    # issue 22: the problem and the place are codes, so the Russian window says both in Russian
+    russian = info.value.render("ru")
+    assert russian.startswith("Не удалось импортировать m.jsonl (строка 3): ") and "line" not in russian
 
 
 def test_sniff():

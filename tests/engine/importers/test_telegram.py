@@ -173,3 +173,16 @@ def test_zip_of_export_folder(tmp_path):
         assert len(inputs) == 1 and "result.json" in inputs[0].display_name
         records = list(TelegramImporter().parse(inputs[0], lambda done: None))
     assert [m.text for m in messages_of(records)] == ["in a zip"]
+
+
+def test_a_bad_date_names_its_chat_and_message_in_the_persons_language(tmp_path):
+    """Issue 22: the problem and the place are codes (the record keeps its place as text)."""
+    data = account_export([chat("Team", 10, [message(1), message(2, date_unixtime="soon")])])
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(data, indent=1))
+    with pytest.raises(ImportFormatError) as info:
+        parse(path)
+    assert info.value.where == "chat 'Team', message 2"
+    assert info.value.problem == "a message's date is not a date (soon)"
+    assert info.value.render("ru") == \
+        "Не удалось импортировать r.json (чат «Team», сообщение 2): дата сообщения — не дата (soon)"
