@@ -257,57 +257,57 @@
         <translation>откат: {0}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="88"/>
+        <location filename="../../ui/search/ask_words.py" line="89"/>
         <source>Not checked: the offline check cannot compare a claim written in another language than its sources.</source>
         <translation>Не проверено: офлайн-проверка не сравнивает утверждение с источниками на другом языке.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="91"/>
+        <location filename="../../ui/search/ask_words.py" line="92"/>
         <source>Cites no source, so nothing supports it.</source>
         <translation>Не ссылается ни на один источник, поэтому ничем не подтверждено.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="93"/>
+        <location filename="../../ui/search/ask_words.py" line="94"/>
         <source>checked by the model</source>
         <translation>проверено моделью</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="94"/>
+        <location filename="../../ui/search/ask_words.py" line="95"/>
         <source>checked offline</source>
         <translation>проверено офлайн</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="95"/>
+        <location filename="../../ui/search/ask_words.py" line="96"/>
         <source>Not supported by the messages it cites ({0}; support {1:.2f} of 1).</source>
         <translation>Не подтверждается цитируемыми сообщениями ({0}; опора {1:.2f} из 1).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="110"/>
+        <location filename="../../ui/search/ask_words.py" line="114"/>
         <source>Asked in {0}</source>
         <translation>Ответ за {0}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="112"/>
+        <location filename="../../ui/search/ask_words.py" line="116"/>
         <source>model {0}</source>
         <translation>модель {0}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="119"/>
+        <location filename="../../ui/search/ask_words.py" line="123"/>
         <source>answered in a second round</source>
         <translation>ответ со второго круга</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="134"/>
+        <location filename="../../ui/search/ask_words.py" line="138"/>
         <source>Compared with run {run}: {same} of {sources} sources the same ({before} before); supported claims {claims_before} → {claims_after}; {time_before} → {time_after}; {answer}.</source>
         <translation>По сравнению с запуском {run}: совпадают {same} из {sources} источников (было {before}); подтверждённых утверждений {claims_before} → {claims_after}; {time_before} → {time_after}; {answer}.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="141"/>
+        <location filename="../../ui/search/ask_words.py" line="145"/>
         <source>the same answer</source>
         <translation>ответ тот же</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="141"/>
+        <location filename="../../ui/search/ask_words.py" line="145"/>
         <source>a different answer</source>
         <translation>ответ другой</translation>
     </message>
@@ -632,18 +632,28 @@
     </message>
     <message>
         <location filename="../../ui/search/cross_encoder_settings.py" line="50"/>
-        <source>Not asked with {0} topics or fewer</source>
-        <translation>Не спрашивать, если тем {0} или меньше</translation>
+        <source>Skip at ≤ {0} topics</source>
+        <translation>Пропуск при ≤ {0} тем</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/cross_encoder_settings.py" line="53"/>
+        <source>Skip when scores stand apart</source>
+        <translation>Пропуск при явном разрыве</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/cross_encoder_settings.py" line="61"/>
+        <source>Each topic is sent as about this many tokens: its date, summary and the opening of its conversation.</source>
+        <translation>Каждая тема отправляется примерно таким числом токенов: её дата, краткое содержание и начало разговора.</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/cross_encoder_settings.py" line="63"/>
+        <source>Passage size</source>
+        <translation>Отрывок</translation>
     </message>
     <message>
         <location filename="../../ui/search/cross_encoder_settings.py" line="51"/>
         <source>With few candidates whose scores are clearly apart, stage 1 has already chosen: nothing is sent and its first topics are kept.</source>
         <translation>Если кандидатов мало и их оценки явно различаются, этап 1 уже сделал выбор: ничего не отправляется, остаются его первые темы.</translation>
-    </message>
-    <message>
-        <location filename="../../ui/search/cross_encoder_settings.py" line="53"/>
-        <source>Not asked when the top scores are clearly apart</source>
-        <translation>Не спрашивать, если лучшие оценки явно различаются</translation>
     </message>
     <message>
         <location filename="../../ui/search/cross_encoder_settings.py" line="54"/>
@@ -656,27 +666,22 @@
         <translation>Отправлять тем</translation>
     </message>
     <message>
-        <location filename="../../ui/search/cross_encoder_settings.py" line="59"/>
-        <source>Passage length</source>
-        <translation>Длина отрывка</translation>
-    </message>
-    <message>
-        <location filename="../../ui/search/cross_encoder_settings.py" line="60"/>
+        <location filename="../../ui/search/cross_encoder_settings.py" line="64"/>
         <source>Per request</source>
-        <translation>В одном запросе</translation>
+        <translation>За запрос</translation>
     </message>
     <message>
-        <location filename="../../ui/search/cross_encoder_settings.py" line="61"/>
+        <location filename="../../ui/search/cross_encoder_settings.py" line="65"/>
         <source>Timeout</source>
         <translation>Тайм-аут</translation>
     </message>
     <message>
-        <location filename="../../ui/search/cross_encoder_settings.py" line="77"/>
+        <location filename="../../ui/search/cross_encoder_settings.py" line="81"/>
         <source>http://host:port</source>
         <translation>http://host:port</translation>
     </message>
     <message>
-        <location filename="../../ui/search/cross_encoder_settings.py" line="80"/>
+        <location filename="../../ui/search/cross_encoder_settings.py" line="84"/>
         <source>the server&apos;s model</source>
         <translation>модель сервера</translation>
     </message>
@@ -1926,72 +1931,72 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>откат: {reason}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="165"/>
+        <location filename="../../ui/shell/run_history.py" line="168"/>
         <source>{tokens} tokens</source>
         <translation>токенов: {tokens}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="171"/>
+        <location filename="../../ui/shell/run_history.py" line="174"/>
         <source>Selected</source>
         <translation>Выбрано</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="174"/>
+        <location filename="../../ui/shell/run_history.py" line="177"/>
         <source>Candidates</source>
         <translation>Кандидаты</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="183"/>
+        <location filename="../../ui/shell/run_history.py" line="186"/>
         <source>…and {more} more</source>
         <translation>…и ещё {more}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="187"/>
+        <location filename="../../ui/shell/run_history.py" line="190"/>
         <source>Tool calls</source>
         <translation>Вызовы инструментов</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="190"/>
+        <location filename="../../ui/shell/run_history.py" line="193"/>
         <source>Settings</source>
         <translation>Настройки</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="197"/>
+        <location filename="../../ui/shell/run_history.py" line="200"/>
         <source>Answer</source>
         <translation>Ответ</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="208"/>
+        <location filename="../../ui/shell/run_history.py" line="211"/>
         <source>No answer: the sources found are below.</source>
         <translation>Ответа нет: найденные источники ниже.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="211"/>
+        <location filename="../../ui/shell/run_history.py" line="214"/>
         <source>Plan</source>
         <translation>План</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="212"/>
+        <location filename="../../ui/shell/run_history.py" line="215"/>
         <source>dates</source>
         <translation>даты</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="212"/>
+        <location filename="../../ui/shell/run_history.py" line="215"/>
         <source>chats</source>
         <translation>чаты</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="213"/>
+        <location filename="../../ui/shell/run_history.py" line="216"/>
         <source>people</source>
         <translation>люди</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="216"/>
+        <location filename="../../ui/shell/run_history.py" line="219"/>
         <source>Sources</source>
         <translation>Источники</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="220"/>
+        <location filename="../../ui/shell/run_history.py" line="223"/>
         <source>Steps</source>
         <translation>Шаги</translation>
     </message>
@@ -2053,48 +2058,48 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Поиск…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="188"/>
-        <location filename="../../ui/search/panel.py" line="547"/>
+        <location filename="../../ui/search/panel.py" line="189"/>
+        <location filename="../../ui/search/panel.py" line="548"/>
         <source>Flash</source>
         <translation>Flash</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="193"/>
+        <location filename="../../ui/search/panel.py" line="194"/>
         <source>Flash is restating the query from the recent messages, then choosing among {0} topics…</source>
         <translation>Flash переформулирует запрос по недавним сообщениям, затем выбирает среди тем: {0}…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="196"/>
+        <location filename="../../ui/search/panel.py" line="197"/>
         <source>Flash is choosing among {0} topics…</source>
         <translation>Flash выбирает среди тем: {0}…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="265"/>
+        <location filename="../../ui/search/panel.py" line="266"/>
         <source>Find the topics that match (Enter in Search mode)</source>
         <translation>Найти подходящие темы (Enter в режиме поиска)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="267"/>
+        <location filename="../../ui/search/panel.py" line="268"/>
         <source>Ask</source>
         <translation>Спросить</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="268"/>
+        <location filename="../../ui/search/panel.py" line="269"/>
         <source>Answer the question from your chats, citing the messages (Ctrl+Enter)</source>
         <translation>Ответить на вопрос по вашим чатам со ссылками на сообщения (Ctrl+Enter)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="403"/>
+        <location filename="../../ui/search/panel.py" line="404"/>
         <source>The cross-encoder is scoring the candidates…</source>
         <translation>Кросс-энкодер оценивает кандидатов…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="451"/>
+        <location filename="../../ui/search/panel.py" line="452"/>
         <source>Labelling</source>
         <translation>Отметка</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="261"/>
+        <location filename="../../ui/search/panel.py" line="262"/>
         <source>Ask your memory: “when did we move the Postgres upgrade?”</source>
         <translation>Спросите свою память: «когда мы перенесли обновление Postgres?»</translation>
     </message>
@@ -2104,12 +2109,12 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Кросс-энкодер отменён.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="264"/>
+        <location filename="../../ui/search/panel.py" line="265"/>
         <source>Search</source>
         <translation>Поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="275"/>
+        <location filename="../../ui/search/panel.py" line="276"/>
         <source>Recent messages</source>
         <translation>Недавние сообщения</translation>
     </message>
@@ -2129,18 +2134,18 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Показать или скрыть настройки поиска ({0})</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="280"/>
+        <location filename="../../ui/search/panel.py" line="281"/>
         <source>Optional: paste the last few messages of the conversation you are in; Flash uses them as context.</source>
         <translation>Необязательно: вставьте несколько последних сообщений текущего разговора; Flash использует их как контекст.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="283"/>
-        <location filename="../../ui/search/panel.py" line="527"/>
+        <location filename="../../ui/search/panel.py" line="284"/>
+        <location filename="../../ui/search/panel.py" line="528"/>
         <source>Run Flash</source>
         <translation>Запустить Flash</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="285"/>
+        <location filename="../../ui/search/panel.py" line="286"/>
         <source>Cancel</source>
         <translation>Отмена</translation>
     </message>
@@ -2150,47 +2155,47 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>&lt;b&gt;Выбор&lt;/b&gt; (в порядке выбора)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="344"/>
+        <location filename="../../ui/search/panel.py" line="345"/>
         <source>The search</source>
         <translation>Поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="414"/>
+        <location filename="../../ui/search/panel.py" line="415"/>
         <source>Also searched as: “{0}” — rewritten from the recent messages in {1:.1f} s; the candidates below are both searches, fused.</source>
         <translation>Также искали как: «{0}» — переписано по недавним сообщениям за {1:.1f} с; кандидаты ниже — оба поиска вместе.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="418"/>
+        <location filename="../../ui/search/panel.py" line="419"/>
         <source>Searched as typed: the rewrite from the recent messages was not used ({0}).</source>
         <translation>Искали как введено: переписанный по недавним сообщениям запрос не использован ({0}).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="503"/>
+        <location filename="../../ui/search/panel.py" line="504"/>
         <source>the cross-encoder fell back: {0}</source>
         <translation>откат кросс-энкодера: {0}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="517"/>
+        <location filename="../../ui/search/panel.py" line="518"/>
         <source>Flash cancelled; nothing was charged after the cancel.</source>
         <translation>Flash отменён; после отмены ничего не списано.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="526"/>
+        <location filename="../../ui/search/panel.py" line="527"/>
         <source>Run Flash (1 API call)</source>
         <translation>Запустить Flash (1 вызов API)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="547"/>
+        <location filename="../../ui/search/panel.py" line="548"/>
         <source>threshold</source>
         <translation>порог</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="548"/>
+        <location filename="../../ui/search/panel.py" line="549"/>
         <source>cross-encoder</source>
         <translation>кросс-энкодер</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="549"/>
+        <location filename="../../ui/search/panel.py" line="550"/>
         <source>rerank</source>
         <translation>реранкинг</translation>
     </message>
@@ -2320,41 +2325,41 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Отправляет кандидатов на {0} по адресу {1} ({2}), до {3} ходов с инструментами.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="123"/>
+        <location filename="../../ui/search/report.py" line="124"/>
         <source>Stage 1: {0}</source>
         <translation>Этап 1: {0}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="125"/>
+        <location filename="../../ui/search/report.py" line="126"/>
         <source>{0}: {1}</source>
         <translation>{0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="130"/>
+        <location filename="../../ui/search/report.py" line="131"/>
         <source>{0:,} tokens</source>
         <translation>токенов: {0:,}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="114"/>
-        <location filename="../../ui/search/report.py" line="128"/>
+        <location filename="../../ui/search/ask_words.py" line="118"/>
+        <location filename="../../ui/search/report.py" line="129"/>
         <source>{0:,} + {1:,} tokens</source>
         <translation>токенов: {0:,} + {1:,}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="117"/>
-        <location filename="../../ui/search/report.py" line="132"/>
+        <location filename="../../ui/search/ask_words.py" line="121"/>
+        <location filename="../../ui/search/report.py" line="133"/>
         <source>cost ${0:.4f}</source>
         <translation>стоимость ${0:.4f}</translation>
     </message>
     <message>
         <location filename="../../ui/search/ask_words.py" line="30"/>
-        <location filename="../../ui/search/report.py" line="140"/>
+        <location filename="../../ui/search/report.py" line="141"/>
         <source>{0:.0f} ms</source>
         <translation>{0:.0f} мс</translation>
     </message>
     <message>
         <location filename="../../ui/search/ask_words.py" line="31"/>
-        <location filename="../../ui/search/report.py" line="141"/>
+        <location filename="../../ui/search/report.py" line="142"/>
         <source>{0:.2f} s</source>
         <translation>{0:.2f} с</translation>
     </message>
@@ -2537,6 +2542,16 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Тайм-аут</translation>
     </message>
     <message>
+        <location filename="../../ui/search/settings_panel.py" line="168"/>
+        <source>Cross-encoder first</source>
+        <translation>Сначала кросс-энкодер</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/settings_panel.py" line="175"/>
+        <source>Flash reads</source>
+        <translation>Flash читает</translation>
+    </message>
+    <message>
         <location filename="../../ui/search/settings_panel.py" line="40"/>
         <source> s</source>
         <translation> с</translation>
@@ -2587,19 +2602,9 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Если вставлены недавние сообщения, один короткий запрос сначала переписывает расплывчатый вопрос («что он сказал?») в самостоятельный; поиск идёт по обоим, и Flash видит оба. Без недавних сообщений ничего не отправляется.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="168"/>
-        <source>Narrow with the cross-encoder first</source>
-        <translation>Сначала сузить кросс-энкодером</translation>
-    </message>
-    <message>
         <location filename="../../ui/search/settings_panel.py" line="170"/>
         <source>The rerank server (Settings → Cross-encoder) scores the topics first and Flash reads only the best of them: fewer tokens sent to the LLM. When the cross-encoder is not asked or fails, Flash reads every candidate.</source>
         <translation>Сервер ранжирования («Настройки → Кросс-энкодер») сначала оценивает темы, и Flash читает только лучшие из них: в LLM уходит меньше токенов. Если кросс-энкодер не спрашивали или он не сработал, Flash читает всех кандидатов.</translation>
-    </message>
-    <message>
-        <location filename="../../ui/search/settings_panel.py" line="175"/>
-        <source>Topics Flash reads</source>
-        <translation>Тем читает Flash</translation>
     </message>
     <message>
         <location filename="../../ui/search/settings_panel.py" line="176"/>
@@ -2740,27 +2745,27 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Протокол: {0}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="88"/>
+        <location filename="../../ui/search/report.py" line="89"/>
         <source>&lt;span style=&apos;color:#b45309&apos;&gt;&lt;b&gt;Fallback&lt;/b&gt;: {0}&lt;/span&gt;</source>
         <translation>&lt;span style=&apos;color:#b45309&apos;&gt;&lt;b&gt;Откат&lt;/b&gt;: {0}&lt;/span&gt;</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="94"/>
+        <location filename="../../ui/search/report.py" line="95"/>
         <source>&lt;b&gt;Cross-encoder first&lt;/b&gt;: {0}</source>
         <translation>&lt;b&gt;Сначала кросс-энкодер&lt;/b&gt;: {0}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="101"/>
+        <location filename="../../ui/search/report.py" line="102"/>
         <source>&lt;b&gt;Cross-encoder&lt;/b&gt; — not asked: {0} topics retrieved → &lt;b&gt;{1} kept&lt;/b&gt; in stage 1&apos;s order</source>
         <translation>&lt;b&gt;Кросс-энкодер&lt;/b&gt; — не спрашивали: найдено тем: {0} → &lt;b&gt;оставлено {1}&lt;/b&gt; в порядке этапа 1</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="104"/>
+        <location filename="../../ui/search/report.py" line="105"/>
         <source>&lt;b&gt;Cross-encoder&lt;/b&gt; — {0} topics retrieved → {1} sent in {2} request(s) → &lt;b&gt;{3}&lt;/b&gt; below {4:.2f} → &lt;b&gt;{5}&lt;/b&gt; over top-K ({6}) → &lt;b&gt;{7} kept&lt;/b&gt;</source>
         <translation>&lt;b&gt;Кросс-энкодер&lt;/b&gt; — найдено тем: {0} → отправлено {1} (запросов к серверу: {2}) → &lt;b&gt;{3}&lt;/b&gt; ниже {4:.2f} → &lt;b&gt;{5}&lt;/b&gt; сверх top-K ({6}) → &lt;b&gt;оставлено {7}&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="115"/>
+        <location filename="../../ui/search/report.py" line="116"/>
         <source>&lt;span style=&apos;color:#b45309&apos;&gt;&lt;b&gt;Fallback&lt;/b&gt;: {0}&lt;/span&gt; — stage 1&apos;s first topics kept</source>
         <translation>&lt;span style=&apos;color:#b45309&apos;&gt;&lt;b&gt;Откат&lt;/b&gt;: {0}&lt;/span&gt; — оставлены первые темы этапа 1</translation>
     </message>

@@ -7,6 +7,7 @@ window names, and Flash can read only the topics the cross-encoder left it."""
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -228,3 +229,22 @@ def test_evaluate_compares_threshold_cross_encoder_and_flash_with_the_cost_first
     assert "Flash on the same candidates" in summary
     assert "The cross-encoder ran on 2 queries; 0 fell back" in evaluate.status.text()
     assert "Flash ran on 2 queries" in evaluate.status.text()
+
+
+def test_cancel_stops_the_server_call_and_a_new_search_supersedes_it(qtbot, qasync_loop, service, rerank):
+    rerank.serve("custom", delay=2.0)  # a slow server: the call is still in flight when cancelled
+    panel = make_panel(qtbot, service)
+    use_rerank_server(panel, rerank)
+    panel.settings_panel.set_value("mode", "cross-encoder")
+    panel.query.setText(QUERY)
+    panel.search()
+    qtbot.waitUntil(lambda: panel.cross_encoder.running(), timeout=10_000)
+    assert panel.cancel_button.isVisible() and panel.busy.isVisible()
+    assert "cross-encoder is scoring" in panel.report.text()
+    started = time.perf_counter()
+    panel.cancel_button.click()
+    qtbot.waitUntil(lambda: not panel.is_busy(), timeout=1_000)  # at once, not after the server's 2 s
+    assert time.perf_counter() - started < 1.0
+    assert panel._state.cross is None and panel.outcome() is None and "cancelled" in panel.status.text()
+    assert not panel.cancel_button.isVisible()
+    qtbot.wait(300)  # the cancelled call closes its connection on the loop before the test's loop goes

@@ -47,16 +47,20 @@ class CrossEncoderGroup(QGroupBox):
         form.addRow(self.tr("Score ≥"), slider("ce_threshold"))
         form.addRow(self.tr("Final top-K"), slider("ce_top_k"))
         limit = CrossEncoderSettings().small_limit
-        self.skip_small = self._check("ce_skip_small", self.tr("Not asked with {0} topics or fewer").format(limit))
+        self.skip_small = self._check("ce_skip_small", self.tr("Skip at ≤ {0} topics").format(limit))
         self.skip_small.setToolTip(self.tr("With few candidates whose scores are clearly apart, stage 1 has already "
                                            "chosen: nothing is sent and its first topics are kept."))
-        self.skip_flat = self._check("ce_skip_flat", self.tr("Not asked when the top scores are clearly apart"))
+        self.skip_flat = self._check("ce_skip_flat", self.tr("Skip when scores stand apart"))
         self.skip_flat.setToolTip(self.tr("Asked only when stage 1's top scores barely differ. With both boxes "
                                           "clear, the cross-encoder is asked for every search."))
         form.addRow(self.skip_small)
         form.addRow(self.skip_flat)
         form.addRow(self.tr("Topics sent"), slider("ce_top_n"))
-        form.addRow(self.tr("Passage length"), slider("ce_passage_tokens"))
+        passage = slider("ce_passage_tokens")
+        passage.spin.setSuffix("")  # in the tooltip: " tokens" would widen the settings column
+        passage.setToolTip(self.tr("Each topic is sent as about this many tokens: its date, summary and the "
+                                   "opening of its conversation."))
+        form.addRow(self.tr("Passage size"), passage)
         form.addRow(self.tr("Per request"), slider("ce_batch"))
         form.addRow(self.tr("Timeout"), slider("ce_timeout"))
 

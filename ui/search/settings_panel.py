@@ -165,14 +165,14 @@ class SettingsPanel(QWidget):
             "without recent messages."))
         self.rewrite_query.toggled.connect(lambda on: self._update({"rewrite_query": on}))
         form.addRow(self.rewrite_query)
-        self.chain_cross_encoder = QCheckBox(self.tr("Narrow with the cross-encoder first"))
+        self.chain_cross_encoder = QCheckBox(self.tr("Cross-encoder first"))
         self.chain_cross_encoder.setToolTip(self.tr(
             "The rerank server (Settings → Cross-encoder) scores the topics first and Flash reads only the best "
             "of them: fewer tokens sent to the LLM. When the cross-encoder is not asked or fails, Flash reads "
             "every candidate."))
         self.chain_cross_encoder.toggled.connect(lambda on: self._update({"chain_cross_encoder": on}))
         form.addRow(self.chain_cross_encoder)
-        form.addRow(self.tr("Topics Flash reads"), self._slider("ce_chain_keep"))
+        form.addRow(self.tr("Flash reads"), self._slider("ce_chain_keep"))  # topics, the cross-encoder's best
         self.topics_llm = QCheckBox(self.tr("Also make topics with this model"))
         self.topics_llm.setToolTip(self.tr(
             "When memory is built, the model splits conversations into topics and decides merges "
