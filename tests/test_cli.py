@@ -22,7 +22,10 @@ def test_import_and_stats_json(exports_dir, tmp_path):
     payload = json.loads(result.stdout)
     assert [s["format"] for s in payload["imports"][0]["sources"]] == ["telegram", "telegram"]
     stats = json.loads(run("stats", "--json", data_dir=tmp_path / "d").stdout)
-    assert stats["messages"] == 4 and stats["sources"] == 2
+    # The two samples are one chat without ids, exported alone and in an account: the second is
+    # recognised by its messages and adds nothing (issue 23), and the JSON says which chat it matched.
+    assert stats["messages"] == 2 and stats["sources"] == 2 and stats["chats"] == 1
+    assert [s["matched"] for s in payload["imports"][0]["sources"]][1][0]["by"] == "content"
     assert set(stats) >= {"sources", "chats", "people", "messages", "artifacts", "topics"}
 
 
