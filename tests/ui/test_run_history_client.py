@@ -40,6 +40,7 @@ def test_an_assistants_run_is_shown_with_its_clients_name(qtbot, demo_service):
     panel.runs.setCurrentItem(panel.runs.topLevelItem(0))  # newest first: the assistant's
     qtbot.waitUntil(lambda: "Postgres upgrade incident" in panel.detail.toPlainText(), timeout=10_000)
     assert panel._run.id == assistant and "via Claude Desktop" in panel.detail.toPlainText()
+    assert panel.detail.toPlainText().count("Claude Desktop") == 1  # said once, not again among the settings
     panel.runs.setCurrentItem(panel.runs.topLevelItem(1))
     qtbot.waitUntil(lambda: "hotel in Lisbon" in panel.detail.toPlainText(), timeout=10_000)
     assert "via" not in panel.detail.toPlainText().split("\n")[1]

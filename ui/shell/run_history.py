@@ -235,8 +235,8 @@ def _clip(text: str, limit: int) -> str:
 def _settings_html(settings: dict) -> str:
     lines = []
     for group, values in settings.items():
-        if values is None:
-            continue  # an Ask run without a model: "model: None" says nothing
+        if values is None or group == "client":
+            continue  # an Ask run without a model: "model: None" says nothing; the client is "via …" above
         if isinstance(values, dict):
             pairs = ", ".join(f"{key}={value}" for key, value in values.items())
             lines.append(f"<b>{html.escape(str(group))}</b>: {html.escape(pairs)}")
