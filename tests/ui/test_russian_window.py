@@ -200,6 +200,9 @@ def russian(qapp, tmp_path):
     keyring.set_keyring(previous)
 
 
+SERVER_REFUSAL = f"model {MODEL} is not loaded on this server"
+
+
 def close_boxes() -> None:
     for box in QApplication.topLevelWidgets():
         if isinstance(box, QMessageBox) and box.isVisible():
@@ -215,7 +218,8 @@ def test_a_russian_window_shows_no_english_sentence(qtbot, qasync_loop, russian,
     qtbot.waitExposed(window)
     qtbot.waitUntil(lambda: window.stats is not None)
     # The model's words are not the window's either: the plan's English sub-query is a translation it wrote.
-    look = Look(data, extra=[QUERY, MODEL, str(tmp_path), *PLAN["queries"]["en"]])
+    # The LLM server's own words are data too: the engine's sentence around them is Russian (llm.* codes).
+    look = Look(data, extra=[QUERY, MODEL, str(tmp_path), *PLAN["queries"]["en"], SERVER_REFUSAL])
     assert look.english("Поиск — this run was not recorded: `flashback build`") == ["this run was not recorded"]
     assert look.english("Telegram Desktop, ChatGPT, WhatsApp · google/gemini-3-flash · a=b c_d") == []
     look("empty store")
@@ -255,7 +259,7 @@ def test_a_russian_window_shows_no_english_sentence(qtbot, qasync_loop, russian,
     # Flash on a server that answers every call with an error: it falls back to stage 1's best.
     with FakeOpenAI() as server:
         server.handle("/v1/chat/completions", lambda _request: FakeResponse(
-            status=400, json={"error": {"message": "model test/flash is not loaded on this server"}}))
+            status=400, json={"error": {"message": SERVER_REFUSAL}}))
         settings = panel.settings_panel
         settings.set_value("mode", "flash")
         settings.set_value("preset", "custom")
