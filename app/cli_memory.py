@@ -29,6 +29,7 @@ from engine.api import (
     clean_query,
     day_bounds,
     make_reranker,
+    msg,
 )
 
 EMBEDDERS = ("builtin", "local", "openrouter", "openai", "ollama", "custom")
@@ -145,7 +146,8 @@ _KIND_NOUNS = {"topic": "topic", "person": "person", "artifact": "file"}
 
 def build_summary(report) -> str:
     """The build in one line, in words: what was made, what is now searchable, with what."""
-    searchable = ", ".join(plural(count, _KIND_NOUNS.get(kind, kind)) for kind, count in report.vectors.items())
+    counts = report.searchable or report.vectors  # topics, people, files: not their passages (issue 23)
+    searchable = ", ".join(plural(count, _KIND_NOUNS.get(kind, kind)) for kind, count in counts.items())
     return (f"{plural(report.topics_created, 'new topic')} from {plural(report.messages_assigned, 'message')}, "
             f"{report.topics_merged:,} merged; {plural(report.embedded, 'text')} embedded, "
             f"{report.cached:,} from cache; searchable: {searchable or 'nothing yet'}; model {report.model_id}")
@@ -153,10 +155,12 @@ def build_summary(report) -> str:
 
 def run_build(args: argparse.Namespace, data_dir: Path) -> int:
     topic_llm = cli_llm.endpoint_from(args) if args.llm else None
+    service = _service(args, data_dir)
+    if not service.memory.status().messages:  # nothing to build from: say the first step (issue 23)
+        raise EngineError(msg("memory.no_messages"))
     progress = StageProgress()
-    report = _service(args, data_dir).memory.build(on_progress=progress, options=_build_options(args),
-                                            topic_llm=topic_llm, llm_timeout=args.llm_timeout,
-                                            on_wait=waiting_note())
+    report = service.memory.build(on_progress=progress, options=_build_options(args), topic_llm=topic_llm,
+                                  llm_timeout=args.llm_timeout, on_wait=waiting_note())
     progress.finish()
     if args.json:
         sys.stdout.write(json.dumps(asdict(report), ensure_ascii=False) + "\n")

@@ -59,6 +59,9 @@ class BuildReport:
     embedded: int = 0  # texts sent to the embedder
     cached: int = 0  # texts whose vector was already known
     vectors: dict[str, int] = field(default_factory=dict)  # kind → live items after the build
+    # kind → topics, people, files with a vector: what a search can find. A topic cut into
+    # passages (a sentence model) has several items: "searchable: 236 topics" was 113 (issue 23).
+    searchable: dict[str, int] = field(default_factory=dict)
     rebuilt: dict[str, str] = field(default_factory=dict)  # kind → why its index was rebuilt
     calibration: dict[str, float] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
@@ -244,8 +247,9 @@ def _build(data_dir: Path, connection: sqlite3.Connection, embedder: Embedder, *
             connection, kind, kind_changes, on_progress=lambda done, total: progress(f"index {kind}", done, total)))
         if reason:
             report.rebuilt[kind] = reason
-        report.vectors[kind] = connection.execute(
-            "SELECT count(*) FROM vector_item WHERE model_id = ? AND kind = ?", (model, kind)).fetchone()[0]
+        report.vectors[kind], report.searchable[kind] = connection.execute(
+            "SELECT count(*), count(DISTINCT entity_id) FROM vector_item WHERE model_id = ? AND kind = ?",
+            (model, kind)).fetchone()
     timed("index", started)
 
     started = time.perf_counter()

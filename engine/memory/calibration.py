@@ -14,7 +14,8 @@ A probe is a run of 4 to 10 words (`PROBE_WORDS`) from one message of a sampled 
 share a few words with what they ask about, not whole messages (whole-message probes set
 the anchors far above where real questions land: measured on LoCoMo, docs/benchmarks.md). The
 anchors are saved per model next to the indexes; a store too small to measure (fewer than
-`MIN_TOPICS` topics) passes raw scores through.
+`MIN_TOPICS` topics) uses the embedder's `default_anchors` (the built-in one's are measured on
+small stores), or passes raw scores through.
 
 A sentence model (the local multilingual-e5-small) needs another scale. Its cosines sit in
 a narrow band that moves with the language pair: on LoCoMo conv-30 the topic holding the
@@ -83,12 +84,14 @@ class Calibration:
 
 
 def default_calibration(embedder: Embedder) -> Calibration:
-    """Until a store is big enough to measure: scores pass through (raw 0.30 → 0.30, 0.70 → 0.70);
-    an embedder with `relative_anchors` always gets those."""
+    """Until a store is big enough to measure: the embedder's own `default_anchors` where it
+    names them (the built-in one: from its first topic on, issue 23), else scores pass through
+    (raw 0.30 → 0.30, 0.70 → 0.70); an embedder with `relative_anchors` always gets those."""
     anchors = getattr(embedder, "relative_anchors", None)
     if anchors is not None:
         return Calibration(embedder.model_id, unrelated=anchors[0], related=anchors[1], relative=True)
-    return Calibration(embedder.model_id, unrelated=0.30, related=0.70)
+    unrelated, related = getattr(embedder, "default_anchors", None) or (0.30, 0.70)
+    return Calibration(embedder.model_id, unrelated=unrelated, related=related)
 
 
 def background_sample(connection: sqlite3.Connection, model_id: str, size: int = BACKGROUND_ITEMS) -> np.ndarray:
