@@ -239,9 +239,9 @@ class ImportWriter:
     def _settle(self, messages: list[tuple]) -> None:
         """Write each held-back chat that has rows in `messages`, or take it for the stored chat
         already holding its first messages (the rows are then written into that one)."""
-        for chat_id, keys in probes(messages, set(self._unsettled)).items():
+        for chat_id, probe in probes(messages, set(self._unsettled)).items():
             op = self._unsettled.pop(chat_id)
-            match = stored_chat_holding(self.conn, op[5], keys)
+            match = stored_chat_holding(self.conn, op[5], probe)
             if match is None:
                 _apply_op(self.conn, op)
             else:
