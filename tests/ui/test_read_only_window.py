@@ -13,7 +13,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QMessageBox
 
 from engine.api import Flashback
-from tests.cli_run import ROOT
+from tests.cli_run import DEMO, ROOT
 from tests.test_read_only_store import read_only_folder  # noqa: F401 (the fixture)
 from tests.ui.conftest import FakeKeys
 from ui.main_window import MainWindow
@@ -36,6 +36,22 @@ def test_the_window_opens_searches_and_says_read_only_once(qtbot, read_only_fold
     assert panel.outcome().result.selected  # the results, as from a writable folder
     assert "not recorded" not in panel.status.text()  # the status bar said it: once
     assert not [box for box in window.findChildren(QMessageBox) if box.isVisible()]
+
+
+def test_import_and_build_in_the_window_refuse_in_one_sentence(qtbot, read_only_folder):  # noqa: F811
+    window = MainWindow(Flashback(read_only_folder), FakeKeys())
+    qtbot.addWidget(window)
+    window.show()
+    for start in (lambda: window.start_import(DEMO), window.start_build):
+        assert start()
+        qtbot.waitUntil(lambda: any(box.isVisible() for box in window.findChildren(QMessageBox)), timeout=60_000)
+        boxes = [box for box in window.findChildren(QMessageBox) if box.isVisible()]
+        assert len(boxes) == 1, [box.text() for box in boxes]
+        text = boxes[0].text()
+        assert text.startswith(f"The data folder {read_only_folder} is read-only"), text
+        assert "importing and building need a folder you can write to" in text and "internal error" not in text
+        boxes[0].done(0)
+        qtbot.waitUntil(lambda: not window.imports.busy, timeout=30_000)
 
 
 WINDOW = """
