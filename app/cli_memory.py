@@ -307,9 +307,9 @@ def run_search(args: argparse.Namespace, data_dir: Path) -> int:
         sys.stdout.write(f"{protocol}tool calls {outcome.result.tool_calls}; fallback {fallback}; "
                          f"tokens {usage.get('prompt_tokens', 0)}+{usage.get('completion_tokens', 0)}"
                          + (f"; cost ${usage['cost']:.4f}" if usage.get("cost") else "") + "\n")
-        kept = outcome.result.message("fallback_kept") if outcome.result.fallback else None
-        if kept is not None:  # what stands in for Flash's choice, and by which rule (issue 23)
-            sys.stdout.write(f"fallback: {say(kept)}\n")
+        kept_by = outcome.result.message("fallback_kept") if outcome.result.fallback else None
+        if kept_by is not None:  # what stands in for Flash's choice, and by which rule (issue 23)
+            sys.stdout.write(f"fallback: {say(kept_by)}\n")
         cli_cross_encoder.write_chain(outcome)
     if outcome.result.reranker == "cross-encoder":
         cli_cross_encoder.write_summary(outcome)
