@@ -523,4 +523,23 @@ CATALOGUE: dict[str, str] = {
     "import.problem.not_an_export": "this is not a chat export Flashback can read (Telegram Desktop JSON, ChatGPT "
                                     "conversations.json, WhatsApp .txt or Flashback JSONL)",
     "import.problem.reader_stopped": "the reading process stopped unexpectedly (exit code {exit_code})",
+    # issue 23: read-only, fallbacks, first steps
+    "store.read_only_file": "The store file {file} is read-only: searching works, but importing and building need "
+                            "write permission on it (check its permissions).",
+    "store.read_only_old": "The store in {folder} was made by an older Flashback and must be upgraded before it can be "
+                           "read, which needs a folder you can write to (check its permissions or the disk).",
+    "store.status.read_only": "Read-only: the data folder {folder} cannot be written, so searches are not recorded "
+                              "and importing and building are off.",
+    "store.status.read_only_file": "Read-only: the store file {file} cannot be written, so searches are not recorded "
+                                   "and importing and building are off.",
+    "search.not_recorded_read_only": "searches are not recorded: the data folder {folder} is read-only",
+    "search.not_recorded_read_only_file": "searches are not recorded: the store file {file} is read-only",
+    "memory.no_messages": "The store holds no messages yet: import a chat export first (`flashback import PATH`).",
+    "rerank.flash.fallback_threshold": "fallback ({reason}): score {score:.2f} ≥ threshold {threshold:.2f}",
+    "rerank.flash.fallback_kept.threshold": "kept what the threshold filter keeps with your settings (threshold "
+                                            "{threshold:.2f}, gap {gap:.2f}, top {top_k}): "
+                                            "{count:plural:topic|topics}",
+    "rerank.flash.fallback_kept.requested": "kept the first {count:plural:topic|topics} the model asked to read",
+    "rerank.flash.fallback_kept.vector": "kept stage 1's best {count:plural:topic|topics} by vector score",
+    "rerank.flash.fallback_kept.none_passed": "nothing passed the threshold {threshold:.2f}, so {kept}",
 }

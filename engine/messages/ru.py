@@ -533,4 +533,29 @@ CATALOGUE: dict[str, str] = {
     "import.problem.not_an_export": "это не экспорт чата, который Flashback умеет читать (JSON из Telegram Desktop, "
                                     "conversations.json из ChatGPT, .txt из WhatsApp или JSONL Flashback)",
     "import.problem.reader_stopped": "процесс чтения неожиданно остановился (код выхода {exit_code})",
+    # issue 23: read-only, fallbacks, first steps
+    "store.read_only_file": "Файл хранилища {file} доступен только для чтения: искать можно, но для импорта и "
+                            "построения нужно право записи в него (проверьте права доступа).",
+    "store.read_only_old": "Хранилище в {folder} создано более старой версией Flashback, и его нужно обновить, прежде "
+                           "чем читать, а для этого нужна папка, доступная для записи (проверьте права доступа или "
+                           "диск).",
+    "store.status.read_only": "Только чтение: в папку данных {folder} нельзя писать, поэтому поиски не записываются "
+                              "в историю, а импорт и построение недоступны.",
+    "store.status.read_only_file": "Только чтение: в файл хранилища {file} нельзя писать, поэтому поиски не "
+                                   "записываются в историю, а импорт и построение недоступны.",
+    "search.not_recorded_read_only": "поиски не записываются в историю: папка данных {folder} доступна только для "
+                                     "чтения",
+    "search.not_recorded_read_only_file": "поиски не записываются в историю: файл хранилища {file} доступен только "
+                                          "для чтения",
+    "memory.no_messages": "В хранилище ещё нет сообщений: сначала импортируйте экспорт чата "
+                          "(`flashback import ПУТЬ`).",
+    "rerank.flash.fallback_threshold": "откат ({reason}): оценка {score:.2f} ≥ порога {threshold:.2f}",
+    "rerank.flash.fallback_kept.threshold": "оставлено то, что оставляет фильтр по порогу с вашими настройками "
+                                            "(порог {threshold:.2f}, разрыв {gap:.2f}, не больше {top_k}): "
+                                            "{count:plural:тема|темы|тем}",
+    "rerank.flash.fallback_kept.requested": "оставлены первые темы, которые модель просила прочитать: "
+                                            "{count:plural:тема|темы|тем}",
+    "rerank.flash.fallback_kept.vector": "оставлены лучшие темы первого этапа по векторной оценке: "
+                                         "{count:plural:тема|темы|тем}",
+    "rerank.flash.fallback_kept.none_passed": "порог {threshold:.2f} не прошла ни одна тема, поэтому {kept}",
 }
