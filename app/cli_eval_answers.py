@@ -43,7 +43,7 @@ def run_eval_answers(args: argparse.Namespace, data_dir: Path) -> int:
 
     service = cli_memory._service(args, data_dir)
     retrieval, reranker = cli_memory._retrieval(args, service), cli_memory._reranker(args, service)
-    cli_memory.ensure_built(args, service)
+    cli_memory.ensure_built(args, service, whole=True)
     endpoint = cli_ask._endpoint(args)
     if endpoint is None:
         sys.stderr.write("flashback: no chat model is set (no key for the endpoint): answers cannot be judged; "

@@ -173,6 +173,9 @@ def run_build(args: argparse.Namespace, data_dir: Path) -> int:
             sys.stdout.write(f"repaired the {kind} index ({reason})\n")
     for repair in report.repaired:
         sys.stdout.write(f"repaired: {repair}\n")
+    if report.freed_mib:  # a store built before issue 26: its cache of the built-in embedder's vectors went
+        sys.stdout.write(f"freed {report.freed_mib:,.0f} MiB: the built-in embedder's vectors are kept beside "
+                         "the index now, not in the store\n")
     if report.merge_threshold is not None:
         sys.stdout.write(f"neighbouring topics of this model sit close together: merged only at cosine ≥ "
                          f"{report.merge_threshold:.3f} (not 0.8)\n")
@@ -190,16 +193,27 @@ def _embedder_flags(args: argparse.Namespace) -> str:
     return " ".join(flags)
 
 
-def ensure_built(args: argparse.Namespace, service: Flashback) -> None:
-    """Before a search: build what an import left unbuilt (built-in embedder), or say how."""
+# A search builds first only what is quick to build (issue 26: a new user waited 667 s after
+# importing 600k messages): the built-in embedder takes ~1-2 ms a message through a whole build
+# (`bench.build_speed`), so up to this many new messages cost a few seconds, once, and the
+# search then has their topics and vectors. A bigger backlog is searched at once: what is built,
+# plus the new messages by their words (the search's note says how many), and `flashback build`
+# is suggested. The local model embeds ~5 passages a second: only a handful are built on the way.
+AUTO_BUILD_MESSAGES = {"builtin": 5000, "local": 50}
+
+
+def ensure_built(args: argparse.Namespace, service: Flashback, *, whole: bool = False) -> None:
+    """Before a search: build what an import left unbuilt when that is quick (built-in embedder),
+    else search what is built plus the new messages by their words; or say how to build.
+    `whole`: build whatever the backlog (an evaluation scores the memory, not words alone)."""
     status = service.memory.status()
     if not status.messages:
         raise EngineError("The store holds no messages yet: import a chat export first (`flashback import PATH`).")
     if not status.needs_build:
         return
     holder = service.store.writer()
-    if holder is not None and status.vectors > 0 and not status.index_lost:
-        # Another process imports or builds: search what is built rather than wait for it.
+    if holder is not None and not status.index_lost and (status.vectors > 0 or args.embedder == "builtin"):
+        # Another process imports or builds: search what is built (and the rest by words) rather than wait.
         sys.stderr.write(f"flashback: {holder.describe()} is writing the store; searching what is built so far\n")
         return
     if status.index_lost:
@@ -210,7 +224,9 @@ def ensure_built(args: argparse.Namespace, service: Flashback) -> None:
                           f"with, or run `flashback build {_embedder_flags(args)}` to rebuild it for this one.")
     # The local model is free too, but a first build of a big store takes hours on a laptop:
     # only what an import added since its last build is built on the way to a search.
-    if args.embedder == "builtin" or (args.embedder == "local" and status.vectors > 0):
+    free = args.embedder == "builtin" or (args.embedder == "local" and status.vectors > 0)
+    quick = whole or status.index_lost or status.unbuilt <= AUTO_BUILD_MESSAGES.get(args.embedder, 0)
+    if free and quick:
         if not status.index_lost:
             sys.stderr.write("flashback: building the memory first (new messages since the last build)\n")
         progress = StageProgress()
@@ -218,14 +234,13 @@ def ensure_built(args: argparse.Namespace, service: Flashback) -> None:
         progress.finish()
         sys.stderr.write(f"flashback: {build_summary(report)}\n")
         return
-    if status.vectors == 0 and args.embedder == "local":
+    if free or status.vectors > 0:
+        return  # the search's note says how many new messages it searched by their words, and to build
+    if args.embedder == "local":
         raise EngineError(f"Nothing is built with the local model yet: run `flashback build {_embedder_flags(args)}` "
                           "first (it embeds every topic on this computer, with progress).")
-    if status.vectors == 0:
-        raise EngineError(f"Nothing is built for this embedder yet: run `flashback build {_embedder_flags(args)}` "
-                          "first (it sends every topic to the embedding API, which may cost money).")
-    sys.stderr.write("flashback: messages imported since the last build are not searchable yet; "
-                     f"`flashback build {_embedder_flags(args)}` adds them\n")
+    raise EngineError(f"Nothing is built for this embedder yet: run `flashback build {_embedder_flags(args)}` "
+                      "first (it sends every topic to the embedding API, which may cost money).")
 
 
 def _agents_line(agents: dict) -> str:
@@ -349,7 +364,7 @@ def run_eval(args: argparse.Namespace, data_dir: Path) -> int:
     load_qrels(args.qrels)  # a broken file is the first thing to hear about, before any build
     service = _service(args, data_dir)
     settings, reranker = _retrieval(args, service), _reranker(args, service)
-    ensure_built(args, service)
+    ensure_built(args, service, whole=True)
     result = service.evaluation.evaluate(args.qrels, settings, reranker)
     if args.json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")

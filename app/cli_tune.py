@@ -64,7 +64,7 @@ def run_tune(args: argparse.Namespace, data_dir: Path) -> int:
     if args.folds < 2:
         raise EngineError("--folds must be 2 or more: each query is scored by settings tuned on the others.")
     service = cli_memory._service(args, data_dir)
-    cli_memory.ensure_built(args, service)
+    cli_memory.ensure_built(args, service, whole=True)
     targets, unmatched = _targets(args, service)
     retrieval = RetrievalSettings(candidates=args.candidates, safety_threshold=args.safety, hybrid=args.hybrid)
     current = ThresholdSettings(args.threshold, args.gap, args.top_k)

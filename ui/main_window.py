@@ -63,6 +63,7 @@ class MainWindow(QMainWindow):
         self._demo_export = Path(demo_export) if demo_export else None
         self._viewers: dict[int, TopicViewer] = {}
         self._showing_empty: bool | None = None  # unknown until the first stats arrive
+        self._built_unasked = False  # the background build of what an import left (issue 26)
         self.stats = None
         self.setObjectName("main_window")
         self.setWindowTitle("Flashback")
@@ -202,10 +203,26 @@ class MainWindow(QMainWindow):
                 self.browse_dock.setVisible(not empty)
                 self.history_dock.setVisible(not empty)
             self._showing_empty = empty
-        if not empty:
-            if stats.topics == 0 and not self.imports.busy:
-                self.statusBar().showMessage(self.tr(
-                    "These messages are not in memory yet: choose Memory → Build memory to search them."))
+        if not empty and not self.imports.busy:
+            run_in_background(self, self._service.memory.status, self._on_memory_status)
+
+    def _on_memory_status(self, status) -> None:
+        """Messages no build has reached (an import by `flashback import`, a build that was
+        cancelled): with the built-in embedder they are built in the background while searches
+        answer from what is built plus those messages' words (issue 26); another embedder, which
+        costs hours or money, waits for Build memory. With nothing to build, the first search's
+        index is loaded now rather than when the first query waits for it."""
+        if self.imports.busy:
+            return
+        if status.needs_build and self._service.memory.embedding.provider == "builtin":
+            if not self._built_unasked:  # once, for the store as the window found it
+                self._built_unasked = True
+                self.start_build()
+        elif status.needs_build and not status.topics:
+            self.statusBar().showMessage(self.tr(
+                "These messages are not in memory yet: choose Memory → Build memory to search them."))
+        elif not status.needs_build:
+            run_in_background(self, self._service.search.warm_up, lambda _done: None, lambda _error: None)
 
     def _show_read_only(self) -> None:
         """A read-only folder or store file opens for search, browse and export (issue 23): the
@@ -268,6 +285,7 @@ class MainWindow(QMainWindow):
         return False
 
     def _on_pipeline_started(self, title: str) -> None:
+        self._built_unasked = True  # any import or build here: a cancelled one stays cancelled
         self.progress_panel.show_running(title)
         self.actions.set_busy(True)
         self.empty_state.set_busy(True)

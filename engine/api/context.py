@@ -53,7 +53,7 @@ class StoreContext:
             if self._retriever is None:
                 embedder = load_embedder(self.data_dir, self._embedding)
                 # A search never saves an index another process is building (engine.memory.indexes).
-                indexes = IndexSet(self.data_dir, embedder.model_id, embedder.dim, owner=False)
+                indexes = IndexSet(self.data_dir, embedder.model_id, embedder.dim, owner=False, embedder=embedder)
                 self._retriever = Retriever(embedder, indexes, calibration_store.load(indexes.folder, embedder))
             return self._retriever
 

@@ -12,6 +12,7 @@ from engine.embeddings.openai_compat import PRESETS as EMBEDDING_PRESETS
 from engine.errors import BuildCancelled, CancelToken, EngineError
 from engine.llm import Endpoint
 from engine.memory.build import BuildOptions, BuildReport, StageProgress, build_memory
+from engine.retrieval.unbuilt import first_unbuilt, unbuilt_count
 from engine.store.database import db_path
 from engine.store.faults import plain_faults
 from engine.store.lock import StoreWriteLock, WaitCallback
@@ -41,6 +42,7 @@ class MemoryStatus:
     # The built-in embedder's fitted table is gone (index/ deleted) though the store holds its
     # vectors: a build refits the same table from the same topics, re-embedding nothing.
     index_lost: bool = False
+    unbuilt: int = 0  # messages imported since the last build (a search finds them by their words only)
 
     @property
     def needs_build(self) -> bool:
@@ -128,8 +130,10 @@ class MemoryService:
             topics = connection.execute("SELECT EXISTS (SELECT 1 FROM topic)").fetchone()[0]
             counts = self._context.vector_counts(connection)
             vectors = counts.pop(model_id, 0)
+            first = first_unbuilt(connection) if newest is not None and newest[0] is None else None
             return MemoryStatus(newest is not None, newest is not None and newest[0] is None, bool(topics),
-                                vectors, bool(counts), vectors == 0 and idf_lost(embedder, counts))
+                                vectors, bool(counts), vectors == 0 and idf_lost(embedder, counts),
+                                unbuilt_count(connection, first) if first is not None else 0)
 
         return self._context.read(read)
 

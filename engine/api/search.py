@@ -24,6 +24,7 @@ from engine.messages import Message, msg
 from engine.rerank.base import KeepAllReranker, Reranker, RerankResult
 from engine.rerank.threshold import ThresholdReranker, ThresholdSettings
 from engine.retrieval.search import RetrievalSettings, Stage1Result
+from engine.retrieval.unbuilt import first_unbuilt, unbuilt_candidates, unbuilt_count
 from engine.store.faults import plain_faults
 from engine.store.lock import current_holder
 
@@ -110,6 +111,7 @@ def _settings_of(retrieval: RetrievalSettings, reranker: Reranker) -> dict[str, 
 class SearchService:
     def __init__(self, context: StoreContext) -> None:
         self._context = context
+        self._unbuilt_counts: dict[tuple[int, int], int] = {}  # (first unbuilt id, newest id) → how many
 
     @property
     def data_dir(self):
@@ -134,6 +136,7 @@ class SearchService:
                 stage1 = retriever.search(connection, query, settings or RetrievalSettings())
                 if dates:
                     stage1 = _with_date_boost(connection, stage1, now)
+                self._add_unbuilt(connection, stage1)
             finally:
                 connection.close()
         stage1.rebuilt.update(retriever.indexes.notes())
@@ -141,6 +144,39 @@ class SearchService:
         if problem is not None and problem != calibration_store.MISSING:
             stage1.rebuilt["calibration"] = msg("search.calibration_unusable", problem=problem)
         return stage1
+
+    def warm_up(self) -> None:
+        """Load what a first search reads (the embedder's fitted state, the topic index) ahead
+        of it: the window calls this in a worker as it opens (issue 26: its first query waited
+        for the index to load, 0.7 s on a 300k-message store)."""
+        context = self._context
+        retriever = context.retriever()
+        with plain_faults(context.data_dir, "search"):
+            connection = context.connect()
+            try:
+                retriever.indexes.get(connection, "topic")
+            finally:
+                connection.close()
+
+    def _add_unbuilt(self, connection: sqlite3.Connection, stage1: Stage1Result) -> None:
+        """Messages imported since the last build, found by their words (issue 26: a search
+        never waits for a build; engine.retrieval.unbuilt), after the built candidates, with a
+        note saying how many messages were searched that way."""
+        started = time.perf_counter()
+        first = first_unbuilt(connection)
+        if first is None:
+            return
+        settings = stage1.settings
+        found = [c for c in unbuilt_candidates(connection, stage1.query, first, chat_ids=settings.chat_ids,
+                                               date_from=settings.date_from, date_to=settings.date_to)
+                 if c.score >= settings.safety_threshold]
+        stage1.candidates = stage1.candidates + found
+        newest = connection.execute("SELECT max(id) FROM message").fetchone()[0]
+        count = self._unbuilt_counts.get((first, newest))
+        if count is None:  # counting a big backlog takes tens of ms: once per store state
+            count = self._unbuilt_counts[(first, newest)] = unbuilt_count(connection, first)
+        stage1.rebuilt["unbuilt"] = msg("search.unbuilt", count=count, found=len(found))
+        stage1.timings_ms["unbuilt"] = round((time.perf_counter() - started) * 1000, 2)
 
     async def arerank(self, stage1: Stage1Result, reranker: Reranker, *, record: bool = True) -> SearchOutcome:
         """Stage 2 on frozen candidates, as a coroutine (the LLM waits on the network; the

@@ -46,6 +46,17 @@ class Embedder(ABC):
     # The cosine above which neighbouring topics merge, where the engine measured it for this model;
     # None: engine.topics.merge_scale measures the model's own scale on the store.
     consolidation_threshold: float | None = None
+    # How the store keeps this model's vectors (engine.memory.vectors): "float16" (half of
+    # float32's bytes) or "int8" (a quarter, with a scale per vector); in `embedding_cache` when
+    # `cache_vectors` (a local model or an API takes hours or money to make them again), else
+    # only beside the index that searches them (the built-in embedder remakes one in ~0.2 ms).
+    stored_as: str = "float16"
+    cache_vectors: bool = True
+    # The index searches a sketch of each vector folded to this many dimensions, and the stored
+    # vectors score its candidates exactly (engine.memory.indexes); None: the index holds the
+    # vectors themselves. Issue 26: the built-in embedder's 1,024 dimensions made an index of
+    # 4 KB a topic that was a third of the data folder and half of a build.
+    sketch_dim: int | None = None
 
     @property
     def fitted(self) -> bool:

@@ -25,7 +25,7 @@ from engine.importers.registry import guarded, importer_classes
 from engine.importers.writer import ImportWriter
 from engine.messages import Message, msg
 from engine.progress import ProgressThrottle
-from engine.store.database import db_path, open_engine
+from engine.store.database import db_path, open_store
 from engine.store.faults import plain_faults
 from engine.store.lock import StoreWriteLock, WaitCallback
 
@@ -101,7 +101,7 @@ def import_path(
         raise ImportFormatError(str(path), msg("import.problem.unknown_format", name=format_name,
                                                formats=", ".join(FORMATS)))
     started = time.perf_counter()
-    open_engine(data_dir).dispose()  # creates and migrates the store if needed
+    open_store(data_dir)  # creates and migrates the store if needed
     cancel = cancel or CancelToken()
     report = ImportReport(path=str(path))
     with resolve_inputs(Path(path)) as inputs:

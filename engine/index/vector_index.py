@@ -27,13 +27,15 @@ from engine.index.sidecar import (
     check_against,
     check_binary,
     file_crc32,
+    file_identity,
     read_sidecar,
     sidecar_json,
     sidecar_path,
 )
+from engine.index.vector_file import VectorFile, VectorFileDamaged
 from engine.messages import msg
 
-__all__ = ["IndexMeta", "IndexUnusable", "InvalidVector", "VectorIndex"]
+__all__ = ["IndexMeta", "IndexUnusable", "InvalidVector", "VectorIndex", "full_path", "saved_full_vectors"]
 
 
 class InvalidVector(ValueError):
@@ -51,6 +53,9 @@ class VectorIndex:
     def __init__(self, hnsw: hnswlib.Index, *, ef_search: int, deleted: Iterable[int] = ()) -> None:
         """Wrap an initialised hnswlib index; use `create` or `load` rather than calling this."""
         self._hnsw = hnsw
+        # Beside an index of sketches: the full vectors its candidates are scored with (saved and
+        # loaded with it, paired by the sidecar like the binary; engine.index.vector_file).
+        self.full: VectorFile | None = None
         self._deleted: set[int] = set(deleted)
         self._lock = threading.Lock()
         self._ef_search = ef_search
@@ -67,11 +72,12 @@ class VectorIndex:
         return cls(hnsw, ef_search=ef_search)
 
     @classmethod
-    def load(cls, path: Path, expected: IndexMeta, *, current: bool = True) -> VectorIndex:
+    def load(cls, path: Path, expected: IndexMeta, *, current: bool = True, full_check: bool = False) -> VectorIndex:
         """Load a saved index; raises IndexUnusable unless it matches `expected` in every respect.
 
         The cheap checks (sidecar, model, dimension, store checksum, count) run before the
-        binary is read; the binary must then be byte-for-byte the one the sidecar describes.
+        binary is read; the binary must then be the one the sidecar describes (its identity as
+        saved, else its CRC; `full_check`: always its CRC, see `sidecar.check_binary`).
         `current=False` skips the store checksum and count (see `check_against`).
         """
         path = Path(path)
@@ -83,7 +89,7 @@ class VectorIndex:
         ef_search = params.get("ef_search")
         if not isinstance(ef_search, int) or ef_search < 1:
             raise IndexUnusable(path, msg("index.corrupt.ef_search"))
-        check_binary(path, sidecar)
+        check_binary(path, sidecar, full=full_check)
         hnsw = hnswlib.Index(space=SPACE, dim=sidecar.meta.dim)
         try:
             hnsw.load_index(str(path), max_elements=sidecar.elements + _LOAD_HEADROOM)
@@ -93,7 +99,10 @@ class VectorIndex:
         if hnsw.element_count != sidecar.elements or live != sidecar.meta.count:
             raise IndexUnusable(path, msg("index.corrupt.count", items=hnsw.element_count, live=live,
                                           expected_items=sidecar.elements, expected_live=sidecar.meta.count))
-        return cls(hnsw, ef_search=ef_search, deleted=sidecar.deleted)
+        index = cls(hnsw, ef_search=ef_search, deleted=sidecar.deleted)
+        if isinstance(params.get("vectors"), dict):
+            index.full = _open_full(path, params["vectors"], full_check)
+        return index
 
     # -- what it holds ---------------------------------------------------------------------
 
@@ -116,6 +125,23 @@ class VectorIndex:
         """Items a search can return (added and not deleted)."""
         with self._lock:
             return self._live_count()
+
+    def vectors_of(self, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(which of `labels` are live items here, their stored unit-length vectors in that
+        order): the only copy of a vector the built-in embedder makes (issue 26)."""
+        labels = _as_labels(labels)
+        with self._lock:
+            held = np.ones(len(labels), dtype=bool)
+            if self._deleted:
+                held &= ~np.isin(labels, np.fromiter(self._deleted, np.int64, len(self._deleted)))
+            if not held.any():
+                return held, np.zeros((0, self.dim), np.float32)
+            try:
+                found = self._hnsw.get_items(labels[held], return_type="numpy")
+            except RuntimeError:  # some label was never added: find which, then read the others
+                held &= np.isin(labels, np.asarray(self._hnsw.get_ids_list(), dtype=np.int64))
+                found = self._hnsw.get_items(labels[held], return_type="numpy") if held.any() else []
+        return held, np.asarray(found, dtype=np.float32).reshape(int(held.sum()), self.dim)
 
     def labels(self) -> np.ndarray:
         """Live labels, ascending (int64)."""
@@ -213,11 +239,15 @@ class VectorIndex:
             if meta.dim != self.dim or meta.count != live:
                 raise ValueError(f"meta says dim {meta.dim} and {meta.count} items; the index has dim "
                                  f"{self.dim} and {live} live items")
-            record = IndexMeta(model_id=meta.model_id, dim=meta.dim, count=live,
-                               params={**meta.params, **self.params}, store_checksum=meta.store_checksum)
+            params = {**meta.params, **self.params}
             # Private like the data folder; the temp files (mkstemp) are already 0600 and keep that mode.
             path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             _remove_leftover_temps(path)
+            _remove_leftover_temps(full_path(path))
+            if self.full is not None:  # renamed before the sidecar, which pairs it: see _save_full
+                params["vectors"] = _save_full(self.full, path, self._hnsw.get_ids_list(), self._deleted)
+            record = IndexMeta(model_id=meta.model_id, dim=meta.dim, count=live, params=params,
+                               store_checksum=meta.store_checksum)
             binary_tmp = _temp_beside(path)
             sidecar_tmp = _temp_beside(path)
             try:
@@ -225,7 +255,7 @@ class VectorIndex:
                 _fsync_file(binary_tmp)
                 sidecar = Sidecar(meta=record, elements=self._hnsw.element_count, deleted=frozenset(self._deleted),
                                   binary_bytes=binary_tmp.stat().st_size, binary_crc32=file_crc32(binary_tmp),
-                                  saved_at=time.time())
+                                  saved_at=time.time(), binary_identity=file_identity(binary_tmp))
                 sidecar_tmp.write_text(sidecar_json(sidecar), encoding="utf-8")
                 _fsync_file(sidecar_tmp)
                 # Binary first: a crash between the renames leaves a pair whose CRCs disagree,
@@ -259,6 +289,60 @@ class VectorIndex:
         if not np.isfinite(array).all():
             raise InvalidVector("vectors contain NaN or infinity")
         return np.ascontiguousarray(array)
+
+
+def full_path(index_path: Path) -> Path:
+    """Where an index's full vectors live: topics.hnsw → topics.vec."""
+    return Path(index_path).with_suffix(".vec")
+
+
+def _save_full(full: VectorFile, index_path: Path, stored: list[int], deleted: set[int]) -> dict:
+    """Write the live items' full vectors beside the index: a temp file, fsync, rename. The
+    sidecar, written after, records its size, CRC and identity; a crash before the sidecar's
+    rename leaves the old sidecar, which does not describe this file: the pair reads as corrupt."""
+    target = full_path(index_path)
+    live = np.setdiff1d(np.asarray(stored, dtype=np.int64), np.fromiter(deleted, np.int64, len(deleted)))
+    temp = _temp_beside(target)
+    try:
+        full.save(temp, keep=live)
+        _fsync_file(temp)
+        record = {"bytes": temp.stat().st_size, "crc32": file_crc32(temp), "identity": list(file_identity(temp))}
+        os.replace(temp, target)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    return record
+
+
+def saved_full_vectors(index_path: Path, model_id: str) -> VectorFile | None:
+    """The full vectors saved beside an index of `model_id`, whatever store state it was saved
+    for (a rebuild takes from them what it can), or None."""
+    try:
+        sidecar = read_sidecar(index_path)
+    except IndexUnusable:
+        return None
+    record = sidecar.meta.params.get("vectors")
+    if sidecar.meta.model_id != model_id or not isinstance(record, dict):
+        return None
+    try:
+        return _open_full(index_path, record, False)
+    except IndexUnusable:
+        return None
+
+
+def _open_full(index_path: Path, record: dict, full_check: bool) -> VectorFile:
+    """The index's full vectors, checked against what its sidecar says as the binary is."""
+    target = full_path(index_path)
+    try:
+        size = target.stat().st_size
+        if size != record.get("bytes"):
+            raise VectorFileDamaged(f"{size} bytes, the sidecar says {record.get('bytes')}")
+        same = not full_check and record.get("identity") == list(file_identity(target))
+        if not same and file_crc32(target) != record.get("crc32"):
+            raise VectorFileDamaged("checksum differs")
+        return VectorFile.open(target)
+    except (OSError, VectorFileDamaged) as exc:
+        raise IndexUnusable(index_path, msg("index.corrupt.vectors", problem=str(exc))) from exc
 
 
 def _as_labels(labels: Iterable[int] | np.ndarray | int) -> np.ndarray:

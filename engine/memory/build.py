@@ -40,7 +40,8 @@ from engine.memory.lexical_index import sync_topic_fts
 from engine.memory.model_options import build_options_for
 from engine.memory.people_and_files import artifact_documents, artifacts_without_items, people_documents
 from engine.memory.topic_documents import topic_documents_for, topics_without_items
-from engine.memory.vectors import VectorChanges, delete_items, items_of_entities, load_items, replace_items
+from engine.memory.vectors import VectorChanges, delete_items, items_of_entities, replace_items
+from engine.store.transaction import write_transaction
 from engine.topics.builder import build_topics
 from engine.topics.consolidation import consolidate
 from engine.topics.merge_scale import merge_bar, neighbour_cosines
@@ -70,6 +71,7 @@ class BuildReport:
     agents: dict[str, object] = field(default_factory=dict)
     repaired: list[str] = field(default_factory=list)  # what damage this build found and made anew
     merge_threshold: float | None = None  # consolidation's bar, raised for this model's scale (topics.merge_scale)
+    freed_mib: float = 0.0  # disk space given back by dropping vectors the store no longer keeps (issue 26)
 
     def add(self, changes: VectorChanges) -> None:
         self.embedded += changes.embedded
@@ -91,12 +93,14 @@ def _guarded(work):
         raise InvalidVectors() from exc
 
 
-def topic_vectors(connection: sqlite3.Connection, model_id: str) -> Callable[[list[int]], np.ndarray]:
-    """ids → one normalised row per topic (mean of its chunks), zeros where a topic has none."""
+def topic_vectors(connection: sqlite3.Connection, indexes: IndexSet) -> Callable[[list[int]], np.ndarray]:
+    """ids → one normalised row per topic (mean of its chunks), zeros where a topic has none.
+    The vectors come from the build's own index (or the cache, or the embedder again)."""
+    model_id = indexes.model_id
 
     def vectors_for(topic_ids: list[int]) -> np.ndarray:
-        _labels, entities, vectors = load_items(connection, model_id, "topic",
-                                                items_of_entities(connection, model_id, "topic", topic_ids))
+        _labels, entities, vectors = indexes.item_vectors(connection, "topic").load(
+            "topic", items_of_entities(connection, model_id, "topic", topic_ids))
         if not len(entities):
             return np.zeros((len(topic_ids), 1), dtype=np.float32)
         rows = np.zeros((len(topic_ids), vectors.shape[1]), dtype=np.float32)
@@ -130,7 +134,7 @@ def build_memory(data_dir: Path, connection: sqlite3.Connection, embedder: Embed
 
 
 def _remove_damaged(connection: sqlite3.Connection, embedder: Embedder) -> list[str]:
-    damage = find_damaged_vectors(connection, embedder.model_id, embedder.dim)
+    damage = find_damaged_vectors(connection, embedder.model_id, embedder.dim, embedder.cache_vectors)
     if not damage:
         return []
     log.warning("removing %d damaged vectors so they are embedded again", len(damage.items))
@@ -164,7 +168,22 @@ def _build(data_dir: Path, connection: sqlite3.Connection, embedder: Embedder, *
         embedder = refit(data_dir, connection, embedder, options.chunk_chars, cancel)
         timed("fit", started)
     report.model_id = model = embedder.model_id
-    indexes = IndexSet(data_dir, model, embedder.dim)
+    indexes = IndexSet(data_dir, model, embedder.dim, embedder=embedder, chunk_chars=options.chunk_chars)
+    try:
+        return _build_vectors(connection, embedder, indexes, options, report, progress, cancel, splitter=splitter,
+                              merger=merger)
+    finally:
+        indexes.close()
+
+
+def _build_vectors(connection: sqlite3.Connection, embedder: Embedder, indexes: IndexSet, options: BuildOptions,
+                   report: BuildReport, progress: StageProgress, cancel: CancelToken, *, splitter=None,
+                   merger=None) -> BuildReport:
+    """Everything after the topics and the fit: vectors, merges, BM25, people and files, indexes, calibration."""
+    model = embedder.model_id
+
+    def timed(stage: str, started: float) -> None:
+        report.seconds[stage] = round(time.perf_counter() - started, 3)
 
     # Items of another model are stale whatever happens next; their cached vectors stay.
     # Deleted 500 at a time (each its own transaction): a whole store's items at once held
@@ -182,6 +201,10 @@ def _build(data_dir: Path, connection: sqlite3.Connection, embedder: Embedder, *
         changes[kind].removed += new.removed
         report.add(new)
 
+    def into_index(kind: str):
+        """The new items' vectors go to the index as they are embedded (IndexSet.add)."""
+        return lambda labels, entities, vectors: _guarded(lambda: indexes.add(kind, labels, entities, vectors))
+
     started = time.perf_counter()
     pending = topics_without_items(connection, model)
     # Topics whose items are written per step: what a cancel keeps of them (their vectors are
@@ -195,14 +218,16 @@ def _build(data_dir: Path, connection: sqlite3.Connection, embedder: Embedder, *
         def report_share(done: int, total: int, offset: int = start, size: int = len(batch)) -> None:
             progress("embeddings", offset + done * size // max(total, 1), len(pending))
 
-        absorb("topic", replace_items(connection, embedder, "topic", documents, report_share, cancel))
+        absorb("topic", replace_items(connection, embedder, "topic", documents, report_share, cancel,
+                                      into_index("topic")))
     progress("embeddings", len(pending), len(pending))
     timed("embeddings", started)
 
     changed_topics: list[int] = []
     if options.consolidate:
         started = time.perf_counter()
-        vectors_for = topic_vectors(connection, model)
+        _guarded(indexes.flush)  # the merges read the topics' vectors from the index
+        vectors_for = topic_vectors(connection, indexes)
         merging = options.topics
         if getattr(embedder, "consolidation_threshold", None) is None:  # a model the engine has not measured
             bar = merge_bar(neighbour_cosines(connection, vectors_for), merging.consolidation_threshold)
@@ -219,7 +244,7 @@ def _build(data_dir: Path, connection: sqlite3.Connection, embedder: Embedder, *
         if changed:
             absorb("topic", replace_items(connection, embedder, "topic",
                                           topic_documents_for(connection, changed, options.chunk_chars),
-                                          cancel=cancel))
+                                          cancel=cancel, on_vectors=into_index("topic")))
         absorb("topic", VectorChanges(removed=gone))
         delete_items(connection, gone)  # after the inserts: their ids stay unused (see replace_items)
         timed("consolidation", started)
@@ -235,9 +260,11 @@ def _build(data_dir: Path, connection: sqlite3.Connection, embedder: Embedder, *
         people, artifacts = options.chunk_chars.entities(people), options.chunk_chars.entities(artifacts)
     # With progress: a local CPU model spends minutes here (LoCoMo: a third of its build).
     absorb("person", replace_items(connection, embedder, "person", people, cancel=cancel,
-                                   on_progress=lambda done, total: progress("people", done, total)))
+                                   on_progress=lambda done, total: progress("people", done, total),
+                                   on_vectors=into_index("person")))
     absorb("artifact", replace_items(connection, embedder, "artifact", artifacts, cancel=cancel,
-                                     on_progress=lambda done, total: progress("artifacts", done, total)))
+                                     on_progress=lambda done, total: progress("artifacts", done, total),
+                                     on_vectors=into_index("artifact")))
     timed("people_artifacts", started)
 
     started = time.perf_counter()
@@ -253,7 +280,7 @@ def _build(data_dir: Path, connection: sqlite3.Connection, embedder: Embedder, *
     timed("index", started)
 
     started = time.perf_counter()
-    measured = calibration_store.measure(connection, embedder)
+    measured = calibration_store.measure(connection, embedder, indexes.item_vectors(connection, "topic"))
     if measured is not None and not calibration_store.valid(measured):
         raise InvalidVectors()  # NaN anchors come from damaged vectors: build_memory removes them
     if measured is not None:
@@ -262,4 +289,44 @@ def _build(data_dir: Path, connection: sqlite3.Connection, embedder: Embedder, *
     report.calibration = {"unrelated": round(chosen.unrelated, 4), "related": round(chosen.related, 4),
                           "probes": chosen.probes}
     timed("calibration", started)
+
+    if not embedder.cache_vectors:
+        started = time.perf_counter()
+        report.freed_mib = compact_uncached(connection, lambda done, total: progress("compact", done, total))
+        timed("compact", started)
     return report
+
+
+# A store built before issue 26 cached the built-in embedder's vectors (float32, 4 KB each:
+# 457 MB of a 300k-message store). Its index now keeps them beside it: the rows go, in short
+# transactions, and the file is vacuumed when what they freed is worth a rewrite of the store.
+_DROP_BATCH = 5000
+_VACUUM_SHARE = 0.25  # of the file free, and at least:
+_VACUUM_MIB = 16
+
+
+def compact_uncached(connection: sqlite3.Connection, on_progress: Callable[[int, int], None]) -> float:
+    """Drop the built-in embedder's cached vectors (every fit of it); MiB given back to the disk."""
+    total = connection.execute("SELECT count(*) FROM embedding_cache WHERE model_id LIKE 'builtin:%'").fetchone()[0]
+    if not total:
+        return 0.0
+    page = connection.execute("PRAGMA page_size").fetchone()[0]
+    before = connection.execute("PRAGMA page_count").fetchone()[0] * page
+    done = 0
+    while True:
+        with write_transaction(connection):
+            removed = connection.execute(
+                "DELETE FROM embedding_cache WHERE rowid IN (SELECT rowid FROM embedding_cache "
+                "WHERE model_id LIKE 'builtin:%' LIMIT ?)", (_DROP_BATCH,)).rowcount
+        done += removed
+        on_progress(done, total)
+        if removed < _DROP_BATCH:
+            break
+    free = connection.execute("PRAGMA freelist_count").fetchone()[0] * page
+    if free >= _VACUUM_MIB * 2**20 and free >= _VACUUM_SHARE * before:
+        try:
+            connection.execute("VACUUM")
+        except sqlite3.OperationalError as exc:  # no room for the copy VACUUM writes: the space is reused later
+            log.warning("could not vacuum the store after dropping old vectors: %s", exc)
+    after = connection.execute("PRAGMA page_count").fetchone()[0] * page
+    return round(max(0, before - after) / 2**20, 1)

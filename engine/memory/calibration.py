@@ -43,7 +43,8 @@ from pathlib import Path
 import numpy as np
 
 from engine.embeddings.base import Embedder
-from engine.memory.vectors import items_of_entities, load_items
+from engine.memory.item_vectors import ItemVectors
+from engine.memory.vectors import items_of_entities
 from engine.messages import Message, msg
 from engine.store.sql import IDS, select_in
 
@@ -94,14 +95,15 @@ def default_calibration(embedder: Embedder) -> Calibration:
     return Calibration(embedder.model_id, unrelated=unrelated, related=related)
 
 
-def background_sample(connection: sqlite3.Connection, model_id: str, size: int = BACKGROUND_ITEMS) -> np.ndarray:
+def background_sample(connection: sqlite3.Connection, model_id: str, size: int = BACKGROUND_ITEMS,
+                      source: ItemVectors | None = None) -> np.ndarray:
     """Up to `size` topic vectors spread evenly over the store (every n-th item), float32 rows."""
     items = [r[0] for r in connection.execute(
         "SELECT id FROM vector_item WHERE model_id = ? AND kind = 'topic' ORDER BY id", (model_id,))]
     if not items:
         return np.zeros((0, 0), dtype=np.float32)
     chosen = items[:: max(1, len(items) // size)][:size]
-    return load_items(connection, model_id, "topic", chosen)[2]
+    return (source or ItemVectors(connection, model_id)).load("topic", chosen)[2]
 
 
 def query_background(sample: np.ndarray, query_vector: np.ndarray) -> tuple[float, float] | None:
@@ -120,8 +122,10 @@ def _sample_comparison(rng: random.Random, eligible: list[int], probe_topics: li
     return sorted(set(probe_topics) | set(rng.sample(eligible, COMPARISON_TOPICS)))
 
 
-def measure(connection: sqlite3.Connection, embedder: Embedder, seed: int = 7) -> Calibration | None:
-    """Anchors from probes on this store, or None when it is too small to say.
+def measure(connection: sqlite3.Connection, embedder: Embedder, source: ItemVectors | None = None,
+            seed: int = 7) -> Calibration | None:
+    """Anchors from probes on this store, or None when it is too small to say. `source`: where
+    the topics' vectors are read (a build's own index), else the cache or the embedder again.
 
     Reads only the sampled topics' messages and vectors, so it costs the same on a store
     of a million messages as on a small one.
@@ -146,8 +150,9 @@ def measure(connection: sqlite3.Connection, embedder: Embedder, seed: int = 7) -
         start = rng.randrange(max(1, len(words) - length + 1))
         probes.append(" ".join(words[start:start + length]))
     compared = _sample_comparison(rng, eligible, topics)
-    labels, entities, vectors = load_items(connection, embedder.model_id, "topic",
-                                           items_of_entities(connection, embedder.model_id, "topic", compared))
+    source = source or ItemVectors(connection, embedder.model_id, embedder=embedder)
+    labels, entities, vectors = source.load("topic", items_of_entities(connection, embedder.model_id, "topic",
+                                                                       compared))
     if not len(labels):
         return None
     query_vectors = embedder.embed(probes, "query")

@@ -100,7 +100,7 @@ def _store_damaged(report: CheckReport, damage: list[str]) -> None:
 
 def _check_memory(data_dir: Path, connection: sqlite3.Connection, embedder: Embedder, build: Callable[[], object],
                   report: CheckReport) -> None:
-    vectors = find_damaged_vectors(connection, embedder.model_id, embedder.dim)
+    vectors = find_damaged_vectors(connection, embedder.model_id, embedder.dim, embedder.cache_vectors)
     if vectors:
         report.repaired.append(repair_message(remove_damaged(connection, embedder.model_id, vectors)))
         built = build()  # embeds the removed entities again, brings the indexes and calibration up to date
@@ -113,12 +113,13 @@ def _check_memory(data_dir: Path, connection: sqlite3.Connection, embedder: Embe
 
 
 def _check_indexes(data_dir: Path, connection: sqlite3.Connection, embedder: Embedder, report: CheckReport) -> None:
-    indexes = IndexSet(data_dir, embedder.model_id, embedder.dim)  # the caller holds the write lock: may save
+    # The caller holds the write lock: may save. Every binary's CRC is read (a search trusts its identity).
+    indexes = IndexSet(data_dir, embedder.model_id, embedder.dim, embedder=embedder, full_check=True)
     for kind in ("topic", "person", "artifact"):
         loaded = indexes.get(connection, kind)
         if loaded.rebuilt_because is None:
             report.checked.append(msg(f"memory.check.index.{kind}"))
-        elif loaded.label_entity or not loaded.rebuilt_because.startswith("missing"):
+        elif loaded.items or not loaded.rebuilt_because.startswith("missing"):
             report.repaired.append(_rebuilt(kind, loaded.rebuilt_because))
 
 

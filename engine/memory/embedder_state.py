@@ -24,6 +24,11 @@ from engine.memory.topic_documents import topic_documents_for
 STATE_FILE = Path("index") / "builtin_idf.bin"
 DIMS_FILE = Path("index") / "embedding_dims.json"  # "<url> <model>" → vector length an API model gave
 REFIT_GROWTH = 2.0
+# Document frequencies from every 3rd of 57k topics put nearly the same weight on every word as
+# all of them do (they only judge how common a word is), for a third of the time: the fit was
+# 13 s of a 200k-message build, 51 s at 1M (issue 26; the LoCoMo figures, in docs/benchmarks.md,
+# are the same: its stores have fewer topics than this).
+FIT_SAMPLE = 20_000
 
 
 def load_embedder(data_dir: Path, config: EmbeddingConfig) -> Embedder:
@@ -70,15 +75,17 @@ def needs_refit(connection: sqlite3.Connection, embedder: Embedder) -> bool:
 
 def refit(data_dir: Path, connection: sqlite3.Connection, embedder: BuiltinEmbedder, chunk_chars: int,
           cancel: CancelToken | None = None) -> BuiltinEmbedder:
-    """Fit IDF on every topic's texts (one document per topic), save it, return the new embedder."""
+    """Fit IDF on the topics' texts (one document per topic; an even sample of at most
+    `FIT_SAMPLE` topics in a bigger store), save it, return the new embedder."""
     topic_ids = [r[0] for r in connection.execute("SELECT id FROM topic ORDER BY id")]
+    sample = topic_ids[::-(-len(topic_ids) // FIT_SAMPLE)] if len(topic_ids) > FIT_SAMPLE else topic_ids
 
     def texts():
-        for start in range(0, len(topic_ids), 1000):
-            for documents in topic_documents_for(connection, topic_ids[start:start + 1000], chunk_chars).values():
+        for start in range(0, len(sample), 1000):
+            for documents in topic_documents_for(connection, sample[start:start + 1000], chunk_chars).values():
                 yield "\n".join(documents)
 
-    fitted = embedder.fit(texts(), cancel=cancel)
+    fitted = embedder.fit(texts(), cancel=cancel, population=len(topic_ids))
     _write_private(Path(data_dir) / STATE_FILE, fitted.state or b"")
     return fitted
 

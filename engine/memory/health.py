@@ -18,12 +18,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.errors import EngineError
+from engine.memory.vectors import decode_vector
 from engine.messages import Message, msg
 from engine.store.sql import execute_in
 from engine.store.transaction import write_transaction
 
 _SCAN_BATCH = 5000
 _NORM_TOLERANCE = 1e-3  # float32 rows normalised by the embedders are within ~1e-6 of 1
+_INT8_TOLERANCE = 2e-2
 
 
 class InvalidVectors(EngineError):
@@ -48,17 +50,24 @@ class VectorDamage:
         return {kind: len(ids) for kind, ids in sorted(self.entities.items())}
 
 
-def find_damaged_vectors(connection: sqlite3.Connection, model_id: str, dim: int) -> VectorDamage:
-    """Every item of `model_id` whose cached vector is missing, of another length than `dim`
-    or not finite; reads the vectors a batch at a time."""
+def find_damaged_vectors(connection: sqlite3.Connection, model_id: str, dim: int, cached: bool = True) -> VectorDamage:
+    """Every item of `model_id` whose cached vector is missing (a model whose vectors are cached:
+    `cached`), of no width a `dim`-long vector is stored in (float16, int8 with its scale,
+    float32 as written before issue 26) or not finite; reads the vectors a batch at a time.
+    The built-in embedder caches nothing since issue 26 (its vectors are kept beside its index,
+    which a build checks and remakes): only a row left from before is looked at."""
     damage = VectorDamage()
     cursor = connection.execute(
         "SELECT v.id, v.kind, v.entity_id, v.text_hash, c.vector FROM vector_item v LEFT JOIN embedding_cache c "
         "ON c.model_id = v.model_id AND c.text_hash = v.text_hash WHERE v.model_id = ? ORDER BY v.id", (model_id,))
-    expected = dim * 4
     while rows := cursor.fetchmany(_SCAN_BATCH):
         for item_id, kind, entity_id, digest, blob in rows:
-            if blob is not None and len(blob) == expected and _is_vector(np.frombuffer(blob, np.float32)):
+            if blob is None and not cached:
+                continue
+            # int8 rows round each value by up to half a step: their norm is within ~1e-3 of 1, not 1e-6
+            tolerance = _INT8_TOLERANCE if blob is not None and len(blob) == dim + 4 else _NORM_TOLERANCE
+            if blob is not None and len(blob) in (dim + 4, 2 * dim, 4 * dim) and _is_vector(decode_vector(blob, dim),
+                                                                                            tolerance):
                 continue
             damage.items.append(item_id)
             damage.entities.setdefault(kind, set()).add(entity_id)
@@ -66,11 +75,11 @@ def find_damaged_vectors(connection: sqlite3.Connection, model_id: str, dim: int
     return damage
 
 
-def _is_vector(values: np.ndarray) -> bool:
+def _is_vector(values: np.ndarray, tolerance: float = _NORM_TOLERANCE) -> bool:
     if not np.isfinite(values).all():
         return False
     norm = float(np.sqrt(np.dot(values, values)))
-    return abs(norm - 1.0) < _NORM_TOLERANCE or norm == 0.0
+    return abs(norm - 1.0) < tolerance or norm == 0.0
 
 
 def remove_damaged(connection: sqlite3.Connection, model_id: str, damage: VectorDamage) -> dict[str, int]:

@@ -1,8 +1,23 @@
-"""Embedded documents in the store: `vector_item` rows and their vectors in `embedding_cache`.
+"""Embedded documents in the store: `vector_item` rows and, for models worth caching, their vectors.
 
-Every vector is keyed by (model, sha256 of the text), so a text embedded once is never
-embedded again: not after a merge that leaves a window unchanged, not after switching to
-another model and back. `vector_item.id` is the label in that kind's hnswlib index.
+Every item is keyed by (model, sha256 of the text); `vector_item.id` is the label in that
+kind's hnswlib index. Each vector is stored once, compactly (issue 26), as the embedder says
+(`Embedder.stored_as`: float16, half of float32's bytes, or int8 with a float32 scale in
+front, a quarter; what each costs in recall@50 against exact float32 search is measured in
+docs/benchmarks.md):
+
+- a model whose vectors take hours or money to make again (a local model, an API) keeps them
+  in `embedding_cache`, keyed by (model, text hash): a text embedded once is never embedded
+  again, not after a merge that leaves a window unchanged, not after switching to another
+  model and back. Its index holds the vectors themselves (hnswlib keeps float32).
+- the built-in embedder caches nothing (it makes a vector again faster than a search read one
+  back: 457 MB of a 300k-message store were its cache). Its index searches a 256-dimension
+  sketch of each vector and keeps the full vectors, int8, in a file beside it that scores the
+  sketch's candidates (engine.memory.indexes, engine.index.vector_file); where no index holds
+  one, it is made again from its text (engine.memory.item_vectors).
+
+Rows a Flashback before issue 26 wrote as float32 are read as they are (a row's byte length
+over its `dim` says which width it is); a build drops the built-in embedder's old rows.
 
 The embedder never runs inside a write transaction: a local model or an API takes minutes
 over a build, and the store's SQLite write lock held that long makes every other writer
@@ -15,7 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -27,10 +42,42 @@ from engine.store.transaction import write_transaction
 
 EMBED_BATCH = 256  # texts per embedder call: progress and cancel granularity
 ITEM_BATCH = 500  # entities whose items one write transaction replaces: milliseconds, not seconds
+# (labels, entity ids, vectors) of items just written: the build feeds them to the index as it goes.
+VectorSink = Callable[[np.ndarray, np.ndarray, np.ndarray], None]
 
 
 def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def encode_vector(vector: np.ndarray, stored_as: str = "float16") -> bytes:
+    """A vector as its cache row stores it: float16, or int8 after a float32 scale (max |x| / 127)."""
+    vector = np.asarray(vector, dtype=np.float32)
+    if stored_as == "int8":
+        scale = np.float32(max(float(np.abs(vector).max(initial=0.0)), 1e-12) / 127.0)
+        return scale.tobytes() + np.round(vector / scale).astype(np.int8).tobytes()
+    return vector.astype(np.float16).tobytes()
+
+
+def decode_vector(blob: bytes, dim: int) -> np.ndarray:
+    """A cached vector as float32, whichever width it was written in (float32 before issue 26).
+    A blob of no known width reads as float32: `health` tells it is damaged."""
+    if len(blob) == 2 * dim and dim != 4:
+        return np.frombuffer(blob, dtype=np.float16).astype(np.float32)
+    if len(blob) == dim + 4:
+        return np.frombuffer(blob, dtype=np.int8, offset=4).astype(np.float32) * np.frombuffer(blob[:4], np.float32)
+    return np.frombuffer(blob, dtype=np.float32).copy()
+
+
+def decode_rows(rows: list[tuple[int, bytes]]) -> np.ndarray:
+    """(dim, blob) rows as one float32 matrix, int8 rows in one numpy pass (a search scores a
+    thousand candidates this way)."""
+    if rows and all(len(blob) == dim + 4 for dim, blob in rows) and len({dim for dim, _ in rows}) == 1:
+        dim = rows[0][0]
+        raw = np.frombuffer(b"".join(blob for _, blob in rows), dtype=np.uint8).reshape(len(rows), dim + 4)
+        scales = raw[:, :4].copy().view(np.float32)
+        return raw[:, 4:].view(np.int8).astype(np.float32) * scales
+    return np.vstack([decode_vector(blob, dim) for dim, blob in rows]) if rows else np.zeros((0, 0), np.float32)
 
 
 @dataclass
@@ -39,26 +86,31 @@ class VectorChanges:
 
     added: list[int] = field(default_factory=list)  # new vector_item ids (labels)
     removed: list[int] = field(default_factory=list)  # deleted vector_item ids
-    embedded: int = 0  # texts that were not in the cache
-    cached: int = 0
+    embedded: int = 0  # texts given to the embedder
+    cached: int = 0  # texts whose vector was read from the cache instead
 
 
 def cached_vectors(connection: sqlite3.Connection, model_id: str, hashes: Iterable[str]) -> dict[str, np.ndarray]:
     found: dict[str, np.ndarray] = {}
-    for digest, blob in select_in(connection, "SELECT text_hash, vector FROM embedding_cache WHERE model_id = ? "
-                                  "AND text_hash IN ({ids})", list(dict.fromkeys(hashes)), (model_id,)):
-        found[digest] = np.frombuffer(blob, dtype=np.float32)
+    for digest, dim, blob in select_in(connection, "SELECT text_hash, dim, vector FROM embedding_cache "
+                                       "WHERE model_id = ? AND text_hash IN ({ids})", list(dict.fromkeys(hashes)),
+                                       (model_id,)):
+        found[digest] = decode_vector(blob, dim)
     return found
 
 
-def ensure_embedded(connection: sqlite3.Connection, embedder: Embedder, texts: dict[str, str],
-                    on_progress: Callable[[int, int], None] | None = None,
-                    cancel: CancelToken | None = None) -> tuple[int, int]:
-    """Put a vector for every (hash → text) into the cache; returns (embedded, already cached).
-    Each batch is embedded with no transaction open and written in one of its own, so a
-    cancel keeps the batches already embedded (the next build finds them in the cache)."""
-    have = cached_vectors(connection, embedder.model_id, texts)
-    missing = [digest for digest in texts if digest not in have]
+def embed_texts(connection: sqlite3.Connection, embedder: Embedder, texts: dict[str, str],
+                on_progress: Callable[[int, int], None] | None = None,
+                cancel: CancelToken | None = None) -> tuple[dict[str, np.ndarray], int, int]:
+    """(hash → vector for every (hash → text), texts embedded, texts read from the cache).
+
+    A model worth caching has its cached vectors read and the rest embedded a batch at a time
+    with no transaction open, each batch written to the cache in one of its own, so a cancel
+    keeps the batches already embedded (the next build finds them). The built-in embedder
+    just embeds; its vectors come back as their stored form reads (int8), as they are kept
+    beside its index."""
+    vectors = cached_vectors(connection, embedder.model_id, texts) if embedder.cache_vectors else {}
+    missing = [digest for digest in texts if digest not in vectors]
     for start in range(0, len(missing), EMBED_BATCH):
         if cancel is not None:
             cancel.raise_if_cancelled()
@@ -68,26 +120,32 @@ def ensure_embedded(connection: sqlite3.Connection, embedder: Embedder, texts: d
             if on_progress is not None:  # a slow model (a local CPU one: seconds per batch) shows it moving
                 on_progress(start + done, len(missing))
 
-        vectors = embedder.embed([texts[d] for d in batch], "document", on_progress=within, cancel=cancel)
-        rows = [(embedder.model_id, d, int(v.shape[0]), np.asarray(v, dtype=np.float32).tobytes())
-                for d, v in zip(batch, vectors, strict=True)]
-        with write_transaction(connection):
-            connection.executemany(
-                "INSERT OR REPLACE INTO embedding_cache (model_id, text_hash, dim, vector) VALUES (?, ?, ?, ?)", rows)
+        embedded = np.asarray(embedder.embed([texts[d] for d in batch], "document", on_progress=within,
+                                             cancel=cancel), dtype=np.float32)
+        rows = [(embedder.model_id, d, int(embedded.shape[1]), encode_vector(v, embedder.stored_as))
+                for d, v in zip(batch, embedded, strict=True)]
+        if embedder.cache_vectors:
+            with write_transaction(connection):
+                connection.executemany("INSERT OR REPLACE INTO embedding_cache (model_id, text_hash, dim, vector) "
+                                       "VALUES (?, ?, ?, ?)", rows)
+        # What the index gets is what a later read gives, so every copy agrees exactly.
+        vectors.update((d, decode_vector(row[3], row[2])) for d, row in zip(batch, rows, strict=True))
         if on_progress is not None:
             on_progress(start + len(batch), len(missing))
-    return len(missing), len(texts) - len(missing)
+    return vectors, len(missing), len(texts) - len(missing)
 
 
 def replace_items(connection: sqlite3.Connection, embedder: Embedder, kind: str,
                   documents: dict[int, list[str]], on_progress: Callable[[int, int], None] | None = None,
-                  cancel: CancelToken | None = None) -> VectorChanges:
+                  cancel: CancelToken | None = None, on_vectors: VectorSink | None = None) -> VectorChanges:
     """Make the items of each entity in `documents` exactly its texts (chunk order kept).
 
-    Entities whose texts are unchanged keep their items (and index labels) untouched. Reads
-    and embeds first with no transaction open, then writes the items `ITEM_BATCH` entities
-    per transaction (an entity's new and old items change together). The caller holds the
-    store's write lock (`StoreWriteLock`): no other process changes these items meanwhile.
+    Entities whose texts are unchanged keep their items (and index labels) untouched. The
+    others go `ITEM_BATCH` at a time: their texts embedded with no transaction open, then
+    their items written in one short transaction (an entity's new and old items change
+    together), then the new items' vectors handed to `on_vectors` (the build's index), so no
+    more than one batch of vectors is held. The caller holds the store's write lock
+    (`StoreWriteLock`): no other process changes these items meanwhile.
     """
     changes = VectorChanges()
     model = embedder.model_id
@@ -99,25 +157,43 @@ def replace_items(connection: sqlite3.Connection, embedder: Embedder, kind: str,
             (model, kind, entity_id)).fetchall()
         if [h for _, h in rows] != hashes:
             stale[entity_id] = [item_id for item_id, _ in rows]
-    all_texts = {text_hash(t): t for e in stale for t in documents[e]}
-    changes.embedded, changes.cached = ensure_embedded(connection, embedder, all_texts, on_progress, cancel)
     # New items first, old ones after: SQLite gives a new row max(id) + 1, so an id is never
     # handed out while the item that last had it may still be a label in an index a search
     # in another process reads during this build (it would map a hit to another entity).
     # Entities that get items come first, so the first batch inserts before any batch deletes.
     order = sorted(stale, key=lambda entity_id: not wanted[entity_id])
+    total = sum(len(documents[e]) for e in order)
+    done = 0
     for start in range(0, len(order), ITEM_BATCH):
         batch = order[start:start + ITEM_BATCH]
+        texts = {digest: text for e in batch for digest, text in zip(wanted[e], documents[e], strict=True)}
+
+        def within(finished: int, _total: int, done: int = done) -> None:
+            if on_progress is not None:
+                on_progress(done + finished, total)
+
+        vectors, embedded, cached = embed_texts(connection, embedder, texts, within, cancel)
+        changes.embedded += embedded
+        changes.cached += cached
+        added: list[tuple[int, int, str]] = []  # (label, entity, hash)
         with write_transaction(connection):
             for entity_id in batch:
                 for chunk, digest in enumerate(wanted[entity_id]):
                     cursor = connection.execute(
                         "INSERT INTO vector_item (kind, entity_id, chunk, model_id, text_hash) VALUES (?, ?, ?, ?, ?)",
                         (kind, entity_id, chunk, model, digest))
-                    changes.added.append(int(cursor.lastrowid))
+                    added.append((int(cursor.lastrowid), entity_id, digest))
             removed = [item_id for entity_id in batch for item_id in stale[entity_id]]
             delete_items(connection, removed)
+        changes.added.extend(label for label, _, _ in added)
         changes.removed.extend(removed)
+        if on_vectors is not None and added:
+            on_vectors(np.fromiter((a[0] for a in added), np.int64, len(added)),
+                       np.fromiter((a[1] for a in added), np.int64, len(added)),
+                       np.vstack([vectors[a[2]] for a in added]))
+        done += sum(len(documents[e]) for e in batch)
+        if on_progress is not None:
+            on_progress(done, total)
     return changes
 
 
@@ -130,43 +206,15 @@ def items_of_entities(connection: sqlite3.Connection, model_id: str, kind: str, 
                                     "AND entity_id IN ({ids})", entity_ids, (model_id, kind))]
 
 
-def load_items(connection: sqlite3.Connection, model_id: str, kind: str,
-               item_ids: list[int] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(labels, entity ids, vectors) of a kind's items, all of them or the given ones."""
-    sql = ("SELECT v.id, v.entity_id, c.vector FROM vector_item v JOIN embedding_cache c "
-           "ON c.model_id = v.model_id AND c.text_hash = v.text_hash WHERE v.model_id = ? AND v.kind = ?")
-    rows: list[tuple[int, int, bytes]] = []
-    if item_ids is None:
-        rows = connection.execute(sql + " ORDER BY v.id", (model_id, kind)).fetchall()
-    else:
-        rows = list(select_in(connection, sql + " AND v.id IN ({ids})", item_ids, (model_id, kind)))
-    if not rows:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, 0), np.float32)
-    labels = np.fromiter((r[0] for r in rows), np.int64, len(rows))
-    entities = np.fromiter((r[1] for r in rows), np.int64, len(rows))
-    vectors = np.vstack([np.frombuffer(r[2], dtype=np.float32) for r in rows])
-    return labels, entities, vectors
-
-
-def iter_items(connection: sqlite3.Connection, model_id: str, kind: str,
-               batch: int = 20000) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """(labels, vectors) of every item of a kind, `batch` rows at a time: an index rebuild
-    then holds one batch of vectors besides the index instead of every vector twice (a list
-    of row bytes and their stacked copy: 2.4 GB at 285k × 1024 measured, on top of the index)."""
-    cursor = connection.execute(
-        "SELECT v.id, c.vector FROM vector_item v JOIN embedding_cache c "
-        "ON c.model_id = v.model_id AND c.text_hash = v.text_hash WHERE v.model_id = ? AND v.kind = ? ORDER BY v.id",
-        (model_id, kind))
-    while rows := cursor.fetchmany(batch):
-        labels = np.fromiter((r[0] for r in rows), np.int64, len(rows))
-        vectors = np.vstack([np.frombuffer(r[1], dtype=np.float32) for r in rows])
-        yield labels, vectors
-
-
 def store_checksum(connection: sqlite3.Connection, model_id: str, kind: str) -> str:
     """Changes whenever an item of this kind and model is added or removed: the item count and
     the generation that the store's triggers bump on every insert and delete (schema v4)."""
+    items, generation = item_generation(connection, model_id, kind)
+    return f"g{generation}:{items}"
+
+
+def item_generation(connection: sqlite3.Connection, model_id: str, kind: str) -> tuple[int, int]:
+    """(live items, generation) of a kind: one primary-key read."""
     row = connection.execute("SELECT items, generation FROM vector_generation WHERE model_id = ? AND kind = ?",
                              (model_id, kind)).fetchone()
-    items, generation = row if row else (0, 0)
-    return f"g{generation}:{items}"
+    return (int(row[0]), int(row[1])) if row else (0, 0)

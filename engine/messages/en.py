@@ -261,6 +261,10 @@ CATALOGUE: dict[str, str] = {
                           "already): give the name exactly as the export writes it.",
     # engine/api/search.py: a date phrase in the query
     "search.date_boost": "“{phrase}”: topics from {days} come first ({count} of them), nothing else is hidden",
+    # issue 26: a search never waits for a build; the first search on a big store
+    "search.unbuilt": "{count:plural:message|messages} not built into memory yet were searched by their words only "
+                      "({found} found); `flashback build` (or Build memory) adds them",
+    "index.corrupt.vectors": "corrupt: its file of full vectors does not match the sidecar ({problem})",
     # issue 23: chat identity and forget
     "import.matched.content": "the same chat as {chats} already stored (recognised by its first messages), so only "
                               "new messages were added",

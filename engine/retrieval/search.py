@@ -26,7 +26,6 @@ from engine.errors import EngineError
 from engine.memory.calibration import Calibration, background_sample, query_background
 from engine.memory.indexes import IndexSet
 from engine.memory.people_and_files import ASSISTANT_PERSON_SQL
-from engine.memory.vectors import load_items
 from engine.messages import Message
 from engine.retrieval.candidate import Candidate
 from engine.retrieval.fusion import (
@@ -126,7 +125,8 @@ class Retriever:
         if not self.calibration.relative:
             return None
         if self._background is None:  # the retriever is rebuilt after every build, so the sample stays current
-            self._background = background_sample(connection, self.embedder.model_id)
+            self._background = background_sample(connection, self.embedder.model_id,
+                                                 source=self.indexes.item_vectors(connection, "topic"))
         return query_background(self._background, vector)
 
     def search(self, connection: sqlite3.Connection, query: str, settings: RetrievalSettings,
@@ -237,7 +237,7 @@ class Retriever:
         item_ids = [r[0] for r in select_in(
             connection, "SELECT id FROM vector_item WHERE model_id = ? AND kind = 'topic' AND entity_id IN ({ids})",
             topics, (self.embedder.model_id,))]
-        _labels, entities, vectors = load_items(connection, self.embedder.model_id, "topic", item_ids)
+        _labels, entities, vectors = self.indexes.vectors(connection, "topic", item_ids)
         best: dict[int, float] = {}
         if len(entities):
             for entity, score in zip(entities.tolist(), (vectors @ vector).tolist(), strict=True):
@@ -247,8 +247,7 @@ class Retriever:
     def _mmr(self, connection: sqlite3.Connection, scored: list[tuple[int, float]],
              settings: RetrievalSettings) -> list[tuple[int, float]]:
         topics = [t for t, _ in scored]
-        _labels, entities, vectors = load_items(connection, self.embedder.model_id, "topic",
-                                                self._first_items(connection, topics))
+        _labels, entities, vectors = self.indexes.vectors(connection, "topic", self._first_items(connection, topics))
         row_of = {e: i for i, e in enumerate(entities.tolist())}
         keep = [i for i, t in enumerate(topics) if t in row_of]
         matrix = vectors[[row_of[topics[i]] for i in keep]]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from engine.store.database import connect, db_path, open_engine
+from engine.store.database import connect, db_path, open_store
 from engine.store.faults import plain_faults
 
 _TABLES = ("source", "chat", "person", "message", "artifact", "topic")
@@ -25,7 +25,7 @@ class StoreStats:
 
 
 def store_stats(data_dir: Path) -> StoreStats:
-    open_engine(data_dir).dispose()  # creates/migrates an empty store on first use
+    open_store(data_dir)  # creates/migrates an empty store on first use
     with plain_faults(data_dir, ""):  # a damaged page: the one sentence with what to do, not a bare sqlite3 error
         connection = connect(db_path(data_dir))
         try:

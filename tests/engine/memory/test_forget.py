@@ -104,7 +104,9 @@ def test_forgetting_a_chat_leaves_nothing_of_it(store):
     assert all("Zanzibar" not in run.query for run in service.runs.list())
     assert query(data, "SELECT count(*) FROM source") == [(1,)]  # Alice's zip brought nothing else
     assert SECRET not in raw_bytes(data) and KEPT in raw_bytes(data)
-    assert report.bytes_after < report.bytes_before
+    # Vacuumed: nothing freed is left in the file. (Its size may not drop: since issue 26 the
+    # store holds no vectors of the built-in embedder, and a small chat's rows free under a page.)
+    assert query(data, "PRAGMA freelist_count") == [(0,)] and report.bytes_after > 0
     # The saved indexes mark the forgotten items deleted and match the store again (no stand-in).
     for kind, stem in (("topic", "topics"), ("person", "people")):
         saved = read_sidecar(data / "index" / f"{stem}.hnsw")

@@ -1,0 +1,147 @@
+"""The full vectors beside a sketch index: one flat file, read through a memory map.
+
+A sketch index (engine.memory.indexes) finds candidates by a short sketch of each vector;
+the candidates are then scored with their full vectors, which live here: int8 with a float32
+scale per row (or float16), ordered by label. Nothing is read when the file is opened: a
+search touches the rows of its ~1,000 candidates and the labels' pages a binary search
+visits, so a first search on a big store does not wait to read every vector (issue 26).
+
+Layout, little-endian: a 32-byte header (magic, version, dim, rows, format), the labels
+(int64, ascending), the scales (float32, int8 only), the rows (int8 or float16). A build
+holds the vectors in memory as it adds them and writes the file whole beside the index's
+binary (the same temp-file-then-rename as the index; the sidecar pairs them, engine.index.sidecar).
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from pathlib import Path
+
+import numpy as np
+
+MAGIC = b"FBVEC\0\0\1"
+_HEADER = struct.Struct("<8sIIQI4x")  # magic, version, dim, rows, format (0 int8 + scale, 1 float16)
+VERSION = 1
+FORMATS = {"int8": 0, "float16": 1}
+
+
+class VectorFileDamaged(ValueError):
+    """The file is not what its header says (truncated, another format)."""
+
+
+def encode(vectors: np.ndarray, stored_as: str) -> tuple[np.ndarray, np.ndarray]:
+    """(scales, rows) of unit vectors as stored: int8 with max|x|/127 per row, or float16 (no scales)."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    if stored_as == "float16":
+        return np.zeros(0, np.float32), vectors.astype(np.float16)
+    scales = np.maximum(np.abs(vectors).max(axis=1, initial=0.0), 1e-12).astype(np.float32) / np.float32(127)
+    return scales, np.round(vectors / scales[:, None]).astype(np.int8)
+
+
+def decode(scales: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    if rows.dtype == np.float16:
+        return rows.astype(np.float32)
+    return rows.astype(np.float32) * np.asarray(scales, dtype=np.float32)[:, None]
+
+
+class VectorFile:
+    """Full vectors by label: a memory-mapped file, plus what a build added since it was read."""
+
+    def __init__(self, dim: int, stored_as: str) -> None:
+        self.dim = dim
+        self.stored_as = stored_as
+        # (labels, their ascending order or None when already ascending, scales or None, rows)
+        self._parts: list[tuple[np.ndarray, np.ndarray | None, np.ndarray | None, np.ndarray]] = []
+
+    # -- reading -----------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: Path, mapped: bool = os.name != "nt") -> VectorFile:
+        """Map a saved file (nothing is read but its header). On Windows a mapped file cannot be
+        replaced, which the next build must do (from another process too): it is read whole."""
+        path = Path(path)
+        try:
+            with open(path, "rb") as handle:
+                magic, version, dim, count, kind = _HEADER.unpack(handle.read(_HEADER.size))
+            size = path.stat().st_size
+        except (OSError, struct.error) as exc:
+            raise VectorFileDamaged(f"unreadable: {exc}") from exc
+        stored_as = {v: k for k, v in FORMATS.items()}.get(kind)
+        width = {"int8": dim, "float16": 2 * dim}.get(stored_as or "", 0)
+        scale_bytes = 4 if stored_as == "int8" else 0
+        if magic != MAGIC or version != VERSION or stored_as is None or \
+                size != _HEADER.size + count * (8 + scale_bytes + width):
+            raise VectorFileDamaged("not a vector file of this version, or truncated")
+        opened = cls(dim, stored_as)
+        if count:
+            offset = _HEADER.size
+            def part(dtype, start: int, shape: tuple[int, ...]) -> np.ndarray:
+                if mapped:
+                    return np.memmap(path, dtype, "r", start, shape)
+                return np.fromfile(path, dtype, int(np.prod(shape)), offset=start).reshape(shape)
+
+            labels = part(np.int64, offset, (count,))
+            offset += 8 * count
+            scales = part(np.float32, offset, (count,)) if scale_bytes else None
+            offset += scale_bytes * count
+            rows = part(np.int8 if stored_as == "int8" else np.float16, offset, (count, dim))
+            opened._parts.append((labels, None, scales, rows))
+        return opened
+
+    def __len__(self) -> int:
+        return sum(len(part[0]) for part in self._parts)
+
+    def vectors_of(self, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(which of `labels` are here, their vectors as float32 in that order)."""
+        labels = np.asarray(labels, dtype=np.int64)
+        held = np.zeros(len(labels), dtype=bool)
+        out = np.zeros((len(labels), self.dim), np.float32)
+        for known, order, scales, rows in reversed(self._parts):  # the newest row of a label wins
+            ascending_known = known if order is None else known[order]
+            at = np.minimum(np.searchsorted(ascending_known, labels), len(known) - 1)
+            found = (np.asarray(ascending_known[at]) == labels) & ~held
+            if not found.any():
+                continue
+            where = at[found] if order is None else order[at[found]]
+            forward = np.argsort(where, kind="stable")  # ascending offsets: the map is read forward
+            vectors = np.empty((len(where), self.dim), np.float32)
+            vectors[forward] = decode(None if scales is None else np.asarray(scales[where[forward]]),
+                                      np.asarray(rows[where[forward]]))
+            out[found] = vectors
+            held |= found
+        return held, out[held]
+
+    # -- a build -----------------------------------------------------------------------------
+
+    def add(self, labels: np.ndarray, vectors: np.ndarray) -> None:
+        """Keep these rows (unit vectors) in memory until `save`."""
+        labels = np.asarray(labels, dtype=np.int64).copy()
+        if not len(labels):
+            return
+        scales, rows = encode(vectors, self.stored_as)
+        order = None if np.all(np.diff(labels) > 0) else np.argsort(labels, kind="stable")
+        self._parts.append((labels, order, scales if self.stored_as == "int8" else None, rows))
+
+    def save(self, path: Path, keep: np.ndarray | None = None) -> None:
+        """Write the rows (of the `keep` labels only, when given) to `path`, ascending by label."""
+        if self._parts:
+            labels = np.concatenate([np.asarray(p[0]) for p in self._parts])
+            rows = np.concatenate([np.asarray(p[3]) for p in self._parts])
+            scales = np.concatenate([np.asarray(p[2]) for p in self._parts]) if self.stored_as == "int8" else None
+        else:
+            labels = np.zeros(0, np.int64)
+            rows = np.zeros((0, self.dim), np.int8 if self.stored_as == "int8" else np.float16)
+            scales = np.zeros(0, np.float32) if self.stored_as == "int8" else None
+        # The newest row of a label wins (parts are in the order they came), then ascending order.
+        newest = np.zeros(len(labels), dtype=bool)
+        newest[len(labels) - 1 - np.unique(labels[::-1], return_index=True)[1]] = True
+        chosen = newest if keep is None else newest & np.isin(labels, keep)
+        picked = np.flatnonzero(chosen)
+        picked = picked[np.argsort(labels[picked], kind="stable")]
+        with open(path, "wb") as handle:
+            handle.write(_HEADER.pack(MAGIC, VERSION, self.dim, len(picked), FORMATS[self.stored_as]))
+            handle.write(np.ascontiguousarray(labels[picked], "<i8").tobytes())
+            if scales is not None:
+                handle.write(np.ascontiguousarray(scales[picked], "<f4").tobytes())
+            handle.write(np.ascontiguousarray(rows[picked]).tobytes())
