@@ -117,7 +117,7 @@ def report(exc: BaseException, data_dir: Path | None, command: str | None) -> st
         logger.error("`flashback %s` failed\n%s", command or "", details)
         for handler in logger.handlers:
             handler.close()
-            if getattr(handler, "failure", None) is not None:
+            if isinstance(handler, _ReportingFileHandler) and handler.failure is not None:
                 raise handler.failure
     except OSError as problem:
         reason = problem.strerror or str(problem) or type(problem).__name__

@@ -54,6 +54,7 @@ def create_app(settings_dir: Path | None = None):
         QSettings.setDefaultFormat(QSettings.Format.IniFormat)
         QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(settings_dir))
     app = QApplication.instance() or QApplication(sys.argv)
+    assert isinstance(app, QApplication), "the window needs widgets: a bare QCoreApplication cannot host it"
     app.setApplicationName("Flashback")
     app.setOrganizationName("Flashback")
     app.setOrganizationDomain("flashback.local")
@@ -144,9 +145,14 @@ def run_gui(data_dir: Path, demo: bool = False, settings_in_data_dir: bool = Fal
         return 1
     from PySide6.QtWidgets import QApplication
 
-    loop = asyncio.get_event_loop()
+    loop = asyncio.get_event_loop()  # the qasync loop open_window set
     closed = asyncio.Event()
-    QApplication.instance().aboutToQuit.connect(closed.set)
-    with loop:
+    app = QApplication.instance()
+    assert app is not None, "open_window made it"
+    app.aboutToQuit.connect(closed.set)
+    try:
         loop.run_until_complete(closed.wait())
+    finally:  # what qasync's `with loop:` does on the way out
+        loop.stop()
+        loop.close()
     return 0

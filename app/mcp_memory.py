@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import cast
 
 from mcp.server.mcpserver.exceptions import ToolError
 
@@ -21,7 +22,16 @@ from app import mcp_models as out
 from app.keys import KeyStore, api_key_for
 from app.mcp_settings import SavedSettings, SettingsWatcher
 from app.mcp_words import said, say
-from engine.api import AskSettings, EmbeddingConfig, EngineError, Flashback, clean_query, day_bounds, make_reranker
+from engine.api import (
+    AskSettings,
+    ChangeToken,
+    EmbeddingConfig,
+    EngineError,
+    Flashback,
+    clean_query,
+    day_bounds,
+    make_reranker,
+)
 
 log = logging.getLogger(__name__)
 MESSAGE_CHARS = 4000  # a message longer than this is cut in get_topic (truncated: true)
@@ -40,7 +50,7 @@ class MemoryTools:
         self.service = Flashback(data_dir, origin="mcp")
         self.settings = settings
         self.keys = keys or KeyStore()
-        self._token = None
+        self._token: ChangeToken | None = None
         self._follow_the_store()
 
     # -- the store ------------------------------------------------------------------------
@@ -124,8 +134,8 @@ class MemoryTools:
             await asyncio.to_thread(self.service.search.record, outcome, chosen, client=client)
             items = await asyncio.to_thread(self._items, outcome, limit, language)
         kept = {(s.kind, s.id) for s in outcome.result.selected}
-        candidates = [out.CandidateItem(id=c.id, kind=c.kind, chat=c.chat, date=c.date, score=round(c.score, 4),
-                                        summary=c.summary, selected=(c.kind, c.id) in kept)
+        candidates = [out.CandidateItem(id=c.id, kind=cast(out.ItemKind, c.kind), chat=c.chat, date=c.date,
+                                        score=round(c.score, 4), summary=c.summary, selected=(c.kind, c.id) in kept)
                       for c in outcome.stage1.candidates] if include_candidates else None
         result = outcome.result
         problem = result.message("error") or result.message("note") if result.fallback else None

@@ -6,12 +6,15 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+# What a selected or candidate item is (the engine types it a plain str: topic | person | artifact).
+ItemKind = Literal["topic", "person", "artifact"]
+
 
 class Item(BaseModel):
     """One thing the reranker selected."""
 
     id: int = Field(description="the topic's, person's or file's id (get_topic reads a topic)")
-    kind: Literal["topic", "person", "artifact"]
+    kind: ItemKind
     chat: str | None = Field(description="the chat it is in (topics, files)")
     first_date: str | None = Field(description="day of the topic's first message (a file's day)")
     last_date: str | None = Field(description="day of the topic's last message (a person's last message)")
@@ -24,7 +27,7 @@ class CandidateItem(BaseModel):
     """One stage-1 candidate, selected or not."""
 
     id: int
-    kind: Literal["topic", "person", "artifact"]
+    kind: ItemKind
     chat: str | None
     date: str | None
     score: float

@@ -20,6 +20,7 @@ import os
 import sys
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
+from typing import Any
 
 from engine.api import (
     PRESETS,
@@ -145,8 +146,9 @@ def read_group(path: Path) -> dict[str, str]:
     return values
 
 
-def _coerce(name: str, raw: str, default: object) -> object:
-    """As the window's settings_model._coerce: the schema's range, else the default."""
+def _coerce(name: str, raw: str, default: Any) -> Any:
+    """As the window's settings_model._coerce: the schema's range, else the default. Typed
+    Any: the value has the type of the field `name` names (int, float, bool or str)."""
     if isinstance(default, bool):
         return raw.lower() in ("true", "1", "yes")
     spec = SETTINGS.get(name)

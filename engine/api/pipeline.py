@@ -182,7 +182,10 @@ def child_main(channel: ParentChannel) -> dict:
     from engine.embeddings.base import EmbeddingConfig
 
     _yield_cpu_to_the_window()
-    _, request = channel.receive()
+    message = channel.receive()
+    if message is None:  # the parent closed our stdin before asking (it is gone): as its cancel would
+        raise ImportCancelled()
+    _, request = message
     cancel = channel.cancel_token()
     worth_sending = ProgressThrottle(key=lambda step: (step.phase, step.name))
 
