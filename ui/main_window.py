@@ -104,9 +104,11 @@ class MainWindow(QMainWindow):
         self.browse_dock.raise_()
         self.resizeDocks([self.browse_dock], [DOCK_WIDTH], Qt.Orientation.Horizontal)
 
-        self.actions = WindowActions(self)
-        self.actions.check_language(i18n.saved_choice())
-        self.toolbar = install_menus(self, self.actions, [self.browse_dock, self.history_dock, self.evaluate_dock],
+        # Not `self.actions`: that would hide QWidget.actions(), the list of the window's own actions.
+        self.window_actions = WindowActions(self)
+        self.window_actions.check_language(i18n.saved_choice())
+        self.toolbar = install_menus(self, self.window_actions,
+                                     [self.browse_dock, self.history_dock, self.evaluate_dock],
                                      export_actions_of(self.search_panel), self._demo_export is not None,
                                      [self.search_panel.settings_action])
         self._store_label = QLabel()
@@ -132,7 +134,7 @@ class MainWindow(QMainWindow):
         return dock
 
     def _connect(self) -> None:
-        actions = self.actions
+        actions = self.window_actions
         actions.import_file.triggered.connect(self.choose_import)
         actions.import_folder.triggered.connect(self.choose_import_folder)
         actions.open_demo.triggered.connect(self.open_demo)
@@ -287,7 +289,7 @@ class MainWindow(QMainWindow):
     def _on_pipeline_started(self, title: str) -> None:
         self._built_unasked = True  # any import or build here: a cancelled one stays cancelled
         self.progress_panel.show_running(title)
-        self.actions.set_busy(True)
+        self.window_actions.set_busy(True)
         self.empty_state.set_busy(True)
 
     def _on_pipeline_succeeded(self, summary: PipelineSummary) -> None:
@@ -301,7 +303,7 @@ class MainWindow(QMainWindow):
         show_error(self, self.tr("Import failed") if phase == "import" else self.tr("Building memory failed"), error)
 
     def _on_pipeline_finished(self) -> None:
-        self.actions.set_busy(False)
+        self.window_actions.set_busy(False)
         self.empty_state.set_busy(False)
         self.watcher.resync()  # our own changes (applied from `imports.changed`): not news from elsewhere
 
@@ -337,19 +339,23 @@ class MainWindow(QMainWindow):
         dialog = KeysDialog(self._keys, self, provider=preset if preset in PROVIDERS else PROVIDERS[0])
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         # Flash's "needs a key" hint and the toolbar follow what was saved or forgotten.
-        dialog.finished.connect(lambda _result: (self.search_panel.refresh_keys(), self.update_key_state()))
+        dialog.finished.connect(self._on_keys_dialog_closed)
         dialog.open()
         return dialog
 
+    def _on_keys_dialog_closed(self, _result: int) -> None:
+        self.search_panel.refresh_keys()
+        self.update_key_state()
+
     def update_key_state(self) -> None:
-        self.actions.show_key_state(key_state(self._keys, self.search_panel.settings_panel.settings().preset))
+        self.window_actions.show_key_state(key_state(self._keys, self.search_panel.settings_panel.settings().preset))
 
     def show_about(self) -> AboutDialog:
         return about_dialog(self, self.about_info, self._service.memory.embedding,
                             self.search_panel.settings_panel.settings())
 
     def open_data_folder(self) -> bool:
-        folder = self.about_info.data_dir
+        folder = self.about_info.data_dir or self._service.data_dir  # None: the service's (AboutInfo)
         if open_folder(folder):
             return True
         self.statusBar().showMessage(self.tr("Could not open {0}: no file manager answered.").format(folder), 8000)

@@ -38,6 +38,7 @@ class TaskSignals(QObject):
     failed = Signal(object)  # the exception
     finished = Signal()
     done = Signal(bool, object)  # worker → task only: (succeeded?, result or exception)
+    _task: BackgroundTask | None  # the task itself while it runs (BackgroundTask.start): keeps it alive
 
 
 class _Runnable(QRunnable):
@@ -104,8 +105,8 @@ class BackgroundTask:
                 self.signals.deleteLater()  # parented: would otherwise pile up until the parent goes
 
 
-def run_in_background(parent: QObject, call: Callable[[], Any], on_success: Callable[[Any], None],
-                      on_failure: Callable[[Exception], None] | None = None) -> BackgroundTask:
+def run_in_background(parent: QObject, call: Callable[[], Any], on_success: Callable[[Any], object],
+                      on_failure: Callable[[Exception], object] | None = None) -> BackgroundTask:
     """Run a quick blocking `call()` (a service read) off the GUI thread; callbacks run on it."""
     task = BackgroundTask(lambda _progress, _cancel: call(), parent)
     task.signals.succeeded.connect(on_success)

@@ -79,7 +79,7 @@ def test_empty_state_then_demo_builds_and_browsing_works(qtbot, window, service,
     with qtbot.waitSignal(window.imports.progress, timeout=10_000):
         qtbot.mouseClick(window.empty_state.demo_button, Qt.MouseButton.LeftButton)
     assert window.progress_panel.isVisible() and window.progress_panel.cancel_button.isVisible()
-    assert not window.actions.build.isEnabled()  # one writer at a time
+    assert not window.window_actions.build.isEnabled()  # one writer at a time
     window.grab().save(str(screenshots_dir / "import_progress.png"))
     wait_idle(qtbot, window)
 

@@ -160,7 +160,7 @@ def test_every_string_in_the_russian_catalogue_is_translated():
 def test_the_language_menu_remembers_the_choice(qtbot, tmp_path):
     window = MainWindow(Flashback(tmp_path / "data"), KeyStore())
     qtbot.addWidget(window)
-    russian = next(action for action in window.actions.language.actions() if action.data() == "ru")
+    russian = next(action for action in window.window_actions.language.actions() if action.data() == "ru")
     russian.trigger()
     assert QSettings().value(i18n.SETTING) == "ru" and i18n.saved_choice() == "ru"
     boxes = [box for box in window.findChildren(QMessageBox) if box.isVisible()]

@@ -61,9 +61,10 @@ def menu(window: MainWindow, title: str):
 def test_about_names_version_folder_models_licence_and_privacy(qtbot, demo_service, opened, screenshots_dir):
     window = make_window(qtbot, demo_service, about=AboutInfo("1.2.3", demo_service.data_dir))
     help_menu = menu(window, "&Help")
-    assert help_menu.actions()[0] is window.actions.open_data_folder and window.actions.about in help_menu.actions()
+    actions = window.window_actions
+    assert help_menu.actions()[0] is actions.open_data_folder and actions.about in help_menu.actions()
 
-    window.actions.about.trigger()
+    window.window_actions.about.trigger()
     dialog = next(d for d in window.findChildren(AboutDialog) if d.isVisible())
     texts = " ".join(label.text() for label in dialog.findChildren(QLabel))
     assert "Version 1.2.3" in texts and "MIT" in texts
@@ -74,7 +75,7 @@ def test_about_names_version_folder_models_licence_and_privacy(qtbot, demo_servi
     dialog.grab().save(str(screenshots_dir / "about.png"))
 
     dialog.data_link.linkActivated.emit(dialog.data_link.text())  # a click on the folder
-    window.actions.open_data_folder.trigger()
+    window.window_actions.open_data_folder.trigger()
     assert opened == [QUrl.fromLocalFile(str(demo_service.data_dir))] * 2
 
 
@@ -125,7 +126,7 @@ def test_the_key_action_shows_the_real_key_state(qtbot, tmp_path):
     from engine.api import Flashback
 
     window = make_window(qtbot, Flashback(tmp_path / "data"))
-    action = window.actions.api_key
+    action = window.window_actions.api_key
     assert action.icon().cacheKey() == key_icon(MISSING).cacheKey()  # no keyring, no env: no green check
     assert "No API key for OpenRouter" in action.toolTip()
 

@@ -32,8 +32,8 @@ class RerankerComparer(QObject):
         self._task = CoroutineTask(self)
         self._task.succeeded.connect(lambda result: self.finished.emit(result))
         self._task.failed.connect(lambda error: self.failed.emit(plain_words(error, what)))
+        self._done = 0  # queries compared so far (said when the comparison is cancelled)
         self._task.cancelled.connect(lambda: self.cancelled.emit(self._done))
-        self._done = 0
 
     def running(self) -> bool:
         return self._task.running()

@@ -3,6 +3,9 @@ panel's flow so each file reads in one sitting)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -14,14 +17,16 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QVBoxLayout,
-    QWidget,
 )
 
 from engine.api import DEFAULT_BUDGET, OBJECTIVES
 
+if TYPE_CHECKING:  # the panel builds these controls: a run-time import would be a cycle
+    from ui.evaluate.panel import EvaluatePanel
+
 
 class EvaluateControls(QObject):
-    def __init__(self, panel: QWidget) -> None:
+    def __init__(self, panel: EvaluatePanel) -> None:
         super().__init__(panel)
         self._panel = panel
         self.refresh_button = QPushButton(self.tr("Refresh"))
@@ -62,7 +67,8 @@ class EvaluateControls(QObject):
         self.compare_label = QLabel(self.tr("<b>Compare</b> the threshold with"))
         self.compare_cross_encoder = QCheckBox(self.tr("Cross-encoder"))
         self.compare_cross_encoder.setToolTip(self.tr("The rerank server set in Settings → Cross-encoder"))
-        self.compare_flash = QCheckBox(self.tr("Flash"), checked=True)
+        self.compare_flash = QCheckBox(self.tr("Flash"))
+        self.compare_flash.setChecked(True)
         self.compare_flash.setToolTip(self.tr("The LLM set in Settings → Flash"))
         self.estimate_button = QPushButton(self.tr("Estimate cost"))
         self.compare_button = QPushButton(self.tr("Compare"))
@@ -70,7 +76,8 @@ class EvaluateControls(QObject):
         for box in (self.compare_cross_encoder, self.compare_flash):  # another choice, another estimate
             box.toggled.connect(self._choice_changed)
         self.cancel_button = QPushButton(self.tr("Cancel"))
-        self.progress = QProgressBar(maximumHeight=14, textVisible=False)
+        self.progress = QProgressBar(textVisible=False)
+        self.progress.setMaximumHeight(14)
         self.compare_text = self._text()
         self.compare_box = self._box((self.compare_label, self.compare_cross_encoder, self.compare_flash),
                                      self.compare_text,
@@ -79,7 +86,8 @@ class EvaluateControls(QObject):
 
     @staticmethod
     def _text() -> QLabel:
-        label = QLabel(wordWrap=True, minimumWidth=200)
+        label = QLabel(wordWrap=True)
+        label.setMinimumWidth(200)
         # Three lines kept free: beside an expanding chart in a splitter, a wrapped label's
         # height-for-width is not asked for, and the text would be cut to one line.
         label.setMinimumHeight(3 * label.fontMetrics().lineSpacing() + 4)
@@ -179,10 +187,10 @@ class EvaluateControls(QObject):
         path, _ = QFileDialog.getOpenFileName(self._panel, self.tr("Import labels (QRELS JSON)"), "",
                                               self.tr("QRELS JSON (*.json);;All files (*)"))
         if path:
-            self._panel.import_labels(path)
+            self._panel.import_labels(Path(path))
 
     def _choose_export(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self._panel, self.tr("Export labels (QRELS JSON)"), "labels.json",
                                               self.tr("QRELS JSON (*.json)"))
         if path:
-            self._panel.export_labels(path)
+            self._panel.export_labels(Path(path))

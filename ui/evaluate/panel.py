@@ -335,8 +335,8 @@ class EvaluatePanel(QWidget):
         table = side_by_side(comparisons)
         words = {"cross-encoder": self.tr("The cross-encoder ran on {0} queries; {1} fell back or failed."),
                  "flash": self.tr("Flash ran on {0} queries; {1} fell back or failed; reported cost ${2:.4f}.")}
-        said = [words[name].format(figures["queries"] + figures.get("unscored", 0), figures["fallbacks"]
-                                   + figures["errors"], figures["cost"] or 0.0)
+        said = [words[name].format(_count(figures, "queries") + _count(figures, "unscored"),
+                                   _count(figures, "fallbacks") + _count(figures, "errors"), figures["cost"] or 0.0)
                 for name, figures in table.items() if name in words]
         self._say(" ".join([*said, self.tr("Each call is kept in the run history.")]))
         self._fit_columns()
@@ -357,3 +357,8 @@ class EvaluatePanel(QWidget):
     def _say(self, text: str, error: bool = False) -> None:
         self.status.setStyleSheet("color: #b42318;" if error else "")
         self.status.setText(text)
+
+
+def _count(figures: dict[str, float | int | None], key: str) -> int:
+    """A count in `side_by_side`'s table (queries, unscored, fallbacks, errors): 0 where absent."""
+    return int(figures.get(key) or 0)

@@ -29,9 +29,10 @@ def _tool(name: str) -> str:
 
 def unfinished(catalogue: Path = CATALOGUE) -> list[tuple[str, str]]:
     root = ET.parse(catalogue).getroot()
-    return [(context.findtext("name"), message.findtext("source"))
+    return [(context.findtext("name", ""), message.findtext("source", ""))
             for context in root.findall("context") for message in context.findall("message")
-            if message.find("translation").get("type") == "unfinished"]
+            if (translation := message.find("translation")) is not None
+            and translation.get("type") == "unfinished"]
 
 
 def main() -> int:

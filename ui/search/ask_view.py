@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.api import DateRange, Plan
+from engine.api import AskOutcome, DateRange, Plan
 from ui.search.answer_document import cited_number, write_outcome, write_text
 from ui.search.ask_words import STEP_ORDER, step_name, step_tip
 from ui.search.plan_chips import PlanChips
@@ -42,13 +42,14 @@ class AskView(QFrame):
         super().__init__(parent)
         self.setObjectName("askView")
         self.setStyleSheet("#askView { border: 1px solid #cfd6de; border-radius: 6px; background: palette(base); }")
-        self.outcome = None  # the AskOutcome shown (or the partial one of a cancelled run)
+        self.outcome: AskOutcome | None = None  # the AskOutcome shown (or the partial one of a cancelled run)
         self.records: list = []  # the steps reported so far
         self.running = False
         self._answer_text = ""  # the text `on_answer_text` gave, until the outcome replaces it
         self.steps = QLabel()
         self.steps.setTextFormat(Qt.TextFormat.RichText)
-        self.busy = QProgressBar(maximumWidth=120, maximumHeight=14, textVisible=False)
+        self.busy = QProgressBar(textVisible=False)
+        self.busy.setMaximumSize(120, 14)
         self.busy.setRange(0, 0)
         self.cancel_button = QPushButton(self.tr("Cancel"))
         self.cancel_button.setToolTip(self.tr("Stop this question; what was found so far stays"))

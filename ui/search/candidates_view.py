@@ -61,7 +61,7 @@ class CandidatesView(QTableView):
         self.customContextMenuRequested.connect(self._row_menu)
         self._fit_columns()
 
-    def show(self, candidates: list[Candidate], outcome) -> None:  # noqa: A003 (reads best at call sites)
+    def show_candidates(self, candidates: list[Candidate], outcome) -> None:
         """New candidates reset the table; the same ones only change which rows are highlighted."""
         model = self.candidates_model
         current = [model.candidate(row) for row in range(model.rowCount())]

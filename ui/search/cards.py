@@ -63,7 +63,8 @@ class SelectionCard(QFrame):
         title = QLabel(f"<b>{position}. {html.escape(kind_label)} {data.id}</b>")
         header.addWidget(title)
         header.addStretch(1)
-        self.relevant_button = self.not_relevant_button = None
+        self.relevant_button: QToolButton | None = None
+        self.not_relevant_button: QToolButton | None = None
         if data.kind == "topic":
             self.relevant_button = self._toggle("✓", self.tr("Relevant to this query (label it)"), True)
             self.not_relevant_button = self._toggle("✗", self.tr("Not relevant to this query (label it)"), False)
@@ -89,18 +90,22 @@ class SelectionCard(QFrame):
             layout.addWidget(self.excerpt)
 
     def _toggle(self, glyph: str, tip: str, verdict: bool) -> QToolButton:
-        button = QToolButton(text=glyph, checkable=True, autoRaise=True, toolTip=tip)
+        button = QToolButton(autoRaise=True)
+        button.setText(glyph)
+        button.setCheckable(True)
+        button.setToolTip(tip)
         button.setAccessibleName(tip)
         button.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # Tab reaches it, Space presses it
         button.clicked.connect(lambda checked: self.label_requested.emit(self.data.id, verdict if checked else None))
         return button
 
     def set_label(self, label: bool | None) -> None:
-        if self.relevant_button is None:
+        if self.relevant_button is None or self.not_relevant_button is None:
             return
         self.relevant_button.setChecked(label is True)
         self.not_relevant_button.setChecked(label is False)
-        colour = {True: "#1f6f3f", False: "#b42318"}.get(label, "#cfd6de")
+        colours: dict[bool | None, str] = {True: "#1f6f3f", False: "#b42318"}
+        colour = colours.get(label, "#cfd6de")
         self.setStyleSheet(f"#selectionCard {{ border: 1px solid {colour}; border-radius: 6px;"
                            " background: palette(base); } #selectionCard:hover { border-color: #3b78c4; }")
 

@@ -57,7 +57,8 @@ class FlowLayout(QLayout):
         lines: list[list[tuple[QLayoutItem, QSize]]] = [[]]
         width = 0
         for item in self._items:
-            if item.widget() is not None and item.widget().isHidden():
+            widget = item.widget()
+            if widget is not None and widget.isHidden():
                 continue  # a hidden item takes no room
             hint = item.sizeHint()
             if lines[-1] and width + hint.width() > area.width():

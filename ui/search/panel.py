@@ -90,8 +90,7 @@ class SearchPanel(QWidget):
         self.cross_encoder = CrossEncoderMode(service, keys, self.settings_panel.settings, self)
         self.cross_encoder.finished.connect(self._on_cross_encoder_finished)
         self.cross_encoder.failed.connect(self._on_flash_failed)
-        self.cross_encoder.cancelled.connect(lambda: self._say(self.tr("The cross-encoder was cancelled.")) or
-                                             self._render())
+        self.cross_encoder.cancelled.connect(self._on_cross_encoder_cancelled)
         self.cross_encoder.resend_later.timeout.connect(self.run_cross_encoder)
         self.ask_view = AskView(self._chat_names)
         self.ask_view.cite_activated.connect(lambda source: self.open_cited.emit(source.topic_id,
@@ -180,9 +179,9 @@ class SearchPanel(QWidget):
                                                            self.recent.toPlainText(),
                                                            threshold=settings.threshold_settings())
             if settings.chain_cross_encoder:  # the cross-encoder narrows the topics Flash reads
-                blocked = self.cross_encoder.blocked(settings)
-                if blocked:
-                    self._say(blocked, error=True)
+                why_not = self.cross_encoder.blocked(settings)
+                if why_not:
+                    self._say(why_not, error=True)
                     return
                 reranker = self.cross_encoder.chained(settings, reranker)
         except Exception as error:  # a bad URL or missing key: plain words, never a traceback
@@ -262,10 +261,13 @@ class SearchPanel(QWidget):
         self.query = QLineEdit(placeholderText=self.tr("Ask your memory: “when did we move the Postgres upgrade?”"))
         self.query.setClearButtonEnabled(True)
         self.query.returnPressed.connect(self._on_return)
-        self.search_button = QPushButton(self.tr("Search"), checkable=True, checked=True)
+        self.search_button = QPushButton(self.tr("Search"))
+        self.search_button.setCheckable(True)
+        self.search_button.setChecked(True)
         self.search_button.setToolTip(self.tr("Find the topics that match (Enter in Search mode)"))
         self.search_button.clicked.connect(self.search)
-        self.ask_button = QPushButton(self.tr("Ask"), checkable=True)
+        self.ask_button = QPushButton(self.tr("Ask"))
+        self.ask_button.setCheckable(True)
         self.ask_button.setToolTip(self.tr("Answer the question from your chats, citing the messages (Ctrl+Enter)"))
         self.ask_button.clicked.connect(self.ask)
         self._modes = QButtonGroup(self)  # the checked one is the mode: what Enter does
@@ -273,7 +275,9 @@ class SearchPanel(QWidget):
         self._modes.addButton(self.ask_button)
         for keys in ("Ctrl+Return", "Ctrl+Enter"):
             QShortcut(QKeySequence(keys), self, self.ask, context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        self.context_toggle = QToolButton(text=self.tr("Recent messages"), checkable=True)
+        self.context_toggle = QToolButton()
+        self.context_toggle.setText(self.tr("Recent messages"))
+        self.context_toggle.setCheckable(True)
         self.context_toggle.setArrowType(Qt.ArrowType.RightArrow)
         self.context_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.context_toggle.toggled.connect(self._on_context_toggled)
@@ -285,12 +289,14 @@ class SearchPanel(QWidget):
         self.flash_button.clicked.connect(self.run_flash)
         self.cancel_button = QPushButton(self.tr("Cancel"))
         self.cancel_button.clicked.connect(self.cancel_flash)
-        self.busy = QProgressBar(maximumWidth=120, maximumHeight=14, textVisible=False)
+        self.busy = QProgressBar(textVisible=False)
+        self.busy.setMaximumSize(120, 14)
         self.busy.setRange(0, 0)  # indeterminate: the LLM gives no progress
         self.flash_hint = QLabel(wordWrap=True)
         self.flash_hint.setStyleSheet("color: palette(placeholder-text);")
         # Seed 000 step 1, above the candidates it changed: what stage 1 also searched, or why not.
-        self.rewrite_note = QLabel(wordWrap=True, visible=False)
+        self.rewrite_note = QLabel(wordWrap=True)
+        self.rewrite_note.setVisible(False)
         self.rewrite_note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.candidates = CandidatesView(self, self._store)
         self.candidates.topic_activated.connect(self.open_topic)
@@ -314,6 +320,7 @@ class SearchPanel(QWidget):
         self._lay_out()
 
     def _lay_out(self) -> None:
+        widget: QWidget  # each row's widgets are of several kinds
         query_row = QHBoxLayout()
         for widget, stretch in ((self.query, 1), (self.search_button, 0), (self.ask_button, 0),
                                 (self.context_toggle, 0), (self.settings_toggle, 0)):
@@ -390,7 +397,7 @@ class SearchPanel(QWidget):
     def _render(self) -> None:
         state, settings = self._state, self.settings_panel.settings()
         outcome = state.outcome
-        self.candidates.show(shown_candidates(state), outcome)
+        self.candidates.show_candidates(shown_candidates(state), outcome)
         self._show_rewrite(getattr(outcome, "rewrite", None))
         self.chart.set_data(chart_data(state, settings))
         cards, empty = selection_cards(state, settings)
@@ -505,6 +512,10 @@ class SearchPanel(QWidget):
         self._say(" — ".join([self._with_notes(self._timings_text(), outcome), *error]), error=bool(error))
         if outcome.run_id is not None:
             self._on_run_recorded(outcome.run_id)
+
+    def _on_cross_encoder_cancelled(self) -> None:
+        self._say(self.tr("The cross-encoder was cancelled."))
+        self._render()
 
     def _on_run_recorded(self, run_id: int) -> None:
         self.run_recorded.emit(run_id)

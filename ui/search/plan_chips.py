@@ -48,7 +48,8 @@ class Chip(QFrame):
         self.edit.setStyleSheet("background: transparent;")
         self.edit.textEdited.connect(self._on_edited)
         layout.addWidget(self.edit)
-        remove = QToolButton(text="×", autoRaise=True)
+        remove = QToolButton(autoRaise=True)
+        remove.setText("×")
         remove.setToolTip(self.tr("Remove from the plan"))
         remove.clicked.connect(lambda: self.removed.emit(self))
         layout.addWidget(remove)
@@ -80,7 +81,8 @@ class PlanChips(QWidget):
         self._flow = FlowLayout(self, spacing=5)
         self.caption = QLabel(self.tr("Plan:"))
         self.caption.setStyleSheet("font-weight: 600;")
-        self.add_button = QToolButton(text=self.tr("+ Add"), popupMode=QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.add_button = QToolButton(popupMode=QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.add_button.setText(self.tr("+ Add"))
         self.add_button.setToolTip(self.tr("Add search words, a date range, a chat or a person to the plan"))
         self.add_menu = QMenu(self)
         self.add_menu.aboutToShow.connect(self._fill_add_menu)
@@ -165,8 +167,12 @@ class PlanChips(QWidget):
         shown = {c.text() for c in self._of("chat")}
         for name in self._chat_names():
             if name not in shown:
-                chats.addAction(name, lambda name=name: self.add_chip("chat", name))
+                chats.addAction(name, self._chat_adder(name))
         chats.setEnabled(not chats.isEmpty())
+
+    def _chat_adder(self, name: str) -> Callable[[], Chip]:
+        """What the Add menu's item for chat `name` calls (a closure per name, not the loop's last)."""
+        return lambda: self.add_chip("chat", name)
 
     def _on_rerun(self) -> None:
         plan = self.plan()

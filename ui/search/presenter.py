@@ -72,6 +72,7 @@ def local_rerank(service: Flashback, state: SearchState, settings: SearchSetting
     if base is not None and base.result.reranker == reranker.name and (
             reranker.name == "none" or base.result.report.get("settings") == settings.threshold_settings().__dict__):
         return base  # exactly what the worker recorded: keep it (and its run id)
+    assert state.stage1 is not None, "local_rerank is called once stage 1 has frozen the candidates"
     return service.search.rerank_frozen(state.stage1, reranker)
 
 

@@ -12,6 +12,7 @@ starts, so the engine never sees Qt.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
+from typing import Any, Literal
 
 from PySide6.QtCore import QSettings
 
@@ -40,7 +41,8 @@ EFFORTS = SETTINGS["reasoning_effort"].choices
 PRESET_ORDER = ("openrouter", "openai", "ollama", "llamacpp", "lmstudio", "custom")
 # Rerank servers (issue 25): the ones on this computer first (no key, nothing leaves it), then the APIs.
 RERANK_PRESET_ORDER = ("llamacpp", "tei", "infinity", "vllm", "jina", "cohere", "voyage", "custom")
-EMBEDDERS = ("builtin", "local")  # Settings → Embeddings; API embedders are set up from the command line
+WindowEmbedder = Literal["builtin", "local"]  # Settings → Embeddings; API embedders are set up from the command line
+EMBEDDERS: tuple[WindowEmbedder, ...] = ("builtin", "local")
 
 # A few well-known model names per endpoint; the combo box stays editable for any other.
 MODEL_CHOICES: dict[str, tuple[str, ...]] = {
@@ -108,7 +110,7 @@ class SearchSettings:
     topics_llm: bool = False
     # Which model turns topics and questions into vectors: "builtin" (words, instant) or
     # "local" (multilingual-e5-small on this computer, flashback[local]). A change re-embeds.
-    embedder: str = "builtin"
+    embedder: WindowEmbedder = "builtin"
     # Filters of stage 1; not saved: a filter forgotten from last week would hide results.
     chat_id: int = 0  # 0: every chat
     date_from: str = ""  # "YYYY-MM-DD" (UTC day) or "": no bound
@@ -195,9 +197,10 @@ def save(store: QSettings, settings: SearchSettings) -> None:
             store.setValue(f"{GROUP}/{spec.name}", getattr(settings, spec.name))
 
 
-def _coerce(name: str, raw: object, default: object) -> object:
+def _coerce(name: str, raw: Any, default: Any) -> Any:
     """A value read back from the settings file as the field's type: what the engine's schema
-    allows (`Setting.clamp`: out of range → the nearest end, unreadable → the default)."""
+    allows (`Setting.clamp`: out of range → the nearest end, unreadable → the default). Typed
+    Any: QSettings gives back any type, and the value has the type of the field `name` names."""
     if isinstance(default, bool):  # INI files give "true"/"false" back as strings
         return raw if isinstance(raw, bool) else str(raw).lower() in ("true", "1", "yes")
     spec = SETTINGS.get(name)

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import sys
 from dataclasses import fields, replace
+from typing import Any, cast
 
 from PySide6.QtCore import QCoreApplication, QDate, QEvent, QSettings, Qt, Signal
+from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -118,7 +120,8 @@ class SettingsPanel(QWidget):
         form.addRow(self.tr("From"), self.date_from)
         form.addRow(self.tr("To"), self.date_to)
         # From after To: said under the dates, and no search runs (SearchPanel.search)
-        self.date_note = QLabel(wordWrap=True, visible=False)
+        self.date_note = QLabel(wordWrap=True)
+        self.date_note.setVisible(False)
         self.date_note.setStyleSheet("color: #b42318;")
         form.addRow(self.date_note)
         return group
@@ -193,7 +196,9 @@ class SettingsPanel(QWidget):
                 "local": self.tr("Matches meaning, also across Russian and English (multilingual-e5-small on "
                                  "this computer's CPU; building takes minutes to hours).")}
         if not local_model_available():  # offered, but says what to install instead of failing later
-            combo.model().item(combo.findData("local")).setEnabled(False)
+            # A QComboBox's own model is a QStandardItemModel (Qt documents it); the stubs say its base.
+            items = cast(QStandardItemModel, combo.model())
+            items.item(combo.findData("local")).setEnabled(False)
             tips["local"] = (self.tr("Not available on Windows yet.") if sys.platform == "win32"
                              else self.tr("Not installed: run {command}").format(command=INSTALL_HINT))
         for provider, tip in tips.items():
@@ -235,7 +240,7 @@ class SettingsPanel(QWidget):
         else:
             self._show(self._settings)
 
-    def _combo(self, name: str, items: list[tuple[str, str]]) -> QComboBox:
+    def _combo(self, name: str, items: list[tuple[str, object]]) -> QComboBox:
         combo = QComboBox()
         for label, data in items:
             combo.addItem(label, data)
@@ -244,7 +249,7 @@ class SettingsPanel(QWidget):
         return combo
 
     # -- state --------------------------------------------------------------------------
-    def _update(self, values: dict[str, object]) -> None:
+    def _update(self, values: dict[str, Any]) -> None:  # field name → value of that field's type
         before = self._settings
         if "preset" in values and values["preset"] != before.preset and "model" not in values:
             values["model"] = self._model_for_new_preset(before, str(values["preset"]))
@@ -299,12 +304,18 @@ class SettingsPanel(QWidget):
                 self.model.addItems(list(choices))
             if self.model.currentText() != settings.model:  # keep the cursor while the user types
                 self.model.setEditText(settings.model)
-                self.model.lineEdit().setCursorPosition(0)  # show the provider part of a long name
+                self._show_model_start()
         finally:
             for widget in widgets:
                 widget.blockSignals(False)
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt's naming)
         if not self.model.hasFocus():  # a long model name shows its provider part, not its tail
-            self.model.lineEdit().setCursorPosition(0)
+            self._show_model_start()
         super().showEvent(event)
+
+    def _show_model_start(self) -> None:
+        """Show the provider part of a long model name (the combo box is editable: it has a line edit)."""
+        line = self.model.lineEdit()
+        if line is not None:
+            line.setCursorPosition(0)

@@ -28,10 +28,11 @@ class SliderSpin(QWidget):
             self.spin: QSpinBox | QDoubleSpinBox = QDoubleSpinBox()
             self.spin.setDecimals(decimals)
             self.spin.setSingleStep(1 / self._scale)
+            self.spin.setRange(minimum, maximum)
         else:
             self.spin = QSpinBox()
             self.spin.setGroupSeparatorShown(maximum >= 10_000)
-        self.spin.setRange(minimum, maximum)
+            self.spin.setRange(int(minimum), int(maximum))
         self.spin.setSuffix(suffix)
         self.spin.setKeyboardTracking(False)  # typing "0.35" must not fire for "0" and "0.3"
         self.spin.setMinimumWidth(72)
@@ -62,7 +63,10 @@ class SliderSpin(QWidget):
         self.slider.blockSignals(True)
         self.spin.blockSignals(True)
         try:
-            self.spin.setValue(value)
+            if isinstance(self.spin, QDoubleSpinBox):
+                self.spin.setValue(value)
+            else:  # whole numbers: int() cuts as PySide6 did with the float
+                self.spin.setValue(int(value))
             if not from_slider:  # a typed 0.355 would otherwise snap the spin box back
                 self.slider.setValue(round(self.spin.value() * self._scale))
         finally:

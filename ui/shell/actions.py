@@ -7,6 +7,8 @@ what an action does.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtCore import QCoreApplication, QObject, QSize
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QStyle, QToolBar
@@ -23,7 +25,7 @@ class WindowActions(QObject):
         style = window.style()
         icon = style.standardIcon
         self.import_file = QAction(icon(QStyle.StandardPixmap.SP_DialogOpenButton), self.tr("&Import file or zip…"),
-                                   window, shortcut=QKeySequence.StandardKey.Open)
+                                   window, shortcut=QKeySequence(QKeySequence.StandardKey.Open))
         self.import_file.setIconText(self.tr("Import"))
         self.import_file.setToolTip(self.tr("Import a chat export: a file or a zip"))
         self.import_folder = QAction(icon(QStyle.StandardPixmap.SP_DirOpenIcon), self.tr("Import &folder…"), window)
@@ -38,7 +40,7 @@ class WindowActions(QObject):
         self.api_key.setIconText(self.tr("API key"))
         self.reset_window = QAction(self.tr("&Reset window"), window)
         self.reset_window.setToolTip(self.tr("Put the panels back where they were at the first start"))
-        self.quit = QAction(self.tr("&Quit"), window, shortcut=QKeySequence.StandardKey.Quit)
+        self.quit = QAction(self.tr("&Quit"), window, shortcut=QKeySequence(QKeySequence.StandardKey.Quit))
         self.open_data_folder = QAction(self.tr("Open &data folder"), window)
         self.open_data_folder.setToolTip(self.tr("Show the folder that holds the store, the index and the run history"))
         self.about = QAction(self.tr("&About Flashback"), window)
@@ -71,7 +73,7 @@ class WindowActions(QObject):
 
 def install_menus(window: QMainWindow, actions: WindowActions, docks: list[QDockWidget],
                   export_actions: list[QAction], demo_available: bool,
-                  panel_actions: list[QAction] = ()) -> QToolBar:
+                  panel_actions: Sequence[QAction] = ()) -> QToolBar:
     bar = window.menuBar()
     file_menu = bar.addMenu(translate("WindowActions", "&File"))
     file_menu.addActions([actions.import_file, actions.import_folder])

@@ -107,7 +107,8 @@ class RunHistoryPanel(QWidget):
 
     # -- showing --------------------------------------------------------------------------
     def _show_runs(self, runs: list) -> None:
-        selected = self.runs.currentItem().data(0, ID_ROLE) if self.runs.currentItem() else None
+        current = self.runs.currentItem()
+        selected = current.data(0, ID_ROLE) if current else None
         self.runs.clear()
         for run in runs:
             item = row([minute(run.created_at), run.query, run.reranker, f"{run.selected} / {run.candidates}",
