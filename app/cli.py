@@ -218,9 +218,10 @@ def _dispatch(args: argparse.Namespace, data_dir: Path) -> int:
         return mcp_server.run_mcp(args, data_dir, settings_in_data_dir=data_dir_given(args.data_dir))
     if args.command in ("build", "search", "eval", "export"):
         return getattr(cli_memory, f"run_{args.command}")(args, data_dir)
-    from app.gui import run_gui  # Qt is only loaded when a window is wanted
+    from app.gui import check_display, run_gui  # Qt is only loaded when a window is wanted
 
     own_demo_folder = args.demo and not args.data_dir  # main() chose it (issue 23)
+    check_display()  # no display: that one sentence, before anything else is said
     if own_demo_folder:
         from engine.api import msg
 
