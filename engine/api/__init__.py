@@ -35,7 +35,7 @@ _EXPORTS: dict[str, str] = {
     "ChatInfo": "engine.browse", "PersonInfo": "engine.browse", "TopicDetail": "engine.browse",
     "TopicInfo": "engine.browse",
     "EmbeddingConfig": "engine.embeddings.base",
-    "ImportReport": "engine.importers.runner", "FORMATS": "engine.importers.runner",
+    "ImportReport": "engine.importers.runner", "FORMATS": "engine.importers.formats",
     "ImportProgress": "engine.importers.base",
     "ForgetReport": "engine.memory.forget", "SourceInfo": "engine.memory.forget",  # issue 23: forget
     "names_list": "engine.importers.runner",
@@ -161,7 +161,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.export.render import to_json as to_json
     from engine.export.render import to_markdown as to_markdown
     from engine.importers.base import ImportProgress as ImportProgress
-    from engine.importers.runner import FORMATS as FORMATS
+    from engine.importers.formats import FORMATS as FORMATS
     from engine.importers.runner import ImportReport as ImportReport
     from engine.importers.runner import names_list as names_list
     from engine.llm.presets import PRESETS as PRESETS

@@ -17,35 +17,93 @@ each opens its own SQLite connection, so searches read while a build writes (WAL
 
 from __future__ import annotations
 
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from engine.api.ask import AskService
 from engine.api.context import StoreContext
-from engine.api.evaluation import EvaluationService
-from engine.api.memory import MemoryService
-from engine.api.people import PeopleService
-from engine.api.search import SearchService
-from engine.api.store import ImportService, StoreService
-from engine.api.views import BrowseService, LabelService, RunService
 from engine.embeddings.base import EmbeddingConfig
 from engine.store.database import open_store
 
+if TYPE_CHECKING:
+    from engine.api.ask import AskService
+    from engine.api.evaluation import EvaluationService
+    from engine.api.memory import MemoryService
+    from engine.api.people import PeopleService
+    from engine.api.search import SearchService
+    from engine.api.store import ImportService, StoreService
+    from engine.api.views import BrowseService, LabelService, RunService
+
 
 class Flashback:
+    """Each sub-service (and the part of the engine behind it) is made on first use: a
+    `flashback search` imports no importer, Ask flow or evaluation (issue 26: a cold search
+    spent 0.66 s importing what it never ran)."""
+
     def __init__(self, data_dir: Path, embedding: EmbeddingConfig | None = None, *, origin: str = "") -> None:
         """`origin` ("window", "command", "mcp") is what other processes are told while this one writes."""
         open_store(Path(data_dir))  # fail early (and clearly) on an unusable store
         self._context = StoreContext(Path(data_dir), embedding, origin)
-        self.store = StoreService(self._context)
-        self.imports = ImportService(self._context)
-        self.memory = MemoryService(self._context)
-        self.search = SearchService(self._context)
-        self.runs = RunService(self._context)
-        self.browse = BrowseService(self._context)
-        self.people = PeopleService(self._context)
-        self.labels = LabelService(self._context)
-        self.evaluation = EvaluationService(self._context, self.search)
-        self.ask = AskService(self._context, self.search)
+
+    @cached_property
+    def store(self) -> StoreService:
+        from engine.api.store import StoreService
+
+        return StoreService(self._context)
+
+    @cached_property
+    def imports(self) -> ImportService:
+        from engine.api.store import ImportService
+
+        return ImportService(self._context)
+
+    @cached_property
+    def memory(self) -> MemoryService:
+        from engine.api.memory import MemoryService
+
+        return MemoryService(self._context)
+
+    @cached_property
+    def search(self) -> SearchService:
+        from engine.api.search import SearchService
+
+        return SearchService(self._context)
+
+    @cached_property
+    def runs(self) -> RunService:
+        from engine.api.views import RunService
+
+        return RunService(self._context)
+
+    @cached_property
+    def browse(self) -> BrowseService:
+        from engine.api.views import BrowseService
+
+        return BrowseService(self._context)
+
+    @cached_property
+    def people(self) -> PeopleService:
+        from engine.api.people import PeopleService
+
+        return PeopleService(self._context)
+
+    @cached_property
+    def labels(self) -> LabelService:
+        from engine.api.views import LabelService
+
+        return LabelService(self._context)
+
+    @cached_property
+    def evaluation(self) -> EvaluationService:
+        from engine.api.evaluation import EvaluationService
+
+        return EvaluationService(self._context, self.search)
+
+    @cached_property
+    def ask(self) -> AskService:
+        from engine.api.ask import AskService
+
+        return AskService(self._context, self.search)
 
     @property
     def data_dir(self) -> Path:

@@ -3,24 +3,34 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from engine.api.context import StoreContext, idf_lost
 from engine.changes import Changes
 from engine.embeddings.base import Embedder, EmbeddingConfig, config_for_model, make_embedder
 from engine.embeddings.local import INSTALL_HINT, local_model_available
-from engine.embeddings.openai_compat import PRESETS as EMBEDDING_PRESETS
 from engine.errors import BuildCancelled, CancelToken, EngineError
-from engine.llm import Endpoint
-from engine.memory.build import BuildOptions, BuildReport, StageProgress, build_memory
 from engine.retrieval.unbuilt import first_unbuilt, unbuilt_count
 from engine.store.database import db_path
 from engine.store.faults import plain_faults
 from engine.store.lock import StoreWriteLock, WaitCallback
-from engine.topics.agent_session import DEFAULT_TIMEOUT_S, TopicAgents
+
+if TYPE_CHECKING:  # the build, its agents and the HTTP client load when a build runs, not for a search's status
+    from engine.llm import Endpoint
+    from engine.memory.build import BuildOptions, BuildReport, StageProgress
 
 # What a face offers for the embedder (Settings → Embeddings, About): exported by engine.api.
-__all__ = ["BUILD_CHANGES", "EMBEDDING_PRESETS", "INSTALL_HINT", "IndexLost", "MemoryService", "MemoryStatus",
+__all__ = ["BUILD_CHANGES", "EMBEDDING_PRESETS", "INSTALL_HINT", "IndexLost", "MemoryService", "MemoryStatus",  # noqa: F822
            "local_model_available"]
+
+
+def __getattr__(name: str) -> Any:
+    """EMBEDDING_PRESETS on first use (it brings the HTTP client; issue 26: a cold search)."""
+    if name == "EMBEDDING_PRESETS":
+        from engine.embeddings.openai_compat import PRESETS
+
+        return PRESETS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class IndexLost(EngineError):
@@ -70,18 +80,23 @@ class MemoryService:
 
     def build(self, options: BuildOptions | None = None, on_progress: StageProgress | None = None,
               cancel: CancelToken | None = None, topic_llm: Endpoint | None = None,
-              llm_timeout: float = DEFAULT_TIMEOUT_S, on_wait: WaitCallback | None = None,
+              llm_timeout: float | None = None, on_wait: WaitCallback | None = None,
               **client_options) -> BuildReport:
         """Topics, embeddings, indexes (blocking: run it in a worker). With `topic_llm`, seed
         004's splitter and merger agents on that chat model make and merge the topics; any
         chunk they fail on is summarised extractively and counted in `report.agents`.
-        Waits for another process's import or build first (`on_wait(holder)`, cancellable)."""
+        Waits for another process's import or build first (`on_wait(holder)`, cancellable).
+        `llm_timeout`: seconds per agent call (None: the agents' default)."""
+        from engine.memory.build import build_memory
+        from engine.topics.agent_session import DEFAULT_TIMEOUT_S, TopicAgents
+
         context = self._context
         cancel = (cancel or CancelToken()).raising(BuildCancelled)  # a build keeps what it committed: says so
         with (plain_faults(context.data_dir, "build"),
               StoreWriteLock(context.data_dir, "build", context.origin, on_wait, cancel.raise_if_cancelled)):
             connection = context.connect()
-            agents = TopicAgents(topic_llm, timeout=llm_timeout, **client_options) if topic_llm else None
+            agents = TopicAgents(topic_llm, timeout=llm_timeout or DEFAULT_TIMEOUT_S,
+                                 **client_options) if topic_llm else None
             try:
                 report = build_memory(context.data_dir, connection, context.embedder(), options=options,
                                       splitter=agents.splitter if agents else None,
@@ -99,6 +114,7 @@ class MemoryService:
     def check(self, on_progress: StageProgress | None = None, on_wait: WaitCallback | None = None):
         """`flashback check`: quick_check, vectors, indexes and calibration, repairing what it can
         (engine.memory.check); under the write lock, as it may write."""
+        from engine.memory.build import build_memory
         from engine.memory.check import check_memory
 
         context = self._context

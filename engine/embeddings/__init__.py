@@ -4,21 +4,47 @@
 names itself with a `model_id` recorded next to every stored vector.
 """
 
-from engine.embeddings.base import (
-    CancelToken,
-    Embedder,
-    EmbeddingAuthError,
-    EmbeddingConfig,
-    EmbeddingError,
-    EmbeddingRateLimited,
-    EmbeddingResponseError,
-    EmbeddingServerError,
-    EmbeddingTimeout,
-    make_embedder,
-)
-from engine.embeddings.builtin import DEFAULT_DIM, BuiltinEmbedder
-from engine.embeddings.openai_compat import PRESETS, OpenAICompatibleEmbedder
-from engine.http_retry import RetryPolicy
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine.embeddings.base import (
+        CancelToken,
+        Embedder,
+        EmbeddingAuthError,
+        EmbeddingConfig,
+        EmbeddingError,
+        EmbeddingRateLimited,
+        EmbeddingResponseError,
+        EmbeddingServerError,
+        EmbeddingTimeout,
+        make_embedder,
+    )
+    from engine.embeddings.builtin import DEFAULT_DIM, BuiltinEmbedder
+    from engine.embeddings.openai_compat import PRESETS, OpenAICompatibleEmbedder
+    from engine.http_retry import RetryPolicy
+
+# Loaded on first use (PEP 562): a search with the built-in embedder needs neither the HTTP client
+# nor the API presets (issue 26: a cold `flashback search`).
+_WHERE: dict[str, str] = {name: module for module, names in (
+    ("engine.embeddings.base", ("CancelToken", "Embedder", "EmbeddingAuthError", "EmbeddingConfig",
+                                "EmbeddingError", "EmbeddingRateLimited", "EmbeddingResponseError",
+                                "EmbeddingServerError", "EmbeddingTimeout", "make_embedder")),
+    ("engine.embeddings.builtin", ("BuiltinEmbedder", "DEFAULT_DIM")),
+    ("engine.embeddings.openai_compat", ("OpenAICompatibleEmbedder", "PRESETS")),
+    ("engine.http_retry", ("RetryPolicy",)),
+) for name in names}
+
+
+def __getattr__(name: str):
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_DIM", "PRESETS", "BuiltinEmbedder", "CancelToken", "Embedder", "EmbeddingAuthError", "EmbeddingConfig",

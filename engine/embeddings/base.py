@@ -117,12 +117,14 @@ def make_embedder(config: EmbeddingConfig, builtin_state: bytes | None = None) -
 
     Raises `EmbeddingError` (or `EmbeddingAuthError` for a missing key) with what to set.
     """
-    # imported here: both modules build on this one
-    from engine.embeddings.builtin import DEFAULT_DIM, BuiltinEmbedder
+    # imported here: both modules build on this one (and a search with the built-in embedder
+    # never imports the HTTP client: issue 26's cold start)
+    if config.provider == "builtin":
+        from engine.embeddings.builtin import DEFAULT_DIM, BuiltinEmbedder
+
+        return BuiltinEmbedder.from_state(builtin_state, dim=config.dimensions or DEFAULT_DIM)
     from engine.embeddings.openai_compat import PRESETS, OpenAICompatibleEmbedder
 
-    if config.provider == "builtin":
-        return BuiltinEmbedder.from_state(builtin_state, dim=config.dimensions or DEFAULT_DIM)
     if config.provider == "local":
         from engine.embeddings.local import LocalEmbedder  # the model is loaded on first use, not here
 

@@ -19,6 +19,7 @@ from engine.errors import CancelToken, ImportFormatError, UnknownFormatError
 from engine.importers import parse_child
 from engine.importers.base import ImportProgress, ProgressCallback
 from engine.importers.chat_identity import ChatMatch
+from engine.importers.formats import FORMATS
 from engine.importers.inputs import ExportInput, resolve_inputs
 from engine.importers.records import ChatRecord, MessageRecord
 from engine.importers.registry import guarded, importer_classes
@@ -29,7 +30,6 @@ from engine.store.database import db_path, open_store
 from engine.store.faults import plain_faults
 from engine.store.lock import StoreWriteLock, WaitCallback
 
-FORMATS = ("telegram", "chatgpt", "whatsapp", "jsonl")
 _NAMES_SHOWN = 3  # stored chats named in a summary line; a whole account's export adds to hundreds
 _PROGRESS_INTERVAL_S = 0.1
 

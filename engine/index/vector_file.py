@@ -77,8 +77,8 @@ class VectorFile:
         if count:
             offset = _HEADER.size
             def part(dtype, start: int, shape: tuple[int, ...]) -> np.ndarray:
-                if mapped:
-                    return np.memmap(path, dtype, "r", start, shape)
+                if mapped:  # a plain array over the map: indexing it skips np.memmap's per-call bookkeeping
+                    return np.memmap(path, dtype, "r", start, shape).view(np.ndarray)
                 return np.fromfile(path, dtype, int(np.prod(shape)), offset=start).reshape(shape)
 
             labels = part(np.int64, offset, (count,))

@@ -6,22 +6,49 @@
                                        reasoning_effort="low", timeout=deadline.turn_timeout(30))
 """
 
-from engine.llm.capabilities import CapabilityMemory, EndpointCapabilities
-from engine.llm.client import ChatClient
-from engine.llm.errors import (
-    LLMAuthError,
-    LLMBadRequest,
-    LLMCancelled,
-    LLMConnectionError,
-    LLMError,
-    LLMRateLimited,
-    LLMResponseError,
-    LLMServerError,
-    LLMTimeout,
-)
-from engine.llm.presets import PRESETS, Endpoint, Preset, get_preset, openrouter_attribution
-from engine.llm.retry import Deadline
-from engine.llm.types import ChatResult, ToolCall, Usage
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine.llm.capabilities import CapabilityMemory, EndpointCapabilities
+    from engine.llm.client import ChatClient
+    from engine.llm.errors import (
+        LLMAuthError,
+        LLMBadRequest,
+        LLMCancelled,
+        LLMConnectionError,
+        LLMError,
+        LLMRateLimited,
+        LLMResponseError,
+        LLMServerError,
+        LLMTimeout,
+    )
+    from engine.llm.presets import PRESETS, Endpoint, Preset, get_preset, openrouter_attribution
+    from engine.llm.retry import Deadline
+    from engine.llm.types import ChatResult, ToolCall, Usage
+
+# Loaded on first use (PEP 562): presets and endpoints are read by every face's option code, which
+# must not bring the HTTP client into a plain search (issue 26: a cold `flashback search`).
+_WHERE: dict[str, str] = {name: f"{__name__}.{module}" for module, names in (
+    ("capabilities", ("CapabilityMemory", "EndpointCapabilities")),
+    ("client", ("ChatClient",)),
+    ("errors", ("LLMAuthError", "LLMBadRequest", "LLMCancelled", "LLMConnectionError", "LLMError",
+               "LLMRateLimited", "LLMResponseError", "LLMServerError", "LLMTimeout")),
+    ("presets", ("Endpoint", "PRESETS", "Preset", "get_preset", "openrouter_attribution")),
+    ("retry", ("Deadline",)),
+    ("types", ("ChatResult", "ToolCall", "Usage")),
+) for name in names}
+
+
+def __getattr__(name: str):
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "PRESETS", "CapabilityMemory", "ChatClient", "ChatResult", "Deadline", "Endpoint", "EndpointCapabilities",

@@ -14,12 +14,15 @@ import json
 import os
 import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.embeddings.base import Embedder, EmbeddingConfig, make_embedder
 from engine.embeddings.builtin import BuiltinEmbedder
-from engine.embeddings.openai_compat import OpenAICompatibleEmbedder
 from engine.errors import CancelToken
 from engine.memory.topic_documents import topic_documents_for
+
+if TYPE_CHECKING:
+    from engine.embeddings.openai_compat import OpenAICompatibleEmbedder
 
 STATE_FILE = Path("index") / "builtin_idf.bin"
 DIMS_FILE = Path("index") / "embedding_dims.json"  # "<url> <model>" → vector length an API model gave
@@ -40,7 +43,11 @@ def load_embedder(data_dir: Path, config: EmbeddingConfig) -> Embedder:
         path = Path(data_dir) / STATE_FILE
         state = path.read_bytes() if path.exists() else None
     embedder = make_embedder(config, builtin_state=state)
-    if isinstance(embedder, OpenAICompatibleEmbedder) and not embedder.dim:
+    if config.provider in ("builtin", "local") or embedder.dim:
+        return embedder
+    from engine.embeddings.openai_compat import OpenAICompatibleEmbedder  # only an API model learns its length
+
+    if isinstance(embedder, OpenAICompatibleEmbedder):
         _learn_dim(Path(data_dir) / DIMS_FILE, embedder)
     return embedder
 

@@ -102,6 +102,7 @@ ADD_BATCH = 20000  # vectors read from the store and added to hnswlib at a time
 # A sketch index's nearest items that the stored vectors score: recall@50 of the exact
 # top 50 was 0.995 at 1,000 (fold to 256 dimensions, docs/benchmarks.md), 0.985 at 500.
 RESCORED = 1000
+RESCORED_PER_WANTED = 10  # people and files ask for 20: their 200 nearest sketches are scored
 _FEED_QUEUE = 4  # batches of vectors waiting for the index while the next ones are embedded
 
 
@@ -437,7 +438,7 @@ class IndexSet:
         if not loaded.sketched:
             hits = loaded.index.search(vector, wanted)
             return hits, loaded.entities.lookup(connection, [label for label, _ in hits]), len(hits) < wanted
-        asked = max(wanted, RESCORED)
+        asked = max(wanted, min(RESCORED, RESCORED_PER_WANTED * wanted))
         near = loaded.index.search(sketch(vector, self.index_dim), asked)
         labels = np.fromiter((label for label, _ in near), np.int64, len(near))
         held, vectors = loaded.index.full.vectors_of(labels) if loaded.index.full is not None else \

@@ -7,19 +7,48 @@ the candidates Flash reads. docs/rerankers.md says how to run each server.
     result = await reranker.arerank(query, candidates)
 """
 
-from engine.rerank.cross_encoder.chain import ChainedReranker, ChainSettings, narrow
-from engine.rerank.cross_encoder.client import RerankClient, ScoreRun, normalise, parse_scores
-from engine.rerank.cross_encoder.cost import estimate_cross_encoder
-from engine.rerank.cross_encoder.errors import (
-    CROSS_ENCODER_FALLBACKS,
-    CrossEncoderError,
-    CrossEncoderSettingsError,
-    cross_encoder_fallback_message,
-)
-from engine.rerank.cross_encoder.passages import LogSource, passages_for, store_log_source
-from engine.rerank.cross_encoder.presets import RERANK_PRESETS, RerankEndpoint, RerankPreset, get_rerank_preset
-from engine.rerank.cross_encoder.reranker import CrossEncoderReranker, Scoring, skip_reason
-from engine.rerank.cross_encoder.settings import CrossEncoderSettings
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine.rerank.cross_encoder.chain import ChainedReranker, ChainSettings, narrow
+    from engine.rerank.cross_encoder.client import RerankClient, ScoreRun, normalise, parse_scores
+    from engine.rerank.cross_encoder.cost import estimate_cross_encoder
+    from engine.rerank.cross_encoder.errors import (
+        CROSS_ENCODER_FALLBACKS,
+        CrossEncoderError,
+        CrossEncoderSettingsError,
+        cross_encoder_fallback_message,
+    )
+    from engine.rerank.cross_encoder.passages import LogSource, passages_for, store_log_source
+    from engine.rerank.cross_encoder.presets import RERANK_PRESETS, RerankEndpoint, RerankPreset, get_rerank_preset
+    from engine.rerank.cross_encoder.reranker import CrossEncoderReranker, Scoring, skip_reason
+    from engine.rerank.cross_encoder.settings import CrossEncoderSettings
+
+# Loaded on first use (PEP 562): its settings are read by every face's option and settings code,
+# which must not bring the HTTP client into a plain search (issue 26: a cold `flashback search`).
+_WHERE: dict[str, str] = {name: f"{__name__}.{module}" for module, names in (
+    ("chain", ("ChainSettings", "ChainedReranker", "narrow")),
+    ("client", ("RerankClient", "ScoreRun", "normalise", "parse_scores")),
+    ("cost", ("estimate_cross_encoder",)),
+    ("errors", ("CROSS_ENCODER_FALLBACKS", "CrossEncoderError", "CrossEncoderSettingsError",
+               "cross_encoder_fallback_message")),
+    ("passages", ("LogSource", "passages_for", "store_log_source")),
+    ("presets", ("RERANK_PRESETS", "RerankEndpoint", "RerankPreset", "get_rerank_preset")),
+    ("reranker", ("CrossEncoderReranker", "Scoring", "skip_reason")),
+    ("settings", ("CrossEncoderSettings",)),
+) for name in names}
+
+
+def __getattr__(name: str):
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CROSS_ENCODER_FALLBACKS", "RERANK_PRESETS", "ChainSettings", "ChainedReranker", "CrossEncoderError",

@@ -71,7 +71,7 @@ def test_the_full_vectors_are_paired_with_the_index_and_mapped(saved):
     assert held.tolist() == [True, False, True]
     unit = data / np.linalg.norm(data, axis=1, keepdims=True)
     assert np.abs(vectors - unit[[2, 149]]).max() < 0.01  # int8: within half a step of each value
-    assert isinstance(loaded.full._parts[0][3], np.memmap) or os.name == "nt"  # read when touched, not at open
+    assert isinstance(loaded.full._parts[0][3].base, np.memmap) or os.name == "nt"  # read when touched, not at open
     with open(full_path(path), "r+b") as handle:
         handle.truncate(full_path(path).stat().st_size - 1)
     with pytest.raises(IndexUnusable, match="full vectors"):
