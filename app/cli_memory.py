@@ -156,7 +156,9 @@ def build_summary(report) -> str:
 def run_build(args: argparse.Namespace, data_dir: Path) -> int:
     topic_llm = cli_llm.endpoint_from(args) if args.llm else None
     service = _service(args, data_dir)
-    if not service.memory.status().messages:  # nothing to build from: say the first step (issue 23)
+    # Nothing to build from: say the first step (issue 23) — unless another process writes the
+    # store now (an import whose messages are not committed yet): then wait for it and build.
+    if not service.memory.status().messages and service.store.writer() is None:
         raise EngineError(msg("memory.no_messages"))
     progress = StageProgress()
     report = service.memory.build(on_progress=progress, options=_build_options(args), topic_llm=topic_llm,

@@ -119,8 +119,8 @@ def test_numeric_options_out_of_range_are_refused_in_one_sentence(tmp_path, opti
     ("build", "--llm-concurrency", "0", "0 is too small: give 1 or more"),
     ("export", "--budget", "-100", "--budget must be between 100 and 200,000 tokens (got -100)."),
     ("runs", "--limit", "0", "0 is too small: give 1 or more"),
-    ("tune", "--threshold", "2", "2 is not a number from 0 to 1"),
-    ("tune", "--budget", "0", "0 is too small: give 1 or more"),
+    ("tune", "--threshold", "2", "--threshold must be between 0 and 1 (got 2)."),
+    ("tune", "--budget", "0", "--budget must be between 100 and 200,000 characters (got 0).")
 ])
 def test_every_numeric_option_is_checked_before_anything_runs(tmp_path, command, option, value, words):
     """Finding 7 for every command: seconds, shares, counts and budgets are refused in one
