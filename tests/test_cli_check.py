@@ -30,14 +30,16 @@ def test_check_on_a_sound_store_says_so(built_demo, tmp_path):
     assert flashback("check", data_dir=data_dir).stdout.startswith("all sound: ")
 
 
-def test_check_re_embeds_damaged_vectors_and_remeasures_a_nan_calibration(built_demo, tmp_path):
+def test_check_repairs_damaged_vectors_and_remeasures_a_nan_calibration(built_demo, tmp_path):
+    """The built-in embedder's vectors live beside its index since issue 26: damage there is a
+    corrupt index, rebuilt from the store's topics."""
     data_dir = copy_data(built_demo, tmp_path)
     assert _damage_vectors(data_dir) > 0
     _nan_calibration(data_dir)
     result = flashback("check", data_dir=data_dir)
     assert result.returncode == 0, result.stderr
-    assert "repaired: re-embedded damaged vectors" in result.stdout
-    assert "repaired: calibration measured again (it was invalid" in result.stdout
+    assert "repaired: rebuilt the topic index (corrupt" in result.stdout, result.stdout
+    assert "repaired: measured the calibration again (it was invalid" in result.stdout
     again = json.loads(flashback("check", "--json", data_dir=data_dir).stdout)
     assert again["ok"] and not again["repaired"]  # the repair held
     found = json.loads(flashback("search", QUERY, "--json", data_dir=data_dir).stdout)
