@@ -38,6 +38,7 @@ def test_a_built_store_has_its_index_loaded_as_the_window_opens(qtbot, tmp_path)
     service.imports.import_path(DEMO_EXPORT)
     service.memory.build()
     window = _open(qtbot, service)
-    indexes = service._context.retriever().indexes
-    qtbot.waitUntil(lambda: indexes.loaded("topic") is not None, timeout=30_000)
+    # The retriever the window searches with (it may have been remade as the window chose its
+    # embedder): its topic index is loaded in the background while the window opens.
+    qtbot.waitUntil(lambda: service._context.retriever().indexes.loaded("topic") is not None, timeout=30_000)
     assert not window.imports.busy  # nothing to build: nothing started
