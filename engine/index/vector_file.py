@@ -112,6 +112,28 @@ class VectorFile:
             held |= found
         return held, out[held]
 
+    def scores_of(self, labels: np.ndarray, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(which of `labels` are here, their cosines with the unit `query` in that order): what a
+        search needs of a thousand candidates, without making their float32 vectors. The int8
+        rows are widened and multiplied by the query in one pass (einsum: a BLAS matrix-vector
+        product this small spent more time starting its threads than computing, 2.3 ms against
+        0.4), then each by its scale."""
+        labels = np.asarray(labels, dtype=np.int64)
+        query = np.asarray(query, dtype=np.float32)
+        held = np.zeros(len(labels), dtype=bool)
+        scores = np.zeros(len(labels), np.float32)
+        for known, order, scales, rows in reversed(self._parts):  # the newest row of a label wins
+            ascending_known = known if order is None else known[order]
+            at = np.minimum(np.searchsorted(ascending_known, labels), len(known) - 1)
+            found = (np.asarray(ascending_known[at]) == labels) & ~held
+            if not found.any():
+                continue
+            where = at[found] if order is None else order[at[found]]
+            part = np.einsum("ij,j->i", np.asarray(rows[where]).astype(np.float32), query)
+            scores[found] = part * np.asarray(scales[where]) if scales is not None else part
+            held |= found
+        return held, scores[held]
+
     # -- a build -----------------------------------------------------------------------------
 
     def add(self, labels: np.ndarray, vectors: np.ndarray) -> None:

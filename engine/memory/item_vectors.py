@@ -26,6 +26,9 @@ from engine.store.sql import select_in
 
 _ROWS = ("SELECT v.id, v.entity_id, v.text_hash, c.dim, c.vector FROM vector_item v LEFT JOIN embedding_cache c "
          "ON c.model_id = v.model_id AND c.text_hash = v.text_hash WHERE v.model_id = ? AND v.kind = ?")
+# Given items by id, by primary key: with the model and kind as they are, SQLite walked the
+# (model, kind, entity) index over every item of the kind for each 500 ids.
+_ROWS_BY_ID = _ROWS.replace("WHERE v.model_id = ? AND v.kind = ?", "WHERE +v.model_id = ? AND +v.kind = ?")
 _EMBED_BATCH = 512
 
 
@@ -57,7 +60,7 @@ class ItemVectors:
     def load(self, kind: str, item_ids: list[int] | np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(labels, entity ids, vectors) of the given items that have a vector, ascending by label."""
         ids = [int(i) for i in item_ids]
-        rows = sorted(select_in(self.connection, _ROWS + " AND v.id IN ({ids})", ids, (self.model_id, kind)))
+        rows = sorted(select_in(self.connection, _ROWS_BY_ID + " AND v.id IN ({ids})", ids, (self.model_id, kind)))
         return self._vectors(kind, rows)
 
     def iterate(self, kind: str, batch: int = 20000) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
