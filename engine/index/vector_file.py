@@ -24,6 +24,7 @@ MAGIC = b"FBVEC\0\0\1"
 _HEADER = struct.Struct("<8sIIQI4x")  # magic, version, dim, rows, format (0 int8 + scale, 1 float16)
 VERSION = 1
 FORMATS = {"int8": 0, "float16": 1}
+_WRITE_ROWS = 20_000
 
 
 class VectorFileDamaged(ValueError):
@@ -146,24 +147,35 @@ class VectorFile:
         self._parts.append((labels, order, scales if self.stored_as == "int8" else None, rows))
 
     def save(self, path: Path, keep: np.ndarray | None = None) -> None:
-        """Write the rows (of the `keep` labels only, when given) to `path`, ascending by label."""
-        if self._parts:
-            labels = np.concatenate([np.asarray(p[0]) for p in self._parts])
-            rows = np.concatenate([np.asarray(p[3]) for p in self._parts])
-            scales = np.concatenate([np.asarray(p[2]) for p in self._parts]) if self.stored_as == "int8" else None
-        else:
-            labels = np.zeros(0, np.int64)
-            rows = np.zeros((0, self.dim), np.int8 if self.stored_as == "int8" else np.float16)
-            scales = np.zeros(0, np.float32) if self.stored_as == "int8" else None
+        """Write the rows (of the `keep` labels only, when given) to `path`, ascending by label.
+        The rows are copied `_WRITE_ROWS` at a time: a 1M-message store's 290 MB of rows are
+        not held twice more beside the index (concatenated, then reordered: 1.9 GB at peak)."""
+        lengths = [len(p[0]) for p in self._parts]
+        labels = np.concatenate([np.asarray(p[0]) for p in self._parts]) if self._parts else np.zeros(0, np.int64)
         # The newest row of a label wins (parts are in the order they came), then ascending order.
         newest = np.zeros(len(labels), dtype=bool)
         newest[len(labels) - 1 - np.unique(labels[::-1], return_index=True)[1]] = True
         chosen = newest if keep is None else newest & np.isin(labels, keep)
         picked = np.flatnonzero(chosen)
         picked = picked[np.argsort(labels[picked], kind="stable")]
+        starts = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        part_of = np.searchsorted(starts, picked, side="right") - 1  # which part each picked row is in
+
+        def gathered(column: int, start: int, stop: int) -> np.ndarray:
+            """Rows `picked[start:stop]` of one column (3: the rows, 2: the scales), in order."""
+            chunk, parts = picked[start:stop], part_of[start:stop]
+            first = self._parts[0][column] if self._parts else None
+            out = np.empty((len(chunk), *np.shape(first)[1:]), dtype=np.asarray(first[:0]).dtype)
+            for part in np.unique(parts):
+                mine = parts == part
+                out[mine] = np.asarray(self._parts[part][column])[chunk[mine] - starts[part]]
+            return out
+
         with open(path, "wb") as handle:
             handle.write(_HEADER.pack(MAGIC, VERSION, self.dim, len(picked), FORMATS[self.stored_as]))
             handle.write(np.ascontiguousarray(labels[picked], "<i8").tobytes())
-            if scales is not None:
-                handle.write(np.ascontiguousarray(scales[picked], "<f4").tobytes())
-            handle.write(np.ascontiguousarray(rows[picked]).tobytes())
+            columns = (2, 3) if self.stored_as == "int8" else (3,)
+            for column in columns:
+                for start in range(0, len(picked), _WRITE_ROWS):
+                    rows = gathered(column, start, start + _WRITE_ROWS)
+                    handle.write(np.ascontiguousarray(rows, "<f4" if column == 2 else None).tobytes())

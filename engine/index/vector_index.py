@@ -168,6 +168,15 @@ class VectorIndex:
                 self._hnsw.add_items(vectors[start:start + _ADD_CHUNK], chunk_labels)
                 self._deleted.difference_update(chunk_labels.tolist())
 
+    def reserve(self, extra: int) -> None:
+        """Room for `extra` more items at once: a build that knows roughly how many it will add
+        grows the index once instead of by half again and again (each growth briefly holds the
+        old graph and the new one: issue 26's peak memory)."""
+        with self._lock:
+            needed = self._hnsw.element_count + extra
+            if needed > self._hnsw.get_max_elements():
+                self._hnsw.resize_index(needed)
+
     def mark_deleted(self, labels: Iterable[int] | np.ndarray | int) -> None:
         """Hide items from searches; labels not in the index, or already deleted, are ignored."""
         with self._lock:

@@ -346,6 +346,12 @@ class IndexSet:
             loaded.index.full.add(labels, vectors)  # here: cheap; the graph is built in the feeder
         feed.put((loaded.index, labels, self._for_index(loaded, vectors)))
 
+    def reserve(self, kind: str, extra: int) -> None:
+        """Make room in the kind's loaded index for about `extra` items a build is about to add."""
+        index = self.loaded(kind)
+        if index is not None and extra > 0:
+            index.reserve(extra)
+
     def _feed_index(self, feed: queue.Queue) -> None:
         while (work := feed.get()) is not None:
             index, labels, vectors = work
