@@ -36,6 +36,12 @@ class FakeResponse:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0  # seconds to wait before answering (timeouts, responsiveness)
     drop: bool = False  # close the connection without answering
+    # A chat completion asked for with "stream": true goes as server-sent events, its content
+    # and tool arguments cut into pieces of `piece_chars`, `event_delay` seconds apart (a real
+    # server's pace); `stream=False` answers with the whole JSON anyway (a server that ignores it).
+    stream: bool = True
+    event_delay: float = 0.0
+    piece_chars: int = 6
 
 
 @dataclass
@@ -176,6 +182,11 @@ class FakeOpenAI:
                 if response.drop:
                     self.close_connection = True
                     return
+                if (response.stream and response.status == 200 and response.body is None
+                        and isinstance(body, dict) and body.get("stream") and isinstance(response.json, dict)
+                        and response.json.get("choices")):
+                    self._stream(response, body)
+                    return
                 payload = response.body if response.body is not None else json.dumps(response.json).encode()
                 self.send_response(response.status)
                 self.send_header("Content-Type", "application/json")
@@ -188,7 +199,54 @@ class FakeOpenAI:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout or cancel): that is what the test wanted
 
+            def _stream(self, response: FakeResponse, request_body: dict) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                try:
+                    for event in sse_events(response.json, response.piece_chars, request_body):
+                        data = f"data: {event}\n\n".encode()
+                        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+                        self.wfile.flush()
+                        if response.event_delay:
+                            time.sleep(response.event_delay)
+                    self.wfile.write(b"0\r\n\r\n")
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
         return RequestHandler
+
+
+def sse_events(completion: dict, piece_chars: int, request_body: dict) -> list[str]:
+    """A chat completion as the events a streaming server sends (OpenAI's chunk shape):
+    the content and each tool call's arguments in pieces, the finish reason, the usage when
+    `stream_options.include_usage` asked for it, then [DONE]."""
+    choice = completion["choices"][0]
+    message = choice.get("message") or {}
+    base = {"id": completion.get("id", "chatcmpl-fake"), "object": "chat.completion.chunk",
+            "model": completion.get("model", "fake")}
+
+    def chunk(delta: dict, finish: str | None = None) -> str:
+        return json.dumps({**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+
+    def pieces(text: str) -> list[str]:
+        return [text[i:i + piece_chars] for i in range(0, len(text), piece_chars)] or [""]
+
+    events = [chunk({"role": "assistant", "content": ""})]
+    events += [chunk({"content": piece}) for piece in pieces(message.get("content") or "") if piece]
+    for index, call in enumerate(message.get("tool_calls") or []):
+        function = call.get("function") or {}
+        events.append(chunk({"tool_calls": [{"index": index, "id": call.get("id"), "type": "function",
+                                             "function": {"name": function.get("name"), "arguments": ""}}]}))
+        events += [chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+                   for piece in pieces(function.get("arguments") or "")]
+    events.append(chunk({}, choice.get("finish_reason") or "stop"))
+    if (request_body.get("stream_options") or {}).get("include_usage") and completion.get("usage"):
+        events.append(json.dumps({**base, "choices": [], "usage": completion["usage"]}))
+    if completion.get("error"):  # OpenRouter: a failure after the stream started, as one more event
+        events.append(json.dumps({**base, "error": completion["error"]}))
+    return [*events, "[DONE]"]
 
 
 def schema_instance(schema: dict[str, Any], picks: int = 3, reason: str = "matches the query") -> Any:

@@ -9,12 +9,17 @@ are dropped from the text and counted (`Answer.dropped_citations`).
 
 from __future__ import annotations
 
+import json
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from engine.ask.calls import CallOutcome, schema_call, text_call
 from engine.ask.compose import render_sources
 from engine.ask.types import Answer, Claim, Source
+
+if TYPE_CHECKING:
+    from engine.llm import StreamDelta
 
 CLAIM_CHARS = 400
 MAX_CLAIMS = 8
@@ -132,15 +137,64 @@ def _sentences(text: str) -> list[str]:
     return sentences
 
 
+def streamed_text(so_far: StreamDelta, form: str) -> str:
+    """What an unfinished reply says, as the answer's text with [n] markers (for the window
+    while the model writes): the claims read so far from the schema's JSON, the last one
+    possibly cut mid-word; free text as it is, unless it is becoming the not-found mark."""
+    if form != "schema":
+        text = so_far.content
+        return "" if NOT_FOUND_MARK.startswith(text.strip()[:len(NOT_FOUND_MARK)].upper()) else text
+    reply = so_far.content or so_far.arguments
+    claims = []
+    for match in _PARTIAL_CLAIM.finditer(reply):
+        text = _json_string_prefix(match.group(1))
+        cited = match.group(2) or ""
+        numbers = [int(n) for n in re.findall(r"\d+", cited)]
+        if numbers and match.end() == len(reply) and cited[-1:].isdigit():
+            numbers.pop()  # "[2, 3" may yet be "[2, 31": a number is a citation once something follows it
+        if text.strip():
+            claims.append(Claim(" ".join(text.split()), numbers[:MAX_CITATIONS]))
+    return with_markers(claims[:MAX_CLAIMS])
+
+
+# A claim's text (to its closing quote, or to the end of what has arrived) and the citations
+# after it, as far as they have arrived: `"text": "Mom's appointment is on", ` or
+# `"text": "…", "citations": [2, 3`.
+_PARTIAL_CLAIM = re.compile(r'"text"\s*:\s*"((?:[^"\\]|\\.)*)(?:"(?:\s*,\s*"citations"\s*:\s*\[([\d\s,]*))?)?')
+
+
+def _json_string_prefix(raw: str) -> str:
+    """A JSON string's body, possibly cut anywhere (in an escape too), decoded as far as it goes."""
+    for end in range(len(raw), max(len(raw) - 6, -1), -1):
+        try:
+            return json.loads(f'"{raw[:end]}"')
+        except ValueError:
+            continue
+    return ""
+
+
 async def write_answer(client, question: str, sources: list[Source], *, language: str, form: str,
-                       max_tokens: int, timeout: float, today: str,
-                       model: str | None = None) -> tuple[Answer | None, CallOutcome]:
-    """One answer call in `form` ("schema" | "text"); None with the call's reason on failure."""
+                       max_tokens: int, timeout: float, today: str, model: str | None = None,
+                       on_text: Callable[[str], None] | None = None) -> tuple[Answer | None, CallOutcome]:
+    """One answer call in `form` ("schema" | "text"); None with the call's reason on failure.
+
+    `on_text`: the reply is streamed and `on_text` told the answer's text so far each time it
+    changes (`streamed_text`); the answer returned is read from the whole reply as always."""
     messages = answer_messages(question, sources, language, form, today)
+    on_delta = None
+    if on_text is not None:
+        shown = [""]
+
+        def on_delta(so_far: StreamDelta) -> None:
+            text = streamed_text(so_far, form)
+            if text != shown[0]:
+                shown[0] = text
+                on_text(text)
     if form == "schema":
         call = await schema_call(client, messages, answer_schema(len(sources)), name="answer",
                                  description="The answer as claims with the sources that say them.",
-                                 max_tokens=max_tokens, timeout=timeout, model=model)
+                                 max_tokens=max_tokens, timeout=timeout, model=model, on_delta=on_delta)
         return (read_schema_answer(call.value, len(sources), language) if call.ok else None), call
-    call = await text_call(client, messages, max_tokens=max_tokens, timeout=timeout, model=model)
+    call = await text_call(client, messages, max_tokens=max_tokens, timeout=timeout, model=model,
+                           on_delta=on_delta)
     return (read_text_answer(call.value, len(sources), language) if call.ok else None), call

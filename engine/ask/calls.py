@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.llm import ChatClient, ChatResult, LLMError, LLMTimeout
+from engine.llm import ChatClient, ChatResult, LLMError, LLMTimeout, OnDelta
 from engine.messages import Message, msg
 from engine.rerank.flash.errors import AnswerError
 from engine.rerank.flash.parser import close_cut_json, extract_json
@@ -76,7 +76,8 @@ def _usage(result: ChatResult, ms: float) -> dict[str, Any]:
 
 
 async def _complete(client: ChatClient, messages: list[dict], options: dict[str, Any], *, model: str | None,
-                    timeout: float, protocol: str) -> tuple[ChatResult | None, CallOutcome]:
+                    timeout: float, protocol: str,
+                    on_delta: OnDelta | None = None) -> tuple[ChatResult | None, CallOutcome]:
     outcome = CallOutcome(protocol=protocol)
     if timeout <= 0:
         outcome.fail("timeout", msg("ask.call.no_time"))
@@ -84,7 +85,7 @@ async def _complete(client: ChatClient, messages: list[dict], options: dict[str,
         return None, outcome
     started = time.perf_counter()
     try:
-        result = await client.complete(messages, model=model, timeout=timeout, **options)
+        result = await client.complete(messages, model=model, timeout=timeout, on_delta=on_delta, **options)
     except LLMError as exc:
         outcome.ms = (time.perf_counter() - started) * 1000
         outcome.fail("timeout" if isinstance(exc, LLMTimeout) else "llm_error", exc.message)
@@ -101,7 +102,8 @@ async def _complete(client: ChatClient, messages: list[dict], options: dict[str,
 
 
 async def schema_call(client: ChatClient, messages: list[dict], schema: dict[str, Any], *, name: str,
-                      description: str, max_tokens: int, timeout: float, model: str | None = None) -> CallOutcome:
+                      description: str, max_tokens: int, timeout: float, model: str | None = None,
+                      on_delta: OnDelta | None = None) -> CallOutcome:
     """A JSON object under `schema` (value: dict), through the server's enforced form."""
     protocol = schema_protocol(client, model)
     if protocol == "constrained":
@@ -112,7 +114,7 @@ async def schema_call(client: ChatClient, messages: list[dict], schema: dict[str
                                                                "parameters": tool_parameters(schema)}}],
                    "tool_choice": {"type": "function", "function": {"name": name}}}
     result, outcome = await _complete(client, messages, {**options, "max_tokens": max_tokens}, model=model,
-                                      timeout=timeout, protocol=protocol)
+                                      timeout=timeout, protocol=protocol, on_delta=on_delta)
     if result is None:
         return outcome
     calls = [c for c in result.tool_calls if c.name == name and c.arguments is not None]
@@ -137,10 +139,10 @@ async def schema_call(client: ChatClient, messages: list[dict], schema: dict[str
 
 
 async def text_call(client: ChatClient, messages: list[dict], *, max_tokens: int, timeout: float,
-                    model: str | None = None) -> CallOutcome:
+                    model: str | None = None, on_delta: OnDelta | None = None) -> CallOutcome:
     """Free text (value: str)."""
     result, outcome = await _complete(client, messages, {"max_tokens": max_tokens}, model=model, timeout=timeout,
-                                      protocol="text")
+                                      protocol="text", on_delta=on_delta)
     if result is None:
         return outcome
     if not (result.content or "").strip():

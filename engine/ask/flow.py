@@ -12,6 +12,9 @@ best; a failed answer → the sources without an answer (`AskOutcome.fallback`).
 configured → the sources and one sentence saying what to set. Only cancellation raises:
 `AskCancelled` (its `partial` holds the steps so far), or asyncio's own CancelledError.
 
+`on_answer_text` is told the answer as the model writes it (the reply is streamed), then
+its final text (with the caveat, after verify), each time it changes.
+
 A person may give the plan (`plan=`: the window's edited chips): no plan call is made, and
 its sub-queries, dates, chats and people are searched as given (`planning.user_plan`).
 """
@@ -59,13 +62,27 @@ async def ask(question: str, deps: AskDeps, settings: AskSettings | None = None,
         raise
 
 
+def _changes_only(listener: Callable[[str], None] | None) -> Callable[[str], None] | None:
+    """`listener`, told the answer's text only when it differs from what it was told last (the
+    streamed text usually ends as the final one)."""
+    if listener is None:
+        return None
+    last: list[str | None] = [None]
+
+    def tell(text: str) -> None:
+        if text != last[0]:
+            last[0] = text
+            listener(text)
+    return tell
+
+
 class _Run:
     def __init__(self, question: str, deps: AskDeps, settings: AskSettings, now: datetime,
                  cancel: CancelToken | None, on_step, on_answer_text, plan: Plan | None = None) -> None:
         self.question, self.deps, self.settings, self.now = question, deps, settings, now
         self.cancel = cancel
         self.given_plan = plan
-        self.on_answer_text = on_answer_text
+        self.on_answer_text = _changes_only(on_answer_text)
         self.deadline = Deadline(settings.total_budget_s or 30.0)
         self.language = choose_language("auto", question)
         outcome = AskOutcome(question, planning.offline_plan(question, now, None),
@@ -150,7 +167,8 @@ class _Run:
         timeout = self.deadline.remaining() if round_ > 1 else self.timeout("answer")
         answer, call = await write_answer(deps.client, self.question, sources, language=self.language, form=form,
                                           max_tokens=settings.max_tokens_answer or 1024, timeout=timeout,
-                                          today=self.now.date().isoformat(), model=deps.model)
+                                          today=self.now.date().isoformat(), model=deps.model,
+                                          on_text=self.on_answer_text)
         detail = {"round": round_, "format": form, "sources": len(sources),
                   "answer": answer.as_dict() if answer is not None else None}
         self.steps.add(self.steps.call_record("answer", mark, call, detail))

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     )
     from engine.llm.presets import PRESETS, Endpoint, Preset, get_preset, openrouter_attribution
     from engine.llm.retry import Deadline
+    from engine.llm.stream import OnDelta, StreamDelta
     from engine.llm.types import ChatResult, ToolCall, Usage
 
 # Loaded on first use (PEP 562): presets and endpoints are read by every face's option code, which
@@ -35,6 +36,7 @@ _WHERE: dict[str, str] = {name: f"{__name__}.{module}" for module, names in (
                "LLMRateLimited", "LLMResponseError", "LLMServerError", "LLMTimeout")),
     ("presets", ("Endpoint", "PRESETS", "Preset", "get_preset", "openrouter_attribution")),
     ("retry", ("Deadline",)),
+    ("stream", ("OnDelta", "StreamDelta")),
     ("types", ("ChatResult", "ToolCall", "Usage")),
 ) for name in names}
 
@@ -53,6 +55,7 @@ def __getattr__(name: str):
 __all__ = [
     "PRESETS", "CapabilityMemory", "ChatClient", "ChatResult", "Deadline", "Endpoint", "EndpointCapabilities",
     "LLMAuthError", "LLMBadRequest", "LLMCancelled", "LLMConnectionError", "LLMError", "LLMRateLimited",
-    "LLMResponseError", "LLMServerError", "LLMTimeout", "Preset", "ToolCall", "Usage", "get_preset",
+    "LLMResponseError", "LLMServerError", "LLMTimeout", "OnDelta", "Preset", "StreamDelta", "ToolCall", "Usage",
+    "get_preset",
     "openrouter_attribution",
 ]

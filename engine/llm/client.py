@@ -34,6 +34,7 @@ from engine.llm.errors import (
 )
 from engine.llm.presets import Endpoint
 from engine.llm.request import RequestPlan
+from engine.llm.stream import OnDelta, is_event_stream, read_stream
 from engine.llm.types import ChatResult, MalformedCompletion, parse_choice, parse_usage
 from engine.messages import Message, msg
 from engine.scrub import scrub_text
@@ -76,8 +77,14 @@ class ChatClient:
     async def complete(self, messages: list[dict], *, model: str | None = None, tools: list[dict] | None = None,
                        tool_choice: str | dict | None = None, response_format: dict | None = None,
                        reasoning_effort: str | None = None, timeout: float | None = None,
-                       max_tokens: int | None = None, extra_body: Mapping[str, Any] | None = None) -> ChatResult:
+                       max_tokens: int | None = None, extra_body: Mapping[str, Any] | None = None,
+                       on_delta: OnDelta | None = None) -> ChatResult:
         """One chat completion. `timeout` (seconds) bounds the whole call, retries included.
+
+        `on_delta`: the reply is streamed (`"stream": true`) and `on_delta` is told what it
+        says so far each time it grows (a retried attempt starts again from nothing); the
+        result is the same `ChatResult` a non-streamed call returns. A server that refuses to
+        stream is asked again without it (see request.py).
 
         `max_tokens` bounds the reply, sent under the preset's name for it: a server keeps
         generating after the client gave up, so an unbounded reply from a small local model
@@ -95,7 +102,8 @@ class ChatClient:
         key = endpoint_key(self.endpoint.url, model)
         plan = RequestPlan(preset=self.preset, caps=self.capabilities.get(key), model=model, messages=messages,
                            tools=tools, tool_choice=tool_choice, response_format=response_format,
-                           reasoning_effort=reasoning_effort, extra_body=extra_body, max_tokens=max_tokens)
+                           reasoning_effort=reasoning_effort, extra_body=extra_body, max_tokens=max_tokens,
+                           stream=on_delta is not None)
         loop = asyncio.get_running_loop()
         started = loop.time()
         state = _CallState()
@@ -103,7 +111,7 @@ class ChatClient:
             if budget <= 0:
                 raise TimeoutError
             async with asyncio.timeout_at(started + budget):
-                data = await call_with_retries(lambda: self._send(plan, state), self.retry,
+                data = await call_with_retries(lambda: self._send(plan, state, on_delta), self.retry,
                                                deadline=started + budget, name=label)
         except TimeoutError:
             said = msg("llm.timeout_attempts", server=server, seconds=budget, model=model, attempts=state.attempts) \
@@ -132,7 +140,7 @@ class ChatClient:
         self.capabilities.learn_protocol(endpoint_key(self.endpoint.url, model or self.endpoint.default_model),
                                          protocol, evidence)
 
-    async def _send(self, plan: RequestPlan, state: _CallState) -> dict[str, Any]:
+    async def _send(self, plan: RequestPlan, state: _CallState, on_delta: OnDelta | None = None) -> dict[str, Any]:
         """One attempt of the retry loop: sends, and sends again at once without an optional
         feature the server rejected (that is no retry). Raises `RetryableFailure` for what is
         worth trying again later, a typed `LLMError` for the rest."""
@@ -141,7 +149,7 @@ class ChatClient:
             state.body = plan.body()
             state.attempts += 1
             try:
-                response = await self._http.post("/chat/completions", json=state.body)
+                response, streamed = await self._post(state.body, on_delta if plan.stream else None)
             except httpx.UnsupportedProtocol:  # a typo in the settings: retrying cannot help
                 raise LLMBadRequest(msg("llm.bad_scheme", server=server, url=self.endpoint.url)) from None
             except httpx.TransportError as exc:
@@ -151,7 +159,7 @@ class ChatClient:
                                        reason=type(exc).__name__) from None
             status = response.status_code
             if 200 <= status < 300:
-                data = self._json_body(response)
+                data = streamed if streamed is not None else self._json_body(response)
                 error = data.get("error")
                 if not error:
                     return data
@@ -172,6 +180,18 @@ class ChatClient:
                 raise RetryableFailure(self._final(state, self._retryable_error(status, message, retry_after),
                                                    retry_after), retry_after, reason=str(status))
             raise self._final_error(status, message, plan.model)
+
+    async def _post(self, body: dict[str, Any], on_delta: OnDelta | None) -> tuple[httpx.Response,
+                                                                                 dict[str, Any] | None]:
+        """The response, and the streamed reply read back into one body when it came as events
+        (a server may ignore `stream` and answer with plain JSON, read as usual)."""
+        if on_delta is None:
+            return await self._http.post("/chat/completions", json=body), None
+        async with self._http.stream("POST", "/chat/completions", json=body) as response:
+            if 200 <= response.status_code < 300 and is_event_stream(response):
+                return response, await read_stream(response, on_delta)
+            await response.aread()
+            return response, None
 
     def _final(self, state: _CallState, make_error: ErrorFactory,
                retry_after: float | None = None) -> Callable[[GiveUp], LLMError]:

@@ -1,8 +1,8 @@
 """The request body of one call, and how it is weakened when a server rejects a feature.
 
 Providers differ in what they accept (see `presets.py`). Rather than fail every call, a
-400/404/422 that names `tool_choice`, `response_format`, reasoning or the reply bound drops
-or weakens that one feature and the call is sent again; a forced tool_choice steps down
+400/404/422 that names `tool_choice`, `response_format`, reasoning, the reply bound or
+streaming drops or weakens that one feature and the call is sent again; a forced tool_choice steps down
 function → "required" → "auto", the bound is renamed (max_tokens ↔ max_completion_tokens)
 before it is dropped. A 5xx that names one of them is treated the same way (llama-cpp-python
 answers a request it cannot validate with a 500): each feature at most once per level.
@@ -23,6 +23,8 @@ from engine.llm.presets import Preset
 # are named (e.g. Gemini's "tool_choice cannot be combined with response_format"): the
 # least useful feature goes first, the forced tool call (the reranker's protocol) last.
 BLAME_KEYWORDS: dict[str, tuple[str, ...]] = {
+    # Not a bare "stream": OpenRouter's 5xx messages say "upstream", which blames nothing.
+    "stream": ("stream_options", "streaming", "'stream'", '"stream"', "stream is", "stream must", "stream not"),
     "reasoning": ("reasoning", "thinking"),
     "response_format": ("response_format", "response format", "json_object", "json mode", "json_schema",
                         "response_mime_type"),
@@ -39,7 +41,7 @@ class RequestPlan:
     def __init__(self, *, preset: Preset, caps: EndpointCapabilities, model: str, messages: list[dict],
                  tools: list[dict] | None, tool_choice: str | dict | None, response_format: dict | None,
                  reasoning_effort: str | None, extra_body: Mapping[str, Any] | None = None,
-                 max_tokens: int | None = None) -> None:
+                 max_tokens: int | None = None, stream: bool = False) -> None:
         self.preset = preset
         self.model = model
         self.messages = messages
@@ -70,6 +72,8 @@ class RequestPlan:
         )
         self.send_reasoning = reasoning_effort is not None and preset.reasoning != "none" and caps.reasoning
         self.max_tokens = max_tokens
+        self.requested_stream = stream
+        self.stream = stream  # streaming is for the person watching: a server that refuses it answers whole
         self.requested_token_field = caps.token_field or preset.token_field
         self.token_field: str | None = self.requested_token_field if caps.max_tokens else None
         self.learned: dict[str, Any] = {}  # keyword arguments for CapabilityMemory.learn
@@ -92,6 +96,9 @@ class RequestPlan:
             body["usage"] = {"include": True}
         if self.max_tokens is not None and self.token_field is not None:
             body[self.token_field] = self.max_tokens
+        if self.stream:
+            body["stream"] = True
+            body["stream_options"] = {"include_usage": True}  # the tokens and cost, in the last event
         return body
 
     def degraded(self) -> list[str]:
@@ -109,6 +116,8 @@ class RequestPlan:
             dropped.append("reasoning")
         if self.max_tokens is not None and self.token_field != self.requested_token_field:
             dropped.append(f"max_tokens:{self.token_field}" if self.token_field else "max_tokens")
+        if self.requested_stream and not self.stream:
+            dropped.append("stream")
         return dropped
 
     def degrade(self, status: int, message: str) -> str | None:
@@ -138,6 +147,8 @@ class RequestPlan:
                 self.schema_as_object = True  # the same schema in the other documented form first
             else:
                 self.send_response_format = False
+        elif blamed == "stream":
+            self.stream = False
         elif blamed == "reasoning":
             self.send_reasoning = False
             self.learned["reasoning_rejected"] = True
@@ -159,6 +170,8 @@ class RequestPlan:
             return self.send_response_format
         if feature == "max_tokens":
             return self.max_tokens is not None and self.token_field is not None
+        if feature == "stream":
+            return self.stream
         return self.send_reasoning
 
     def _rf_sent_type(self) -> str | None:

@@ -256,6 +256,34 @@ def test_cancel_keeps_the_sources_found_and_the_gui_ticks(qtbot, window, server)
     assert len(ticks) > 30 and max(gaps) < 0.5, f"GUI thread stalled for {max(gaps) * 1000:.0f} ms during Ask"
 
 
+def test_the_answer_streams_into_the_view_with_live_links(qtbot, window, server):
+    """While the model writes, the answer grows above the sources, its [n] already links; the
+    final answer (claims marked by verify) replaces it."""
+    def slow_answer(request: RecordedRequest) -> FakeResponse:
+        text = " ".join(f"{claim} [{source_number(request.body, needle) or 1}]" for claim, needle in (ANALYZE, VACUUM))
+        return FakeResponse(json=chat_reply(text), piece_chars=8, event_delay=0.05)
+    server.handle(CHAT, ScriptedModel(plan=PLAN, answer=slow_answer))
+    use_server(window, server)
+    panel, view = window.search_panel, window.search_panel.ask_view
+    panel.query.setText(QUESTION)
+    assert panel.ask()
+    seen: list[str] = []
+    heartbeat = QTimer()
+    heartbeat.setInterval(20)
+    heartbeat.timeout.connect(lambda: view.running and seen.append(view.answer.toPlainText()))
+    heartbeat.start()
+    try:
+        qtbot.waitUntil(lambda: view.running and ANALYZE[0][:30] in view.answer.toPlainText(), timeout=15_000)
+        partial = view.answer.toPlainText()
+        assert VACUUM[0] not in partial and view.cancel_button.isVisible()  # mid-answer, still running
+        wait_answered(qtbot, window)
+    finally:
+        heartbeat.stop()
+    growing = [text for text in dict.fromkeys(seen) if ANALYZE[0][:12] in text]
+    assert len(growing) >= 4, growing  # it grew in steps, not all at once
+    assert any(anchors(view)) and VACUUM[0] in view.answer.toPlainText()
+
+
 def test_no_model_gives_the_sources_and_one_sentence(qtbot, window, server):
     window.search_panel.settings_panel.set_value("preset", "openrouter")  # no key for it
     window.search_panel.settings_panel.set_value("threshold", 0.3)  # the question alone scores lower than a plan
