@@ -39,9 +39,12 @@ def llama_server() -> Iterator[cache.LocalServer]:
 def test_every_step_completes_on_llama_server_with_real_citations(llama_server, service, data_dir, question):
     endpoint = Endpoint.from_preset("llamacpp", model="local", base_url=llama_server.base_url)
 
+    texts: list[str] = []
+
     async def go():
         async with ChatClient(endpoint) as client:
-            return await ask(question, make_deps(service, data_dir, client), SETTINGS, now=NOW)
+            return await ask(question, make_deps(service, data_dir, client), SETTINGS, now=NOW,
+                             on_answer_text=texts.append)
     outcome = asyncio.run(go())
 
     calls = [s for s in outcome.steps if "call" in s.detail]
@@ -52,3 +55,8 @@ def test_every_step_completes_on_llama_server_with_real_citations(llama_server, 
     numbers = {s.number for s in outcome.sources}
     assert all(n in numbers for claim in outcome.answer.claims for n in claim.citations)
     assert outcome.answer.dropped_citations == 0  # the enum held: the grammar cannot write another number
+    # The answer streamed from the real server (its grammar-bound JSON as server-sent events).
+    answer_call = next(s for s in calls if s.name == "answer").detail["call"]
+    assert answer_call["request"]["stream"] is True and answer_call["response"]["streamed"] is True
+    if outcome.answer.claims:
+        assert len(texts) > 1 and texts[-1] == outcome.answer.text
