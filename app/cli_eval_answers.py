@@ -13,7 +13,7 @@ from pathlib import Path
 from app import cli_ask, cli_llm, cli_memory
 from app.cli_output import at_least
 
-SHOWN = ("accuracy", "citation_precision", "citation_coverage", "fully_supported", "evidence_in_sources",
+SHOWN = ("accuracy", "answer_f1", "citation_precision", "citation_coverage", "fully_supported", "evidence_in_sources",
          "latency_ms_p50", "latency_ms_p95")
 
 
@@ -72,4 +72,7 @@ def run_eval_answers(args: argparse.Namespace, data_dir: Path) -> int:
         value = figures.get(name)
         shown = "—" if value is None else (f"{value:.0f} ms" if name.startswith("latency") else f"{value:.3f}")
         sys.stdout.write(f"  {name:<{width}}  {shown}\n")
+    if args.judge_endpoint is None and result.judge:
+        sys.stdout.write("  (the judge is the answering model grading itself; answer_f1 needs no judge: "
+                         "--judge-endpoint sets another)\n")
     return 0

@@ -7,6 +7,9 @@ AskOutcome-like object: `.answer` with `.text`, `.claims[].citations/.supported`
 time, and is scored:
 - accuracy: an LLM judge (any configured endpoint) says whether the answer states the gold
   answer's facts; its prompt and model are in the result;
+- answer F1: LoCoMo's own QA figure (SQuAD's token F1 of the answer, its [n] markers and the
+  caveat left out, against the gold answer), which needs no judge: a weak judge (a small model
+  grading itself) can call nonsense right, F1 cannot;
 - citation precision: of the messages the answer cites (every message of a cited source), the
   share that are evidence; source precision: of the cited sources, the share holding evidence;
 - citation coverage: answers whose every claim cites a source; fully supported: answers whose
@@ -21,8 +24,11 @@ from __future__ import annotations
 
 import asyncio
 import math
+import re
 import sqlite3
 import time
+import unicodedata
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -59,6 +65,7 @@ class QuestionResult:
     fallback: str | None = None
     error: str | None = None  # what `ask` raised, when it raised
     correct: bool | None = None  # the judge's verdict; None: not judged
+    f1: float = 0.0  # token F1 against the gold answer (0 without an answer)
     judge_reason: str = ""
     sources: int = 0
     cited_sources: list[int] = field(default_factory=list)
@@ -143,6 +150,7 @@ def summarise(questions: list[QuestionResult]) -> dict[str, Any]:
         "not_found": sum(q.not_found for q in questions),
         "no_answer": sum(q.answer is None for q in questions), "errors": sum(q.error is not None for q in questions),
         "judged": len(judged), "accuracy": _share(sum(bool(q.correct) for q in judged), len(judged)),
+        "answer_f1": round(sum(q.f1 for q in questions) / len(questions), 4) if questions else None,
         "citation_precision": _share(sum(q.cited_evidence_messages for q in questions),
                                      sum(q.cited_messages for q in questions)),
         "source_precision": _share(sum(q.cited_sources_with_evidence for q in questions),
@@ -155,6 +163,26 @@ def summarise(questions: list[QuestionResult]) -> dict[str, Any]:
         "usage": _usage_total([q.usage for q in questions]),
         "judge_usage": _usage_total([q.judge_usage for q in questions]),
     }
+
+
+_ARTICLES = re.compile(r"\b(a|an|the|and)\b")
+_MARKERS = re.compile(r"\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\]")
+
+
+def _tokens(text: str) -> list[str]:
+    """SQuAD's normalisation (LoCoMo's QA scorer uses it): lower case, no punctuation or articles."""
+    text = _MARKERS.sub(" ", text.lower())
+    text = "".join(" " if unicodedata.category(ch).startswith("P") else ch for ch in text)
+    return _ARTICLES.sub(" ", text).split()
+
+
+def token_f1(answer: str, gold: str) -> float:
+    predicted, expected = _tokens(answer), _tokens(str(gold))
+    common = sum((Counter(predicted) & Counter(expected)).values())
+    if not predicted or not expected or not common:
+        return 0.0
+    precision, recall = common / len(predicted), common / len(expected)
+    return round(2 * precision * recall / (precision + recall), 4)
 
 
 def _cited_numbers(answer: Any, sources: dict[int, Any]) -> list[int]:
@@ -174,6 +202,8 @@ def score_outcome(item: QAItem, outcome: Any, evidence: set[int]) -> QuestionRes
     result.evidence_in_sources = any(evidence & set(s.message_ids) for s in sources.values())
     if answer is None:
         return result
+    claims_text = " ".join(c.text for c in getattr(answer, "claims", None) or [])
+    result.f1 = token_f1(claims_text or answer.text, item.answer) if not result.not_found else 0.0
     result.cited_sources = _cited_numbers(answer, sources)
     cited_messages = {m for n in result.cited_sources for m in sources[n].message_ids}
     result.cited_messages = len(cited_messages)

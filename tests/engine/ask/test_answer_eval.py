@@ -14,7 +14,7 @@ import resources
 from bench.locomo_convert import convert
 from engine.api import Flashback
 from engine.ask.answer_data import AnswerDataError, load_questions
-from engine.ask.answer_eval import AnswerEvalCancelled, evaluate_answers
+from engine.ask.answer_eval import AnswerEvalCancelled, evaluate_answers, token_f1
 from engine.ask.answer_judge import JUDGE_PROMPT, Judge, read_verdict
 from engine.ask.types import Answer, AskCancelled, AskOutcome, Claim, Plan, Source
 from engine.errors import CancelToken, EngineError
@@ -155,6 +155,9 @@ def test_figures_from_fixed_outcomes_with_a_scripted_judge(store):
     assert metrics["judge_usage"]["prompt_tokens"] == 180 + 100  # the prose reply has the server's default usage
     assert metrics["latency_ms_p50"] >= 10 and metrics["latency_ms_p95"] >= metrics["latency_ms_p50"]
     assert figures["questions"][1]["cited_sources"] == [1, 2]
+    # LoCoMo's token F1 needs no judge: "Gina was in Paris" against "Paris" (P 1/4, R 1); not found is 0.
+    assert figures["questions"][0]["f1"] == 0.4 and figures["questions"][2]["f1"] == 0.0
+    assert metrics["answer_f1"] == round(sum(q["f1"] for q in figures["questions"]) / 3, 4)
     assert progress == [(1, 3, "conv-t-q1"), (2, 3, "conv-t-q2"), (3, 3, "conv-t-q3")]
     assert figures["judge"]["model"] == "judge-model" and figures["judge"]["prompt"] == JUDGE_PROMPT
     assert figures["model"] == "answer-model" and figures["settings"] == {"verify": "offline"}
@@ -240,3 +243,10 @@ def test_a_store_without_the_evidence_is_refused_before_any_question(store, tmp_
 ])
 def test_the_verdict_is_read_leniently(reply, correct):
     assert read_verdict(reply)[0] is correct
+
+
+def test_token_f1_is_squads():
+    assert token_f1("The Sunday before 25 May 2023 [3]", "the sunday before 25 May 2023") == 1.0
+    assert token_f1("On 7 May, 2023.", "7 May 2023") == round(2 * 0.75 * 1.0 / 1.75, 4)
+    assert token_f1("2023-07-23 20:36:00 [1]", "7 May 2023") == round(2 * (1 / 6) * (1 / 3) / (1 / 6 + 1 / 3), 4)
+    assert token_f1("", "Paris") == 0.0
