@@ -173,6 +173,30 @@ def _json_string_prefix(raw: str) -> str:
     return ""
 
 
+def salvage_cut_answer(reply: str, count: int, language: str) -> Answer | None:
+    """The claims a reply cut at its token bound had finished: each whose text closed and that
+    cites at least one whole source number in 1..count. None when not one did.
+
+    The schema's worst case (8 claims of 400 characters) is more than a local model's 768
+    tokens, and a small model does write it out (SmolLM2-135M on one of 20 LoCoMo questions).
+    close_cut_json already keeps the finished entries of the claims list; this also keeps a
+    claim whose citations closed but whose object did not (`…"citations": [1]` and the end)."""
+    claims: list[Claim] = []
+    for match in _PARTIAL_CLAIM.finditer(reply):
+        cited = match.group(2)
+        if cited is None:
+            continue  # the text never closed, or no citations began after it
+        whole = cited if match.end() < len(reply) else cited[:len(cited) - len(cited.split(",")[-1])]
+        numbers = [int(n) for n in re.findall(r"\d+", whole)]
+        valid = list(dict.fromkeys(n for n in numbers if 1 <= n <= count))[:MAX_CITATIONS]
+        text = " ".join(_json_string_prefix(match.group(1)).split())[:CLAIM_CHARS]
+        if valid and text:
+            claims.append(Claim(text, valid))
+    if not claims:
+        return None
+    return Answer(with_markers(claims[:MAX_CLAIMS]), claims[:MAX_CLAIMS], False, 0, "schema")
+
+
 async def write_answer(client, question: str, sources: list[Source], *, language: str, form: str,
                        max_tokens: int, timeout: float, today: str, model: str | None = None,
                        on_text: Callable[[str], None] | None = None) -> tuple[Answer | None, CallOutcome]:
@@ -194,7 +218,14 @@ async def write_answer(client, question: str, sources: list[Source], *, language
         call = await schema_call(client, messages, answer_schema(len(sources)), name="answer",
                                  description="The answer as claims with the sources that say them.",
                                  max_tokens=max_tokens, timeout=timeout, model=model, on_delta=on_delta)
-        return (read_schema_answer(call.value, len(sources), language) if call.ok else None), call
+        if call.ok:
+            return read_schema_answer(call.value, len(sources), language), call
+        salvaged = salvage_cut_answer(call.raw_text, len(sources), language) \
+            if call.reason == "parse_error" and call.finish_reason == "length" else None
+        if salvaged is not None:  # the claims it finished are the answer; the step says it was cut
+            call.reason, call.error, call.error_message = None, None, None
+            call.record["salvaged_claims"] = len(salvaged.claims)
+        return salvaged, call
     call = await text_call(client, messages, max_tokens=max_tokens, timeout=timeout, model=model,
                            on_delta=on_delta)
     return (read_text_answer(call.value, len(sources), language) if call.ok else None), call

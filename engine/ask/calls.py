@@ -40,6 +40,7 @@ class CallOutcome:
     usage: dict[str, Any] = field(default_factory=dict)
     record: dict[str, Any] = field(default_factory=dict)  # request and reply (or error), for the trace
     finish_reason: str | None = None
+    raw_text: str = ""  # a schema call's reply as written, kept when it could not be read (a cut reply)
 
     @property
     def ok(self) -> bool:
@@ -122,6 +123,8 @@ async def schema_call(client: ChatClient, messages: list[dict], schema: dict[str
         outcome.value = calls[0].arguments
         return outcome
     text = result.content or ""
+    unreadable = [c.arguments_raw for c in result.tool_calls if c.name == name and c.arguments_raw]
+    outcome.raw_text = text or (unreadable[0] if unreadable else "")
     if not text.strip():
         if protocol == "tools":
             return outcome.fail("protocol_violation", msg("ask.call.no_call", name=name))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from engine.ask.answer import NOT_FOUND_TEXT, read_schema_answer, read_text_answer
 from tests.engine.ask.conftest import CHAT, ScriptedModel, bodies, message_id, numbers_citing, run_ask, schema_of
+from tests.fake_openai import FakeResponse, chat_reply
 
 QUESTION = "когда мама записалась к терапевту?"
 PLAN = {"queries": {"ru": ["запись к терапевту"], "en": ["therapist appointment"]}, "dates": "", "chats": [],
@@ -77,3 +78,25 @@ def test_free_text_elsewhere_with_hallucinated_markers_dropped_and_counted(serve
     assert "[57]" not in outcome.answer.text and "[99]" not in outcome.answer.text
     assert outcome.answer.caveat == "Не подтверждается цитируемыми сообщениями: «У неё есть кот»."
     assert not outcome.refined  # one of two supported is not under half
+
+
+def test_a_reply_cut_at_its_bound_keeps_the_claims_it_finished(server, service, data_dir):
+    """A reply cut right after a claim's citations, before its object closed: the claim is whole
+    (close_cut_json finds no finished list entry to cut after), so it is the answer, and the step
+    says it was salvaged."""
+    cut = '{"claims": [{"text": "Mom booked the therapist for 14 March.", "citations": [1]'
+    server.handle(CHAT, ScriptedModel(plan=PLAN, answer=FakeResponse(json=chat_reply(cut, finish_reason="length"))))
+    outcome = run_ask(QUESTION, service, data_dir, server)
+
+    assert outcome.fallback is None
+    assert [(c.text, c.citations) for c in outcome.answer.claims] == [("Mom booked the therapist for 14 March.", [1])]
+    answer_step = next(s for s in outcome.steps if s.name == "answer")
+    assert answer_step.ok and answer_step.detail["call"]["salvaged_claims"] == 1
+    assert answer_step.detail["finish_reason"] == "length"
+
+
+def test_a_cut_reply_without_one_whole_claim_is_still_a_parse_error(server, service, data_dir):
+    cut = '{"claims": [{"text": "Mom booked the thera'
+    server.handle(CHAT, ScriptedModel(plan=PLAN, answer=FakeResponse(json=chat_reply(cut, finish_reason="length"))))
+    outcome = run_ask(QUESTION, service, data_dir, server)
+    assert outcome.fallback == "answer_parse_error" and outcome.answer is None and outcome.sources
