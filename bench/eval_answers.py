@@ -159,8 +159,8 @@ def main() -> None:
         args.json_out.write_text(json.dumps(figures, ensure_ascii=False, indent=1), encoding="utf-8")
     m = figures["metrics"]
     print(f"\n{m['questions']} questions ({args.qa.name}), model {figures['model']}, judge {figures['judge']['model']}")
-    for name in ("accuracy", "answer_f1", "citation_precision", "source_precision", "citation_coverage", "fully_supported",
-                 "evidence_in_sources", "answered", "not_found", "no_answer", "errors", "latency_ms_p50",
+    for name in ("accuracy", "answer_f1", "citation_precision", "source_precision", "citation_coverage",
+                 "fully_supported", "evidence_in_sources", "answered", "not_found", "no_answer", "errors", "latency_ms_p50",
                  "latency_ms_p95"):
         print(f"  {name:22} {m[name]}")
     print(f"  {'tokens':22} {m['usage']}  judge {m['judge_usage']}")
