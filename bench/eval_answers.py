@@ -160,8 +160,8 @@ def main() -> None:
     m = figures["metrics"]
     print(f"\n{m['questions']} questions ({args.qa.name}), model {figures['model']}, judge {figures['judge']['model']}")
     for name in ("accuracy", "answer_f1", "citation_precision", "source_precision", "citation_coverage",
-                 "fully_supported", "evidence_in_sources", "answered", "not_found", "no_answer", "errors", "latency_ms_p50",
-                 "latency_ms_p95"):
+                 "fully_supported", "evidence_in_sources", "answered", "not_found", "no_answer", "errors",
+                 "latency_ms_p50", "latency_ms_p95"):
         print(f"  {name:22} {m[name]}")
     print(f"  {'tokens':22} {m['usage']}  judge {m['judge_usage']}")
     if not args.scripted and not args.judge_url:
