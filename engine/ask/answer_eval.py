@@ -38,7 +38,7 @@ from engine.ask.answer_data import AnswerDataError, QAItem
 from engine.ask.answer_judge import Judge, Verdict
 from engine.errors import Cancelled, CancelToken, EngineError, is_cancel
 from engine.evaluation.qrels import resolve_messages
-from engine.messages import msg
+from engine.messages import Message, msg, render
 
 AskFn = Callable[[QAItem], Awaitable[Any]]  # → an AskOutcome (or alike)
 ProgressFn = Callable[[int, int, "QuestionResult"], None]
@@ -64,6 +64,7 @@ class QuestionResult:
     not_found: bool = False
     fallback: str | None = None
     error: str | None = None  # what `ask` raised, when it raised
+    notes: list[str] = field(default_factory=list)  # the outcome's notes in English (why a step fell back)
     correct: bool | None = None  # the judge's verdict; None: not judged
     f1: float = 0.0  # token F1 against the gold answer (0 without an answer)
     judge_reason: str = ""
@@ -200,6 +201,8 @@ def score_outcome(item: QAItem, outcome: Any, evidence: set[int]) -> QuestionRes
                             fallback=getattr(outcome, "fallback", None), sources=len(sources),
                             evidence_known=len(evidence), usage=dict(getattr(outcome, "usage", None) or {}))
     result.evidence_in_sources = any(evidence & set(s.message_ids) for s in sources.values())
+    result.notes = [render(note, "en") if isinstance(note, Message) else str(note)
+                    for note in getattr(outcome, "notes", None) or []]
     if answer is None:
         return result
     claims_text = " ".join(c.text for c in getattr(answer, "claims", None) or [])

@@ -250,3 +250,19 @@ def test_token_f1_is_squads():
     assert token_f1("On 7 May, 2023.", "7 May 2023") == round(2 * 0.75 * 1.0 / 1.75, 4)
     assert token_f1("2023-07-23 20:36:00 [1]", "7 May 2023") == round(2 * (1 / 6) * (1 / 3) / (1 / 6 + 1 / 3), 4)
     assert token_f1("", "Paris") == 0.0
+
+
+def test_why_a_question_has_no_answer_is_kept_in_its_figures(store):
+    from engine.ask.answer_eval import score_outcome
+    from engine.messages import msg
+
+    qa, _, ids = store
+    item = load_questions(qa)[0]
+    outcome = _outcome(item.question, None, [[ids["D1:2"]]])
+    outcome.fallback = "answer_parse_error"
+    outcome.notes = [msg("ask.no_answer", reason=msg("rerank.fallback.parse_error"),
+                         error=msg("ask.call.not_json_cut"))]
+    result = score_outcome(item, outcome, {ids["D1:2"]})
+    assert result.fallback == "answer_parse_error" and result.evidence_in_sources
+    assert result.notes == ["no answer (parse_error): the reply is not JSON (cut off at max_tokens); "
+                            "the sources found are below"]
