@@ -7,7 +7,6 @@ sources found, with one sentence saying what to set."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from datetime import UTC, datetime
@@ -49,6 +48,8 @@ def run_ask(args: argparse.Namespace, data_dir: Path) -> int:
     cli_memory.ensure_built(args, service)
     settings = AskSettings(total_budget_s=args.budget_s, verify=args.verify, refine=not args.no_refine,
                            retrieval=retrieval)
+    import asyncio  # only an Ask runs a loop: a plain search does not import it
+
     outcome = asyncio.run(service.ask.ask(question, reranker, endpoint=_endpoint(args), settings=settings))
     if args.json:
         sys.stdout.write(json.dumps(outcome.as_dict(), ensure_ascii=False) + "\n")

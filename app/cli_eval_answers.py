@@ -5,7 +5,6 @@ Ctrl+C stops between questions and still prints what was done."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -53,6 +52,8 @@ def run_eval_answers(args: argparse.Namespace, data_dir: Path) -> int:
     def progress(done: int, total: int, question) -> None:
         mark = {True: "✔", False: "✗"}.get(question.correct, "·")
         sys.stderr.write(f"  {done}/{total} {mark} {question.question[:70]}\n")
+
+    import asyncio  # only this command runs a loop: the CLI's other commands do not import it
 
     try:
         result = asyncio.run(service.ask.evaluate(args.qa, reranker, endpoint=endpoint, judge_endpoint=_judge(args),

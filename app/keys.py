@@ -8,9 +8,7 @@ with what to do instead.
 from __future__ import annotations
 
 import os
-
-import keyring
-from keyring.errors import KeyringError, PasswordDeleteError
+from types import ModuleType
 
 from engine.api import EngineError
 
@@ -28,6 +26,15 @@ KEYLESS = ("builtin", "ollama", "llamacpp", "lmstudio")
 # Every key this process has read, so the crash log (app.crash) can scrub exactly these
 # besides anything key-shaped. Process-wide on purpose: a key may come from any KeyStore.
 _IN_USE: set[str] = set()
+
+
+def _keyring() -> tuple[ModuleType, ModuleType]:
+    """keyring and its errors module, imported on first use: a command that needs no key (a
+    plain search) does not load the keyring's backends (~25 ms of a cold `flashback search`)."""
+    import keyring
+    import keyring.errors
+
+    return keyring, keyring.errors
 
 
 def _used(key: str | None) -> str | None:
@@ -56,9 +63,10 @@ class MissingKeyError(EngineError):
 def api_key_for(provider: str) -> str | None:
     if provider in KEYLESS:
         return None
+    keyring, errors = _keyring()
     try:
         stored = keyring.get_password(SERVICE, provider)
-    except KeyringError:
+    except errors.KeyringError:
         stored = None  # no usable backend: fall through to the environment
     if stored:
         return _used(stored)
@@ -69,9 +77,10 @@ def api_key_for(provider: str) -> str | None:
 
 
 def store_key(provider: str, key: str) -> None:
+    keyring, errors = _keyring()
     try:
         keyring.set_password(SERVICE, provider, key)
-    except KeyringError as exc:
+    except errors.KeyringError as exc:
         raise KeyStoreError(
             "This system has no keyring to keep the key in. Set the FLASHBACK_API_KEY environment "
             "variable instead, or use the key for this session only.") from exc
@@ -106,9 +115,10 @@ class KeyStore:
         return "env" if self._from_env(provider) else None
 
     def backend_available(self) -> bool:
+        keyring, errors = _keyring()
         try:
             backend = keyring.get_keyring()
-        except KeyringError:
+        except errors.KeyringError:
             return False
         priority = getattr(backend, "priority", 0)
         return priority is not None and priority > 0 and "fail" not in type(backend).__module__
@@ -126,19 +136,21 @@ class KeyStore:
         self._session.pop(provider, None)
         if not self.backend_available():
             raise KeyStoreError("This system has no keyring; nothing is stored in one.")
+        keyring, errors = _keyring()
         try:
             keyring.delete_password(SERVICE, provider)
-        except PasswordDeleteError:
+        except errors.PasswordDeleteError:
             return False
-        except KeyringError as exc:
+        except errors.KeyringError as exc:
             raise KeyStoreError(f"The keyring refused to remove the key: {exc}") from exc
         return True
 
     def forget(self, provider: str) -> None:
         self._session.pop(provider, None)
+        keyring, errors = _keyring()
         try:
             keyring.delete_password(SERVICE, provider)
-        except KeyringError:
+        except errors.KeyringError:
             pass  # nothing stored, or no backend: either way the keyring holds no key now
 
     @staticmethod
@@ -146,9 +158,10 @@ class KeyStore:
         return ENV_VARS.get(provider, ("FLASHBACK_API_KEY",))
 
     def _stored(self, provider: str) -> str | None:
+        keyring, errors = _keyring()
         try:
             return keyring.get_password(SERVICE, provider) or None
-        except KeyringError:
+        except errors.KeyringError:
             return None
 
     def _from_env(self, provider: str) -> str | None:

@@ -9,7 +9,7 @@ words ("Import cancelled; nothing was changed."); callers test `isinstance(e, Ca
 
 from __future__ import annotations
 
-import asyncio
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -129,4 +129,7 @@ class CancelToken:
 def is_cancel(error: BaseException) -> bool:
     """True for the user's own cancel: a `Cancelled` (every package's cancel derives from it),
     or asyncio's, for a coroutine whose task was cancelled."""
-    return isinstance(error, Cancelled | asyncio.CancelledError)
+    # asyncio is looked up, not imported: a process that never loaded it has no task to cancel,
+    # and importing it costs a cold `flashback search` ~30 ms.
+    asyncio = sys.modules.get("asyncio")
+    return isinstance(error, Cancelled) or (asyncio is not None and isinstance(error, asyncio.CancelledError))

@@ -6,7 +6,6 @@ results come back with a note saying the run was not recorded."""
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import os
 import re
@@ -185,6 +184,8 @@ class SearchService:
         A reranker with a chat model and recent messages first restates the query (seed 000
         step 1); stage 1 then also searches the rewrite, in a worker, and the two candidate
         lists are fused before the rerank sees them (`outcome.stage1`, `outcome.rewrite`)."""
+        import asyncio  # here: a coroutine runs on a loop, so it is loaded by then; a plain search never is
+
         started = time.perf_counter()
         rewrite = await reranker.arewrite(stage1.query)
         if rewrite is not None and rewrite.used and rewrite.rewritten:

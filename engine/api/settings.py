@@ -15,7 +15,7 @@ from engine.messages import Message
 from engine.rerank.cross_encoder.settings import CrossEncoderSettings
 from engine.rerank.flash.settings import CLOUD, FlashSettings
 from engine.rerank.threshold import ThresholdSettings
-from engine.retrieval.search import RetrievalSettings
+from engine.retrieval.settings import RetrievalSettings
 
 
 class SettingError(EngineError):

@@ -7,7 +7,6 @@ a store whose vectors carry another id is re-embedded rather than silently mixed
 
 from __future__ import annotations
 
-import asyncio
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
@@ -71,6 +70,8 @@ class Embedder(ABC):
 
     async def aembed(self, texts: Sequence[str], kind: EmbedKind = "document") -> np.ndarray:
         """Default: run `embed` in a thread so the event loop keeps turning."""
+        import asyncio  # here: only a coroutine needs it, and a plain CLI search runs none
+
         return await asyncio.to_thread(self.embed, list(texts), kind)
 
     def __repr__(self) -> str:

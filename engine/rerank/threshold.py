@@ -51,6 +51,7 @@ def threshold_filter(scores: list[float], settings: ThresholdSettings) -> tuple[
 
 class ThresholdReranker(Reranker):
     name = "threshold"
+    instant = True
 
     def __init__(self, settings: ThresholdSettings | None = None) -> None:
         self.settings = settings or ThresholdSettings()

@@ -39,6 +39,7 @@ from engine.retrieval.fusion import (
     script_shares,
 )
 from engine.retrieval.lexical import TermStatistics, topic_lexical_scores
+from engine.retrieval.settings import RetrievalSettings
 from engine.store.sql import select_in
 
 EXACT_FILTER_LIMIT = 20000  # filtered sets up to this many topics are scored exactly
@@ -64,23 +65,6 @@ def check_date_range(date_from: float | None, date_to: float | None) -> None:
 def default_lexical_weight(embedder: Embedder) -> float:
     """BM25's share in score fusion by embedder (measured: engine.retrieval.fusion)."""
     return lexical_weight_for(embedder)
-
-
-@dataclass(frozen=True)
-class RetrievalSettings:
-    candidates: int = 50
-    safety_threshold: float = 0.30  # calibrated score
-    hybrid: bool = True
-    fusion: str = "score"  # "score": weighted min-max score fusion; "rrf": reciprocal rank fusion (k=60)
-    # Share of the BM25 side in score fusion; None: by embedder (`default_lexical_weight`).
-    lexical_weight: float | None = None
-    mmr: bool = False
-    mmr_lambda: float = 0.5
-    people: int = 20
-    artifacts: int = 20
-    date_from: float | None = None  # UTC epoch seconds, inclusive
-    date_to: float | None = None
-    chat_ids: tuple[int, ...] = ()
 
 
 @dataclass

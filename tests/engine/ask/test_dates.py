@@ -107,3 +107,39 @@ def test_a_naive_now_is_local_time_and_the_range_says_itself():
                               datetime(2025, 11, 15, tzinfo=UTC).timestamp(), "вчера", "parser")
     assert found.as_dict()["label"] == "2025-11-14"
     assert found.contains(found.since) and not found.contains(found.until)
+
+
+def test_the_anchor_gate_never_hides_a_phrase_the_rules_find():
+    """`find_phrases` skips the patterns for a text without a digit, month, weekday or relative
+    word: over every dev question, the dated questions and their phrases, the gated result is
+    the ungated one."""
+    import json
+    from pathlib import Path
+
+    from engine.ask import date_patterns
+
+    root = Path(__file__).resolve().parents[3]
+    dated = json.loads((root / "bench" / "data" / "dated_questions.json").read_text(encoding="utf-8"))
+    texts = [q["question"] for q in dated["questions"]] + [q.get("phrase") or "" for q in dated["questions"]]
+    locomo = root.parent / "shared" / "data" / "locomo" / "locomo_dev.json"
+    if locomo.exists():
+        texts += [qa["question"] for sample in json.loads(locomo.read_text(encoding="utf-8")) for qa in sample["qa"]]
+    texts += ["the day before yesterday", "last night", "this past Sunday", "за последний месяц", "полгода назад",
+              "в прошлые выходные", "в позапрошлом году", "в пятницу", "Maybe in May?", "what is up"]
+
+    def ungated(text: str) -> list[str]:
+        kept = []
+        for rule in date_patterns.rules():
+            for match in rule.pattern.finditer(text):
+                if all(match.end() <= a or match.start() >= b for _, a, b in kept):
+                    kept.append((match.group(0).strip(), match.start(), match.end()))
+        return [phrase for phrase, _, _ in sorted(kept, key=lambda k: k[1])]
+
+    assert len(texts) > 100
+    found = 0
+    for text in texts:
+        gated = [p.text for p in date_patterns.find_phrases(text)]
+        assert gated == ungated(text), text
+        found += bool(gated)
+    assert found > 60  # the check covers texts with phrases, not only texts without
+    assert not date_patterns.might_name_a_date("what did we decide about the cat")
