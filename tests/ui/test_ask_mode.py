@@ -6,6 +6,7 @@ a recorded Ask run is asked again from the run history and compared."""
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from pathlib import Path
@@ -282,6 +283,41 @@ def test_the_answer_streams_into_the_view_with_live_links(qtbot, window, server)
     growing = [text for text in dict.fromkeys(seen) if ANALYZE[0][:12] in text]
     assert len(growing) >= 4, growing  # it grew in steps, not all at once
     assert any(anchors(view)) and VACUUM[0] in view.answer.toPlainText()
+
+
+def test_ask_uses_the_cross_encoder_chosen_in_settings_alone_or_before_flash(qtbot, window, server):
+    from tests.fake_rerank import FakeRerank
+
+    server.handle(CHAT, ScriptedModel(plan=PLAN, answer=answer_text(ANALYZE)))
+    use_server(window, server)
+    settings = window.search_panel.settings_panel
+    with FakeRerank() as rerank:
+        path = rerank.serve("llamacpp", logits=True)
+        settings.set_value("rerank_preset", "custom")
+        settings.set_value("rerank_url", "")
+        settings.set_value("mode", "cross-encoder")
+        window.search_panel.query.setText(QUESTION)
+        assert not window.search_panel.ask()  # no rerank URL: said, nothing sent
+        assert "URL" in window.search_panel.status.text() and not server.requests_to(CHAT)
+
+        for name, value in {"rerank_preset": "llamacpp", "rerank_url": rerank.root, "ce_skip_small": False,
+                            "ce_skip_flat": False}.items():
+            settings.set_value(name, value)
+        ask(qtbot, window)
+        outcome = window.search_panel.ask_view.outcome
+        rerank_step = next(s for s in outcome.steps if s.name == "rerank")
+        assert rerank_step.detail["reranker"] == "cross-encoder" and rerank_step.ok
+        assert rerank.requests_to(path) and outcome.answer is not None
+
+        settings.set_value("mode", "flash")
+        settings.set_value("chain_cross_encoder", True)
+        qtbot.wait(200)
+        before = len(rerank.requests_to(path))
+        ask(qtbot, window)
+        outcome = window.search_panel.ask_view.outcome
+        assert len(rerank.requests_to(path)) > before  # the cross-encoder scored first, then Flash read its best
+        rerank_step = next(s for s in outcome.steps if s.name == "rerank")
+        assert rerank_step.detail["reranker"] == "flash" and "cross" in json.dumps(rerank_step.detail["report"])
 
 
 def test_no_model_gives_the_sources_and_one_sentence(qtbot, window, server):

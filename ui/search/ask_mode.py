@@ -2,7 +2,8 @@
 
 Ask uses what the window already has: Settings → Flash's endpoint and model (no model, or no
 key: the sources and one sentence saying what to set), the reranker chosen there (Flash when
-a model is set, else threshold or vector only), and the search filters. Before the first
+a model is set, the cross-encoder on its own or before Flash when chosen, else threshold or
+vector only), and the search filters. Before the first
 question to a cloud endpoint it says once, per host, which excerpts leave the machine and to
 whom (remembered in QSettings); nothing is sent until the person agrees.
 """
@@ -29,8 +30,9 @@ class AskMode(QObject):
     said = Signal(str, bool)  # the status line: text, is it an error
 
     def __init__(self, service, keys, settings_panel, store: QSettings, view: AskView,
-                 recent: Callable[[], str], parent: QWidget) -> None:
+                 recent: Callable[[], str], parent: QWidget, cross_encoder=None) -> None:
         super().__init__(parent)
+        self._cross_encoder = cross_encoder  # the panel's CrossEncoderMode: its server settings and key
         self._service, self._keys, self._settings_panel = service, keys, settings_panel
         self._store = store
         self._recent = recent
@@ -56,8 +58,18 @@ class AskMode(QObject):
         self._missing = model_missing(settings, self._keys)
         try:
             endpoint = None if self._missing else settings.endpoint(self._keys.get(settings.preset))
-            if settings.mode == "flash" and endpoint is not None:
+            cross_encoder = self._cross_encoder is not None and (
+                settings.mode == "cross-encoder" or (settings.mode == "flash" and settings.chain_cross_encoder))
+            why_not = self._cross_encoder.blocked(settings) if cross_encoder else ""
+            if why_not:  # the rerank server's URL or key is missing: said as the Search's cross-encoder says it
+                self.said.emit(why_not, True)
+                return False
+            if settings.mode == "cross-encoder":
+                reranker = self._cross_encoder.reranker(settings)
+            elif settings.mode == "flash" and endpoint is not None:
                 reranker = self._service.search.flash_reranker(endpoint, settings.flash_settings(), self._recent())
+                if cross_encoder:  # Flash reads only the cross-encoder's best topics, as in Search
+                    reranker = self._cross_encoder.chained(settings, reranker)
             else:
                 reranker = make_reranker("none" if settings.mode == "vector" else "threshold",
                                          settings.threshold_settings())

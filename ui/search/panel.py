@@ -97,7 +97,7 @@ class SearchPanel(QWidget):
                                                                                  list(source.message_ids)))
         self.ask_view.rerun_requested.connect(self._ask_with_plan)
         self.asking = AskMode(service, keys, self.settings_panel, self._store, self.ask_view,
-                              lambda: self.recent.toPlainText(), self)
+                              lambda: self.recent.toPlainText(), self, cross_encoder=self.cross_encoder)
         self.asking.outcome_ready.connect(self._on_ask_outcome)
         self.asking.run_recorded.connect(self._on_run_recorded)
         self.asking.said.connect(self._say)
