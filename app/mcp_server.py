@@ -161,6 +161,10 @@ def serve_http(server, port: int) -> int:
         sock.close()
         raise EngineError(f"Port {port} on 127.0.0.1 cannot be used ({exc.strerror or exc}): "
                           "choose another with --http PORT.") from None
+    # Listening before the address is printed: a client that reads it and connects at once
+    # waits in the backlog until uvicorn accepts, instead of being refused (seen on a loaded
+    # machine: the start-up between the print and uvicorn's own listen() took long enough).
+    sock.listen(128)
     port = sock.getsockname()[1]
     token = os.environ.get(TOKEN_VARIABLE) or secrets.token_urlsafe(32)
     app = HttpGuard(server.streamable_http_app(streamable_http_path=PATH, host="127.0.0.1"), token, port)

@@ -262,7 +262,7 @@ def test_the_answer_streams_into_the_view_with_live_links(qtbot, window, server)
     final answer (claims marked by verify) replaces it."""
     def slow_answer(request: RecordedRequest) -> FakeResponse:
         text = " ".join(f"{claim} [{source_number(request.body, needle) or 1}]" for claim, needle in (ANALYZE, VACUUM))
-        return FakeResponse(json=chat_reply(text), piece_chars=8, event_delay=0.05)
+        return FakeResponse(json=chat_reply(text), piece_chars=8, event_delay=0.1)
     server.handle(CHAT, ScriptedModel(plan=PLAN, answer=slow_answer))
     use_server(window, server)
     panel, view = window.search_panel, window.search_panel.ask_view
