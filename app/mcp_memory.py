@@ -118,6 +118,25 @@ class MemoryTools:
         return self.service.search.flash_reranker(saved.endpoint(key), saved.flash_settings(),
                                                   threshold=saved.threshold_settings())
 
+    def _cross_encoder(self, saved: SavedSettings, language: str):
+        """The cross-encoder of the window's Settings → Cross-encoder (people and files cut by the
+        threshold settings, as `flashback search --reranker cross-encoder` does)."""
+        if saved.rerank_preset == "custom" and not saved.rerank_url.strip():
+            raise ToolError(say("no_rerank_url", language))
+        name = saved.rerank_key_name()
+        key = self.keys.get(name) if name else None
+        if saved.rerank_needs_key() and not key:
+            raise ToolError(say("missing_key", language, provider=name))
+        return self.service.search.cross_encoder_reranker(saved.rerank_endpoint(key), saved.cross_encoder_settings(),
+                                                          saved.threshold_settings())
+
+    def _reranker(self, name: str, saved: SavedSettings, language: str):
+        if name == "flash":
+            return self._flash(saved, language)
+        if name == "cross-encoder":
+            return self._cross_encoder(saved, language)
+        return make_reranker(name, saved.threshold_settings())
+
     # -- the tools ------------------------------------------------------------------------
     async def search(self, query: str, since: str | None, until: str | None, chat: str | None, reranker: str,
                      limit: int, include_candidates: bool, language: str, client: str) -> out.SearchResult:
@@ -127,8 +146,7 @@ class MemoryTools:
             saved = self.settings.current()
             notes = await asyncio.to_thread(self._ready, language)
             retrieval = saved.retrieval(*await asyncio.to_thread(self._filters, since, until, chat, language))
-            chosen = self._flash(saved, language) if reranker == "flash" else \
-                make_reranker(reranker, saved.threshold_settings())
+            chosen = self._reranker(reranker, saved, language)
             stage1 = await asyncio.to_thread(self.service.search.stage1, query, retrieval)
             outcome = await self.service.search.arerank(stage1, chosen, record=False)
             await asyncio.to_thread(self.service.search.record, outcome, chosen, client=client)

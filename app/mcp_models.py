@@ -37,7 +37,7 @@ class CandidateItem(BaseModel):
 
 class SearchResult(BaseModel):
     query: str
-    reranker: str = Field(description="threshold, flash or none, as it ran")
+    reranker: str = Field(description="threshold, flash, cross-encoder or none, as it ran")
     selected: list[Item]
     candidates: list[CandidateItem] | None = Field(description="stage 1's candidates, when asked for")
     fallback: str | None = Field(description="why Flash fell back to stage 1's best (its reason name), else null")

@@ -24,9 +24,12 @@ from typing import Any
 
 from engine.api import (
     PRESETS,
+    RERANK_PRESETS,
     SETTINGS,
+    CrossEncoderSettings,
     Endpoint,
     FlashSettings,
+    RerankEndpoint,
     RetrievalSettings,
     ThresholdSettings,
 )
@@ -59,6 +62,18 @@ class SavedSettings:
     max_artifacts: int = _default("max_artifacts")
     rewrite_query: bool = True
     budget_tokens: int = _default("budget_tokens")
+    # Settings → Cross-encoder (issue 25): the rerank server and its rules, as the window saves them.
+    rerank_preset: str = "llamacpp"
+    rerank_url: str = ""
+    rerank_model: str = ""
+    ce_threshold: float = _default("ce_threshold")
+    ce_top_k: int = _default("ce_top_k")
+    ce_top_n: int = _default("ce_top_n")
+    ce_passage_tokens: int = _default("ce_passage_tokens")
+    ce_batch: int = _default("ce_batch")
+    ce_skip_small: bool = _default("ce_skip_small")
+    ce_skip_flat: bool = _default("ce_skip_flat")
+    ce_timeout: int = int(_default("ce_timeout"))
     source: str = ""  # the file they were read from; "" for the defaults
 
     def retrieval(self, chat_ids: tuple[int, ...] = (), date_from: float | None = None,
@@ -82,6 +97,22 @@ class SavedSettings:
 
     def needs_key(self) -> bool:
         return PRESETS[self.preset].needs_key
+
+    def cross_encoder_settings(self) -> CrossEncoderSettings:
+        return CrossEncoderSettings(
+            threshold=self.ce_threshold, top_k=self.ce_top_k, top_n=self.ce_top_n,
+            passage_tokens=self.ce_passage_tokens, batch=self.ce_batch, skip_small=self.ce_skip_small,
+            skip_flat=self.ce_skip_flat, timeout=float(self.ce_timeout))
+
+    def rerank_endpoint(self, api_key: str | None) -> RerankEndpoint:
+        return RerankEndpoint(self.rerank_preset, self.rerank_url.strip(), api_key, self.rerank_model.strip())
+
+    def rerank_key_name(self) -> str:
+        """The key store's entry for the rerank server's key (jina, cohere, voyage, rerank)."""
+        return RERANK_PRESETS[self.rerank_preset].key_name
+
+    def rerank_needs_key(self) -> bool:
+        return RERANK_PRESETS[self.rerank_preset].needs_key
 
 
 def settings_file(data_dir: Path, in_data_dir: bool, environ=os.environ, platform: str = sys.platform) -> Path | None:
@@ -159,6 +190,8 @@ def _coerce(name: str, raw: str, default: Any) -> Any:
             return default
     if name == "preset":
         return raw if raw in PRESETS else default
+    if name == "rerank_preset":
+        return raw if raw in RERANK_PRESETS else default
     return raw
 
 

@@ -73,10 +73,12 @@ def _paragraph(doc: str | None) -> str:
 def register(server: MCPServer, memory: MemoryTools) -> None:
     async def search_memory(
         query: Query, ctx: Context, since: Since = None, until: Until = None, chat: Chat = None,
-        reranker: Annotated[Literal["threshold", "flash", "none"], Field(
+        reranker: Annotated[Literal["threshold", "flash", "cross-encoder", "none"], Field(
             description="threshold: the person's tuned similarity threshold, gap and top-K (free, instant); "
                         "flash: an LLM reads the candidates and keeps what answers the query (the endpoint and "
-                        "model chosen in Flashback's window; costs a call); none: stage 1's ranking")] = "threshold",
+                        "model chosen in Flashback's window; costs a call); cross-encoder: the rerank server "
+                        "chosen in the window scores each candidate against the query; none: stage 1's "
+                        "ranking")] = "threshold",
         limit: Annotated[int, Field(ge=1, le=50, description="at most this many selected items")] = 10,
         include_candidates: Annotated[bool, Field(description="also return every stage-1 candidate")] = False,
     ) -> out.SearchResult:

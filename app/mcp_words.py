@@ -27,6 +27,7 @@ WORDS: dict[str, dict[str, str]] = {
         "missing_key": "No API key for {provider}: save one with `flashback key set --provider {provider}`, "
                        "or set FLASHBACK_API_KEY in this server's environment (the client's configuration).",
         "no_model": "Name the model to use on the {provider} endpoint in the window's Settings first.",
+        "no_rerank_url": "Enter the rerank server's URL in the window's Settings → Cross-encoder first.",
         "bad_day": "{name} must be a day like 2024-05-31, not {value!r}.",
         "since_after_until": "since ({since}) is after until ({until}): nothing can match.",
         "chat_none": "No chat has the id or name {value!r}; list_chats lists them.",
@@ -53,6 +54,7 @@ WORDS: dict[str, dict[str, str]] = {
                        "`flashback key set --provider {provider}` или задайте FLASHBACK_API_KEY в окружении "
                        "этого сервера (в настройках клиента).",
         "no_model": "Сначала укажите модель для {provider} в настройках окна.",
+        "no_rerank_url": "Сначала укажите адрес сервера переранжирования в настройках окна → Кросс-энкодер.",
         "bad_day": "{name} должен быть днём вида 2024-05-31, а не {value!r}.",
         "since_after_until": "since ({since}) позже, чем until ({until}): ничего не найдётся.",
         "chat_none": "Нет чата с id или названием {value!r}; их перечисляет list_chats.",

@@ -42,7 +42,7 @@ def test_tools_have_typed_documented_parameters_and_output_schemas(store, tmp_pa
             assert spec.get("description"), f"{tool.name}.{name} is not documented"
     search = by_name["search_memory"].input_schema
     assert search["required"] == ["query"]
-    assert search["properties"]["reranker"]["enum"] == ["threshold", "flash", "none"]
+    assert search["properties"]["reranker"]["enum"] == ["threshold", "flash", "cross-encoder", "none"]
     assert (search["properties"]["limit"]["minimum"], search["properties"]["limit"]["maximum"]) == (1, 50)
     budget = by_name["get_context"].input_schema["properties"]["budget_tokens"]["anyOf"][0]
     assert (budget["minimum"], budget["maximum"]) == (100, 200_000)  # the engine's settings schema

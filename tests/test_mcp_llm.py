@@ -141,3 +141,35 @@ def test_without_a_key_flash_is_refused_and_ask_gives_the_sources(store, server,
     refused, asked = session_run(store, tmp_path / "err.log", work)
     assert refused.startswith("No API key for openrouter") and "FLASHBACK_API_KEY" in refused
     assert asked["answer"] is None and asked["sources"] and server.requests_to(CHAT) == []
+
+
+def test_cross_encoder_search_uses_the_windows_rerank_server(built_demo, tmp_path):
+    """search_memory's `cross-encoder`: the rerank server, URL and rules saved in the window's
+    Settings → Cross-encoder (a scripted llama.cpp /v1/rerank on 127.0.0.1), recorded as such;
+    a custom server without a URL is refused in one sentence, nothing sent."""
+    from tests.fake_rerank import FakeRerank
+
+    data = shutil.copytree(built_demo, tmp_path / "data")
+    with FakeRerank() as rerank:
+        path = rerank.serve("llamacpp", logits=True)
+        write_window_settings(data, {"rerank_preset": "llamacpp", "rerank_url": rerank.root, "ce_top_k": "2",
+                                     "ce_skip_small": "false", "ce_skip_flat": "false"})
+
+        async def work(session):
+            return structured(await session.call_tool("search_memory", {"query": "hotel in Lisbon",
+                                                                        "reranker": "cross-encoder"}))
+        found = session_run(data, tmp_path / "err.log", work)
+        assert found["reranker"] == "cross-encoder" and found["fallback"] is None
+        topics = [item for item in found["selected"] if item["kind"] == "topic"]
+        assert 1 <= len(topics) <= 2 and all(item["reason"].startswith("cross-encoder score") for item in topics)
+        assert len(rerank.requests_to(path)) == 1
+        run = Flashback(data).runs.get(found["run_id"])
+        assert run.reranker == "cross-encoder" and run.client == CLIENT
+
+        write_window_settings(data, {"rerank_preset": "custom", "rerank_url": ""})
+
+        async def refused(session):
+            return error_text(await session.call_tool("search_memory", {"query": "hotel",
+                                                                        "reranker": "cross-encoder"}))
+        said = session_run(data, tmp_path / "err2.log", refused)
+        assert "URL" in said and "Cross-encoder" in said and len(rerank.requests_to(path)) == 1

@@ -29,7 +29,10 @@ def test_what_the_window_saves_the_server_reads(tmp_path):
     tuned = {"candidates": 17, "hybrid": False, "threshold": 0.37, "gap": 0.08, "top_k": 2, "preset": "custom",
              "base_url": "http://127.0.0.1:8080/v1", "model": 'qwen, "the big one" — ё',
              "reasoning_effort": "high", "timeout": 240, "max_tool_calls": 4, "max_topics": 7, "max_people": 3,
-             "max_artifacts": 0, "rewrite_query": False, "budget_tokens": 12345}
+             "max_artifacts": 0, "rewrite_query": False, "budget_tokens": 12345,
+             "rerank_preset": "tei", "rerank_url": "http://127.0.0.1:8081", "rerank_model": "bge-reranker-v2-m3",
+             "ce_threshold": 0.25, "ce_top_k": 4, "ce_top_n": 30, "ce_passage_tokens": 200, "ce_batch": 12,
+             "ce_skip_small": False, "ce_skip_flat": False, "ce_timeout": 20}
     path = tmp_path / "Flashback" / "Flashback.ini"
     window = _window_round_trip(path, tuned)
     server = load(path)
@@ -40,6 +43,8 @@ def test_what_the_window_saves_the_server_reads(tmp_path):
     assert server.flash_settings() == window.flash_settings()
     assert server.threshold_settings() == window.threshold_settings()
     assert server.endpoint("k") == window.endpoint("k")
+    assert server.cross_encoder_settings() == window.cross_encoder_settings()
+    assert server.rerank_endpoint("k") == window.rerank_endpoint("k")
 
 
 def test_out_of_range_or_broken_values_are_clamped_or_defaulted_like_the_window(tmp_path):
