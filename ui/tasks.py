@@ -18,6 +18,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from engine.api import PROGRESS_INTERVAL_S, CancelToken, ProgressThrottle
@@ -56,14 +57,24 @@ class _Runnable(QRunnable):
 
         def progress(value: Any) -> None:
             if worth_sending(value):
-                self._signals.progress.emit(value)
+                self._tell("progress", value)
 
         try:
             result = self._work(progress, self._cancel)
         except Exception as exc:  # delivered to the GUI, which turns it into plain words
-            self._signals.done.emit(False, exc)
+            self._tell("done", False, exc)
         else:
-            self._signals.done.emit(True, result)
+            self._tell("done", True, result)
+
+    def _tell(self, name: str, *args: Any) -> None:
+        """Emit on the task's signals, unless their owner is gone: a window closed while its
+        work still ran deletes the parented signals object, and emitting on it raised in the
+        thread pool ("Signal source has been deleted"), where nobody is left to tell."""
+        try:
+            getattr(self._signals, name).emit(*args)
+        except RuntimeError:
+            if shiboken6.isValid(self._signals):
+                raise
 
 
 class BackgroundTask:

@@ -8,6 +8,7 @@ import threading
 import time
 
 import pytest
+import shiboken6
 
 from engine.progress import PROGRESS_INTERVAL_S
 from ui.tasks import LatestWins, wait_for_background_work
@@ -125,3 +126,25 @@ def test_the_task_s_own_signals_reach_every_job(qtbot, latest):
     new.release.set()
     old.release.set()
     qtbot.waitUntil(lambda: sorted(everyone) == ["new", "old"])
+
+
+def test_work_that_outlives_its_owner_ends_quietly(qtbot):
+    """A window closed while its work still runs deletes the task's parented signals; the worker
+    then has nobody to tell, and says nothing (it raised "Signal source has been deleted" in the
+    thread pool, which failed whichever test ran next)."""
+    from PySide6.QtWidgets import QWidget
+
+    from ui.tasks import BackgroundTask
+
+    owner = QWidget()
+    job = Held(value="late answer")
+    task = BackgroundTask(job, owner)
+    heard: list = []
+    task.signals.succeeded.connect(heard.append)
+    task.start()
+    owner.deleteLater()
+    qtbot.waitUntil(lambda: not shiboken6.isValid(task.signals), timeout=WAIT_S * 1000)
+    job.release.set()
+    assert wait_for_background_work(WAIT_S * 1000)
+    qtbot.wait(50)  # any exception from the worker would surface in the Qt event loop here
+    assert heard == []
