@@ -88,6 +88,9 @@ class BuildOptions:
     consolidate: bool = True
 
 
+ARTIFACT_SLICE = 5000  # files whose documents are built and embedded at a time
+
+
 def _guarded(work):
     """An index step; a damaged vector met in it becomes InvalidVectors (see build_memory)."""
     try:
@@ -259,16 +262,25 @@ def _build_vectors(connection: sqlite3.Connection, embedder: Embedder, indexes: 
 
     started = time.perf_counter()
     people = people_documents(connection)
-    artifacts = artifact_documents(connection, artifacts_without_items(connection, model))
     if isinstance(options.chunk_chars, PassageShape):  # a sentence model pays per character: their heads
-        people, artifacts = options.chunk_chars.entities(people), options.chunk_chars.entities(artifacts)
+        people = options.chunk_chars.entities(people)
     # With progress: a local CPU model spends minutes here (LoCoMo: a third of its build).
     absorb("person", replace_items(connection, embedder, "person", people, cancel=cancel,
                                    on_progress=lambda done, total: progress("people", done, total),
                                    on_vectors=into_index("person")))
-    absorb("artifact", replace_items(connection, embedder, "artifact", artifacts, cancel=cancel,
-                                     on_progress=lambda done, total: progress("artifacts", done, total),
-                                     on_vectors=into_index("artifact")))
+    # Files a slice at a time: their documents (a file's head and the messages around it) for a
+    # whole 1M-message store were ~230 MB of text held to the build's end, its peak memory.
+    pending = artifacts_without_items(connection, model)
+    for first in range(0, len(pending), ARTIFACT_SLICE):
+        artifacts = artifact_documents(connection, pending[first:first + ARTIFACT_SLICE])
+        if isinstance(options.chunk_chars, PassageShape):
+            artifacts = options.chunk_chars.entities(artifacts)
+        absorb("artifact", replace_items(
+            connection, embedder, "artifact", artifacts, cancel=cancel, on_vectors=into_index("artifact"),
+            on_progress=lambda done, total, first=first: progress(
+                "artifacts", first + round(done / max(total, 1) * min(ARTIFACT_SLICE, len(pending) - first)),
+                len(pending))))
+        del artifacts
     timed("people_artifacts", started)
 
     started = time.perf_counter()

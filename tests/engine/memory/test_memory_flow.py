@@ -155,3 +155,29 @@ def test_a_stand_in_index_says_why_in_the_persons_language(built_store, tmp_path
     [note] = [n for n in outcome.notes if getattr(n, "code", "").startswith("memory.stand_in")]
     assert str(note).startswith("the topic index is being rebuilt by the build in this process (pid ")
     assert note.render("ru").startswith("индекс тем перестраивается — построение памяти в этом процессе (pid ")
+
+
+def test_files_are_embedded_a_slice_at_a_time_with_one_progress(tmp_path, monkeypatch):
+    """The build takes files' documents a slice at a time (their text for a 1M store was its peak
+    memory): with slices of 2, every one of the demo's 9 files still gets its vector, once, and
+    the progress counts files from 0 to all of them without going back."""
+    import engine.memory.build as build_module
+
+    monkeypatch.setattr(build_module, "ARTIFACT_SLICE", 2)  # the slice size only: the demo has 9 files
+    service = Flashback(tmp_path / "data")
+    service.imports.import_path(DEMO)
+    seen: list[tuple[int, int]] = []
+
+    def on_progress(stage, done, total):
+        if stage == "artifacts":
+            seen.append((done, total))
+    report = service.memory.build(on_progress=on_progress)
+    assert report.vectors["artifact"] == 9 and report.searchable["artifact"] == 9
+    assert seen and {total for _, total in seen} == {9} and seen[-1] == (9, 9)
+    assert [done for done, _ in seen] == sorted(done for done, _ in seen)
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "data" / "flashback.sqlite3") as connection:
+        names = [n for (n,) in connection.execute("SELECT file_name FROM artifact WHERE file_name IS NOT NULL")]
+    outcome = service.search.run(names[-1], RetrievalSettings())  # a file of the last slice is found
+    assert any(c.kind == "artifact" for c in outcome.stage1.candidates)
