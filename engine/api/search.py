@@ -146,14 +146,17 @@ class SearchService:
 
     def warm_up(self) -> None:
         """Load what a first search reads (the embedder's fitted state, the topic index) ahead
-        of it: the window calls this in a worker as it opens (issue 26: its first query waited
-        for the index to load, 0.7 s on a 300k-message store)."""
+        of it, graph and all (a loaded index otherwise builds its graph at its second search): the
+        window calls this in a worker as it opens (issue 26: its first query waited for the
+        index to load, 0.7 s on a 300k-message store)."""
         context = self._context
         retriever = context.retriever()
         with plain_faults(context.data_dir, "search"):
             connection = context.connect()
             try:
-                retriever.indexes.get(connection, "topic")
+                loaded = retriever.indexes.get(connection, "topic")
+                if loaded.index is not None:
+                    loaded.index.load_graph()
             finally:
                 connection.close()
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import hnswlib
 import numpy as np
 
+from engine.index.level_zero import LevelZero, LevelZeroUnreadable
 from engine.index.sidecar import (
     IndexMeta,
     IndexUnusable,
@@ -48,18 +49,30 @@ _MAX_LABEL = 2**63 - 1  # labels are SQLite integer ids; hnswlib stores them as 
 
 
 class VectorIndex:
-    """An hnswlib index of L2-normalisable float32 vectors keyed by integer labels."""
+    """An hnswlib index of L2-normalisable float32 vectors keyed by integer labels.
 
-    def __init__(self, hnsw: hnswlib.Index, *, ef_search: int, deleted: Iterable[int] = ()) -> None:
-        """Wrap an initialised hnswlib index; use `create` or `load` rather than calling this."""
+    A loaded index answers its first search exactly from the saved file's vectors
+    (engine.index.level_zero) and builds hnswlib's graph at the second search, or at once
+    through `load_graph`, or for anything that changes or reads it whole (issue 26).
+    """
+
+    def __init__(self, hnsw: hnswlib.Index | None, *, ef_search: int, deleted: Iterable[int] = (),
+                 saved: tuple[Path, LevelZero] | None = None) -> None:
+        """Wrap an initialised hnswlib index, or a saved file not loaded yet (`saved`: its path and
+        vectors); use `create` or `load` rather than calling this."""
+        if hnsw is None and saved is None:
+            raise ValueError("an index needs its graph or its saved file")
         self._hnsw = hnsw
+        self._saved = saved
+        self._scanned = False
         # Beside an index of sketches: the full vectors its candidates are scored with (saved and
         # loaded with it, paired by the sidecar like the binary; engine.index.vector_file).
         self.full: VectorFile | None = None
         self._deleted: set[int] = set(deleted)
         self._lock = threading.Lock()
         self._ef_search = ef_search
-        hnsw.set_ef(ef_search)  # hnswlib's default ef is 10: far too low for k = 50
+        if hnsw is not None:
+            hnsw.set_ef(ef_search)  # hnswlib's default ef is 10: far too low for k = 50
 
     @classmethod
     def create(cls, dim: int, capacity: int = 1024, m: int = 16, ef_construction: int = 200,
@@ -90,16 +103,20 @@ class VectorIndex:
         if not isinstance(ef_search, int) or ef_search < 1:
             raise IndexUnusable(path, msg("index.corrupt.ef_search"))
         check_binary(path, sidecar, full=full_check)
-        hnsw = hnswlib.Index(space=SPACE, dim=sidecar.meta.dim)
         try:
-            hnsw.load_index(str(path), max_elements=sidecar.elements + _LOAD_HEADROOM)
-        except (RuntimeError, MemoryError, ValueError) as exc:
-            raise IndexUnusable(path, msg("index.corrupt.unreadable", error=str(exc))) from exc
-        live = hnsw.element_count - len(sidecar.deleted)
-        if hnsw.element_count != sidecar.elements or live != sidecar.meta.count:
-            raise IndexUnusable(path, msg("index.corrupt.count", items=hnsw.element_count, live=live,
-                                          expected_items=sidecar.elements, expected_live=sidecar.meta.count))
-        index = cls(hnsw, ef_search=ef_search, deleted=sidecar.deleted)
+            saved = LevelZero(path, sidecar.meta.dim, sidecar.elements)
+        except (LevelZeroUnreadable, OSError, ValueError):
+            saved = None  # not the layout read in place: hnswlib reads it (and says what is wrong)
+        if saved is not None:
+            live = saved.count - len(sidecar.deleted)
+            if live != sidecar.meta.count:
+                saved.close()
+                raise IndexUnusable(path, msg("index.corrupt.count", items=saved.count, live=live,
+                                              expected_items=sidecar.elements, expected_live=sidecar.meta.count))
+            index = cls(None, ef_search=ef_search, deleted=sidecar.deleted, saved=(path, saved))
+        else:
+            index = cls(_read_graph(path, sidecar.meta.dim, sidecar.elements, sidecar.meta.count,
+                                    len(sidecar.deleted)), ef_search=ef_search, deleted=sidecar.deleted)
         if isinstance(params.get("vectors"), dict):
             index.full = _open_full(path, params["vectors"], full_check)
         return index
@@ -108,17 +125,31 @@ class VectorIndex:
 
     @property
     def dim(self) -> int:
-        return self._hnsw.dim
+        return self._hnsw.dim if self._hnsw is not None else self._saved[1].dim
 
     @property
     def capacity(self) -> int:
-        return self._hnsw.get_max_elements()
+        with self._lock:
+            return self._graph().get_max_elements()
 
     @property
     def params(self) -> dict:
         """Build and search parameters, as written to the sidecar."""
+        if self._hnsw is None:
+            saved = self._saved[1]
+            return {"M": saved.m, "ef_construction": saved.ef_construction,
+                    "ef_search": self._ef_search, "space": SPACE}
         return {"M": self._hnsw.M, "ef_construction": self._hnsw.ef_construction,
                 "ef_search": self._ef_search, "space": SPACE}
+
+    @property
+    def graph_loaded(self) -> bool:
+        return self._hnsw is not None
+
+    def load_graph(self) -> None:
+        """Build hnswlib's graph now (the window's warm-up), not at the second search."""
+        with self._lock:
+            self._graph()
 
     @property
     def live_count(self) -> int:
@@ -136,17 +167,21 @@ class VectorIndex:
                 held &= ~np.isin(labels, np.fromiter(self._deleted, np.int64, len(self._deleted)))
             if not held.any():
                 return held, np.zeros((0, self.dim), np.float32)
+            hnsw = self._graph()
             try:
-                found = self._hnsw.get_items(labels[held], return_type="numpy")
+                found = hnsw.get_items(labels[held], return_type="numpy")
             except RuntimeError:  # some label was never added: find which, then read the others
-                held &= np.isin(labels, np.asarray(self._hnsw.get_ids_list(), dtype=np.int64))
-                found = self._hnsw.get_items(labels[held], return_type="numpy") if held.any() else []
+                held &= np.isin(labels, np.asarray(hnsw.get_ids_list(), dtype=np.int64))
+                found = hnsw.get_items(labels[held], return_type="numpy") if held.any() else []
         return held, np.asarray(found, dtype=np.float32).reshape(int(held.sum()), self.dim)
 
     def labels(self) -> np.ndarray:
         """Live labels, ascending (int64)."""
         with self._lock:
-            stored = np.asarray(self._hnsw.get_ids_list(), dtype=np.int64)
+            if self._hnsw is None:
+                stored = self._saved[1].labels()
+            else:
+                stored = np.asarray(self._hnsw.get_ids_list(), dtype=np.int64)
             deleted = np.fromiter(self._deleted, dtype=np.int64, count=len(self._deleted))
         return np.sort(stored[~np.isin(stored, deleted)])
 
@@ -165,7 +200,7 @@ class VectorIndex:
             chunk_labels = labels[start:start + _ADD_CHUNK]
             with self._lock:
                 self._reserve(len(chunk_labels))
-                self._hnsw.add_items(vectors[start:start + _ADD_CHUNK], chunk_labels)
+                self._graph().add_items(vectors[start:start + _ADD_CHUNK], chunk_labels)
                 self._deleted.difference_update(chunk_labels.tolist())
 
     def reserve(self, extra: int) -> None:
@@ -173,9 +208,10 @@ class VectorIndex:
         grows the index once instead of by half again and again (each growth briefly holds the
         old graph and the new one: issue 26's peak memory)."""
         with self._lock:
-            needed = self._hnsw.element_count + extra
-            if needed > self._hnsw.get_max_elements():
-                self._hnsw.resize_index(needed)
+            hnsw = self._graph()
+            needed = hnsw.element_count + extra
+            if needed > hnsw.get_max_elements():
+                hnsw.resize_index(needed)
 
     def mark_deleted(self, labels: Iterable[int] | np.ndarray | int) -> None:
         """Hide items from searches; labels not in the index, or already deleted, are ignored."""
@@ -184,7 +220,7 @@ class VectorIndex:
                 if label in self._deleted:
                     continue  # hnswlib raises on a second delete
                 try:
-                    self._hnsw.mark_deleted(label)
+                    self._graph().mark_deleted(label)
                 except RuntimeError:
                     continue  # "Label not found": nothing to hide
                 self._deleted.add(label)
@@ -194,7 +230,8 @@ class VectorIndex:
         if ef_search < 1:
             raise ValueError(f"ef_search must be positive, not {ef_search}")
         with self._lock:
-            self._hnsw.set_ef(ef_search)
+            if self._hnsw is not None:
+                self._hnsw.set_ef(ef_search)
             self._ef_search = ef_search
 
     # -- search ------------------------------------------------------------------------------
@@ -213,8 +250,14 @@ class VectorIndex:
             k = min(k, self._live_count())
             if k <= 0 or len(queries) == 0:
                 return [[] for _ in range(len(queries))]
+            if self._hnsw is None and not self._scanned:
+                # The first search of a loaded index reads the saved vectors in place: exact, and
+                # no graph to build for a process that searches once (the class docstring).
+                self._scanned = True
+                return [self._saved[1].search(query, k, self._deleted) for query in queries]
+            hnsw = self._graph()
             try:
-                found = [self._hnsw.knn_query(queries, k=k)]
+                found = [hnsw.knn_query(queries, k=k)]
             except RuntimeError:
                 # Some query reached fewer than k live items (deletions can cut the graph
                 # apart): search row by row so only that query gets fewer results.
@@ -229,7 +272,7 @@ class VectorIndex:
     def _knn_as_many_as_found(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         while k > 0:
             try:
-                return self._hnsw.knn_query(query, k=k)
+                return self._graph().knn_query(query, k=k)
             except RuntimeError:
                 k -= max(1, k // 4)
         return np.empty((1, 0), np.uint64), np.empty((1, 0), np.float32)
@@ -248,21 +291,22 @@ class VectorIndex:
             if meta.dim != self.dim or meta.count != live:
                 raise ValueError(f"meta says dim {meta.dim} and {meta.count} items; the index has dim "
                                  f"{self.dim} and {live} live items")
+            hnsw = self._graph()
             params = {**meta.params, **self.params}
             # Private like the data folder; the temp files (mkstemp) are already 0600 and keep that mode.
             path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             _remove_leftover_temps(path)
             _remove_leftover_temps(full_path(path))
             if self.full is not None:  # renamed before the sidecar, which pairs it: see _save_full
-                params["vectors"] = _save_full(self.full, path, self._hnsw.get_ids_list(), self._deleted)
+                params["vectors"] = _save_full(self.full, path, hnsw.get_ids_list(), self._deleted)
             record = IndexMeta(model_id=meta.model_id, dim=meta.dim, count=live, params=params,
                                store_checksum=meta.store_checksum)
             binary_tmp = _temp_beside(path)
             sidecar_tmp = _temp_beside(path)
             try:
-                self._hnsw.save_index(str(binary_tmp))
+                hnsw.save_index(str(binary_tmp))
                 _fsync_file(binary_tmp)
-                sidecar = Sidecar(meta=record, elements=self._hnsw.element_count, deleted=frozenset(self._deleted),
+                sidecar = Sidecar(meta=record, elements=hnsw.element_count, deleted=frozenset(self._deleted),
                                   binary_bytes=binary_tmp.stat().st_size, binary_crc32=file_crc32(binary_tmp),
                                   saved_at=time.time(), binary_identity=file_identity(binary_tmp))
                 sidecar_tmp.write_text(sidecar_json(sidecar), encoding="utf-8")
@@ -280,14 +324,27 @@ class VectorIndex:
     # -- helpers (the caller holds the lock where it matters) --------------------------------------
 
     def _live_count(self) -> int:
-        return self._hnsw.element_count - len(self._deleted)
+        stored = self._hnsw.element_count if self._hnsw is not None else self._saved[1].count
+        return stored - len(self._deleted)
+
+    def _graph(self) -> hnswlib.Index:
+        """hnswlib's index, read from the saved file the first time it is needed."""
+        if self._hnsw is None:
+            path, saved = self._saved
+            saved.close()
+            self._hnsw = _read_graph(path, saved.dim, saved.count, saved.count - len(self._deleted),
+                                     len(self._deleted))
+            self._hnsw.set_ef(self._ef_search)
+            self._saved = None
+        return self._hnsw
 
     def _reserve(self, extra: int) -> None:
-        needed = self._hnsw.element_count + extra  # replaced labels need no room: an overestimate
-        capacity = self._hnsw.get_max_elements()
+        hnsw = self._graph()
+        needed = hnsw.element_count + extra  # replaced labels need no room: an overestimate
+        capacity = hnsw.get_max_elements()
         if needed > capacity:
             # Grow by half: amortised O(1) resizes without doubling a 100k-item index's memory.
-            self._hnsw.resize_index(max(needed, capacity + capacity // 2))
+            hnsw.resize_index(max(needed, capacity + capacity // 2))
 
     def _as_vectors(self, vectors: np.ndarray) -> np.ndarray:
         array = np.asarray(vectors, dtype=np.float32)
@@ -298,6 +355,19 @@ class VectorIndex:
         if not np.isfinite(array).all():
             raise InvalidVector("vectors contain NaN or infinity")
         return np.ascontiguousarray(array)
+
+
+def _read_graph(path: Path, dim: int, elements: int, live: int, deleted: int) -> hnswlib.Index:
+    """hnswlib's whole index from `path`, which must hold `elements` items (`live` of them searchable)."""
+    hnsw = hnswlib.Index(space=SPACE, dim=dim)
+    try:
+        hnsw.load_index(str(path), max_elements=elements + _LOAD_HEADROOM)
+    except (RuntimeError, MemoryError, ValueError) as exc:
+        raise IndexUnusable(path, msg("index.corrupt.unreadable", error=str(exc))) from exc
+    if hnsw.element_count != elements or hnsw.element_count - deleted != live:
+        raise IndexUnusable(path, msg("index.corrupt.count", items=hnsw.element_count,
+                                      live=hnsw.element_count - deleted, expected_items=elements, expected_live=live))
+    return hnsw
 
 
 def full_path(index_path: Path) -> Path:
