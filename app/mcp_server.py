@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app import __version__
+import app
 
 log = logging.getLogger(__name__)
 TOKEN_VARIABLE = "FLASHBACK_MCP_TOKEN"  # a fixed token, for a client configuration that outlives one start
@@ -45,7 +45,7 @@ def run_mcp(args: argparse.Namespace, data_dir: Path, settings_in_data_dir: bool
     logging.getLogger("mcp").setLevel(logging.WARNING)  # the SDK's per-request notes would drown ours
     watcher = SettingsWatcher(settings_file(data_dir, settings_in_data_dir))
     server = build_server(data_dir, watcher, log_file)
-    log.info("flashback mcp %s for %s (%s); settings from %s", __version__, data_dir,
+    log.info("flashback mcp %s for %s (%s); settings from %s", app.__version__, data_dir,
              "stdio" if args.http is None else "streamable HTTP", watcher.path or "the defaults")
     if args.http is None:
         import anyio
@@ -90,7 +90,7 @@ def build_server(data_dir: Path, watcher, log_file: Path | None):
                     raise ToolError(str(cause)) from None
                 raise
 
-    server = FlashbackMCP("flashback", title="Flashback", version=__version__,
+    server = FlashbackMCP("flashback", title="Flashback", version=app.__version__,
                           instructions="The person's own chat history (imported Telegram, WhatsApp and ChatGPT "
                                        "exports), searched the way they tuned it in Flashback. Read-only.")
     register(server, MemoryTools(data_dir, watcher))

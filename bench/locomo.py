@@ -97,7 +97,7 @@ def _patched(*patches: tuple[object, str, object]) -> Iterator[None]:
 
 def _no_stemming():
     unstemmed_stopwords = frozenset(stemming.fold(w) for w in lexical._QUERY_STOPWORDS)
-    return _patched((stemming, "stem_word", lambda word: word), (lexical, "QUERY_STOPWORDS", unstemmed_stopwords))
+    return _patched((stemming, "stem_word", lambda word: word), (lexical, "query_stopwords", lambda: unstemmed_stopwords))
 
 
 def _share_rule(frequencies: dict[str, int], topics: int, budget: int = 0) -> list[str]:
@@ -109,7 +109,7 @@ def _share_rule(frequencies: dict[str, int], topics: int, budget: int = 0) -> li
 LEXICAL_ALTERNATIVES: dict[str, Callable[[], object]] = {
     "BM25 without stemming": _no_stemming,
     "BM25 without date words": lambda: _patched((topic_documents_module, "date_words", lambda times: "")),
-    "BM25 without query stopwords": lambda: _patched((lexical, "QUERY_STOPWORDS", frozenset())),
+    "BM25 without query stopwords": lambda: _patched((lexical, "query_stopwords", frozenset)),
     "BM25 summary weight 1.0 (0.3)": lambda: _patched((lexical, "SUMMARY_WEIGHT", 1.0)),
     "BM25 summary weight 0 (0.3)": lambda: _patched((lexical, "SUMMARY_WEIGHT", 0.0)),
     "old rule: drop words in >25% of topics": lambda: _patched((lexical, "within_budget", _share_rule)),

@@ -24,7 +24,7 @@ import numpy as np
 
 import engine.topics.session_split as subjects_module
 from bench.locomo_lab import BM25, Lab, fuse, run_sections, subjects
-from engine.retrieval.lexical import QUERY_STOPWORDS, query_terms
+from engine.retrieval.lexical import query_stopwords, query_terms
 from engine.text.stemming import terms as stemmed
 
 
@@ -165,7 +165,7 @@ def proximity(lab: Lab) -> None:
             for i in topic:
                 words = stemmed(c.messages[i]["text"])
                 tokens += _pairs(words if keep_function_words else
-                                 [w for w in words if w not in QUERY_STOPWORDS], window)
+                                 [w for w in words if w not in query_stopwords()], window)
             docs.append(tokens)
         pairs = BM25.over_terms(docs)
         cache = {q["query"]: pairs.score_terms(dict.fromkeys(_pairs(query_terms(q["query"]), window), 1.0))

@@ -1,7 +1,7 @@
 """BM25 over whole topics (`topic_fts`, kept by the build), for hybrid retrieval.
 
 Query and topics are reduced to the same stemmed terms (`engine.text.stemming`), and
-function words are left out of the query (`QUERY_STOPWORDS`).
+function words are left out of the query (`query_stopwords`).
 
 Which query terms are searched is bounded by cost, not by a share of the store: FTS5
 scores every topic that holds any query term (~0.7 µs per posting, measured on 100k
@@ -22,6 +22,7 @@ score (FTS5 computes BM25 itself).
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import sqlite3
@@ -59,7 +60,13 @@ which while who whom whose why will with would you your yours yourself yourselve
 через эти нас про всего них много разве эту моя впрочем свою этой перед иногда том нельзя такой им более всегда
 конечно всю между это мной тебе твой твоя свой сколько почему
 """.split()
-QUERY_STOPWORDS = frozenset(stem_word(fold(word)) for word in _QUERY_STOPWORDS)
+
+
+@functools.cache
+def query_stopwords() -> frozenset[str]:
+    """The function words' stems, made on first use: stemming them costs 9 ms, a good part of
+    a cold `flashback search` that may never reach BM25 (issue 26)."""
+    return frozenset(stem_word(fold(word)) for word in _QUERY_STOPWORDS)
 
 
 def query_terms(text: str) -> list[str]:
@@ -69,7 +76,8 @@ def query_terms(text: str) -> list[str]:
     for term in stemmed_terms(text):
         if len(term) > 1 or term.isdigit():
             seen.setdefault(term, None)
-    content = [term for term in seen if term not in QUERY_STOPWORDS]
+    stopwords = query_stopwords()
+    content = [term for term in seen if term not in stopwords]
     return content or list(seen)
 
 

@@ -24,7 +24,7 @@ import sqlite3
 from datetime import UTC, datetime
 
 from engine.retrieval.candidate import Candidate
-from engine.retrieval.lexical import HALF_MATCH, QUERY_STOPWORDS
+from engine.retrieval.lexical import HALF_MATCH, query_stopwords
 from engine.text.stemming import fold, stem_word
 
 KIND = "message"
@@ -64,7 +64,8 @@ def _prefixes(query: str) -> list[str]:
     words = [w for w in dict.fromkeys(fold(query).split()) if w]
     cleaned = ["".join(ch for ch in w if ch.isalnum()) for w in words]
     cleaned = [w for w in dict.fromkeys(cleaned) if len(w) > 1 or w.isdigit()]
-    content = [w for w in cleaned if stem_word(w) not in QUERY_STOPWORDS] or cleaned
+    stopwords = query_stopwords()
+    content = [w for w in cleaned if stem_word(w) not in stopwords] or cleaned
     prefixes = []
     for word in content:
         stem = stem_word(word)
