@@ -36,7 +36,7 @@ from engine.api import Flashback
 from engine.embeddings.base import EmbeddingConfig
 from engine.evaluation.runner import evaluate, load_qrels
 from engine.memory.build import BuildOptions
-from engine.memory.lexical_index import sync_topic_fts
+from engine.memory.lexical_index import clear_topic_fts, sync_topic_fts
 from engine.memory.model_options import build_options_for
 from engine.memory.topic_documents import topic_documents_for
 from engine.rerank.base import Candidate
@@ -119,7 +119,7 @@ LEXICAL_ALTERNATIVES: dict[str, Callable[[], object]] = {
 def _reindex(service: Flashback) -> None:
     connection = connect(db_path(service.data_dir))
     try:
-        connection.execute("DELETE FROM topic_fts")
+        clear_topic_fts(connection)
         sync_topic_fts(connection)
     finally:
         connection.close()

@@ -36,7 +36,7 @@ from engine.memory.documents import DEFAULT_CHUNK_CHARS, PassageShape
 from engine.memory.embedder_state import needs_refit, refit
 from engine.memory.health import InvalidVectors, describe_repair, find_damaged_vectors, remove_damaged
 from engine.memory.indexes import INDEX_FOLDER, IndexSet
-from engine.memory.lexical_index import sync_topic_fts
+from engine.memory.lexical_index import sync_topic_fts, topic_fts_is_current, topic_fts_is_stemmed
 from engine.memory.model_options import build_options_for
 from engine.memory.people_and_files import artifact_documents, artifacts_without_items, people_documents
 from engine.memory.topic_documents import topic_documents_for, topics_without_items
@@ -257,7 +257,10 @@ def _build_vectors(connection: sqlite3.Connection, embedder: Embedder, indexes: 
         timed("consolidation", started)
 
     started = time.perf_counter()
-    sync_topic_fts(connection, changed_topics)
+    recreated = topic_fts_is_stemmed(connection) and not topic_fts_is_current(connection)
+    sync_topic_fts(connection, changed_topics, on_progress=lambda done, total: progress("lexical", done, total))
+    if recreated:  # a store built before issue 26: its old table's copy of the terms freed ~18 % of the file
+        vacuum_if_worth(connection, "the old full-text table", share=_MIGRATION_VACUUM_SHARE)
     timed("lexical", started)
 
     def apply_to_index(kind: str) -> None:
@@ -328,6 +331,7 @@ def _build_vectors(connection: sqlite3.Connection, embedder: Embedder, indexes: 
 _DROP_BATCH = 5000
 _VACUUM_SHARE = 0.25  # of the file free, and at least:
 _VACUUM_MIB = 16
+_MIGRATION_VACUUM_SHARE = 0.1  # once, when the full-text table changes shape: the 200k store freed 18 %
 
 
 def compact_uncached(connection: sqlite3.Connection, on_progress: Callable[[int, int], None]) -> float:
@@ -347,11 +351,19 @@ def compact_uncached(connection: sqlite3.Connection, on_progress: Callable[[int,
         on_progress(done, total)
         if removed < _DROP_BATCH:
             break
+    vacuum_if_worth(connection, "old vectors")
+    after = connection.execute("PRAGMA page_count").fetchone()[0] * page
+    return round(max(0, before - after) / 2**20, 1)
+
+
+def vacuum_if_worth(connection: sqlite3.Connection, what: str, share: float = _VACUUM_SHARE) -> None:
+    """VACUUM when at least `share` of the store file (and 16 MiB) is free pages, after `what`
+    was dropped: SQLite reuses free pages but never gives them back to the disk by itself."""
+    page = connection.execute("PRAGMA page_size").fetchone()[0]
+    size = connection.execute("PRAGMA page_count").fetchone()[0] * page
     free = connection.execute("PRAGMA freelist_count").fetchone()[0] * page
-    if free >= _VACUUM_MIB * 2**20 and free >= _VACUUM_SHARE * before:
+    if free >= _VACUUM_MIB * 2**20 and free >= share * size:
         try:
             connection.execute("VACUUM")
         except sqlite3.OperationalError as exc:  # no room for the copy VACUUM writes: the space is reused later
-            log.warning("could not vacuum the store after dropping old vectors: %s", exc)
-    after = connection.execute("PRAGMA page_count").fetchone()[0] * page
-    return round(max(0, before - after) / 2**20, 1)
+            log.warning("could not vacuum the store after dropping %s: %s", what, exc)

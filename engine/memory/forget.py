@@ -34,6 +34,7 @@ from engine.errors import EngineError
 from engine.index.sidecar import IndexMeta, IndexUnusable, read_sidecar
 from engine.index.vector_index import VectorIndex
 from engine.memory.indexes import INDEX_FOLDER, KIND_FILES
+from engine.memory.lexical_index import delete_topic_rows
 from engine.memory.vectors import delete_items, store_checksum
 from engine.messages import Message, msg
 from engine.store.database import connect, db_path
@@ -262,7 +263,7 @@ def _remove(connection: sqlite3.Connection) -> dict[tuple[str, str], list[int]]:
         "WHERE m.is_service = 0 AND m.text != ''")
     removed = _remove_vectors(connection)
     topics = "(SELECT id FROM temp.forgotten_entity WHERE kind = 'topic')"
-    connection.execute(f"DELETE FROM topic_fts WHERE rowid IN {topics}")
+    delete_topic_rows(connection, [r[0] for r in connection.execute(topics[1:-1])])
     connection.execute(f"UPDATE message SET topic_id = NULL WHERE topic_id IN {topics}")  # another import's share
     connection.execute("DELETE FROM artifact WHERE id IN "
                        "(SELECT id FROM temp.forgotten_entity WHERE kind = 'artifact')")

@@ -27,7 +27,7 @@ import math
 import re
 import sqlite3
 
-from engine.memory.lexical_index import topic_fts_is_current
+from engine.memory.lexical_index import topic_fts_is_stemmed
 from engine.store.database import fold_for_search
 from engine.text.stemming import fold, stem_word
 from engine.text.stemming import terms as stemmed_terms
@@ -144,7 +144,7 @@ def _search(connection: sqlite3.Connection, query: str, limit: int, chat_ids: li
             statistics: TermStatistics | None) -> tuple[list[tuple[int, float]], float]:
     """(topic id, BM25) best first, and the query's IDF mass: the BM25 of a topic of average
     length holding each searched term once in its log."""
-    current = topic_fts_is_current(connection)
+    current = topic_fts_is_stemmed(connection)
     terms = query_terms(query) if current else _legacy_terms(query)
     if not terms:
         return [], 0.0

@@ -57,57 +57,57 @@
 <context>
     <name>AskMode</name>
     <message>
-        <location filename="../../ui/search/ask_mode.py" line="65"/>
+        <location filename="../../ui/search/ask_mode.py" line="77"/>
         <source>Ask</source>
         <translation>Вопрос</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_mode.py" line="89"/>
+        <location filename="../../ui/search/ask_mode.py" line="101"/>
         <source>Before the first question to {0}</source>
         <translation>Перед первым вопросом к {0}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_mode.py" line="90"/>
+        <location filename="../../ui/search/ask_mode.py" line="102"/>
         <source>To answer, Ask sends parts of your chats to {0} ({1}).</source>
         <translation>Чтобы ответить, режим «Спросить» отправляет части ваших чатов на {0} ({1}).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_mode.py" line="93"/>
+        <location filename="../../ui/search/ask_mode.py" line="105"/>
         <source>• your question and the names of your chats, to plan the searches;</source>
         <translation>• ваш вопрос и названия ваших чатов — чтобы спланировать поиск;</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_mode.py" line="94"/>
+        <location filename="../../ui/search/ask_mode.py" line="106"/>
         <source>• the messages found for it, as numbered excerpts with their chat, authors and times: up to about {0:,} tokens per question;</source>
         <translation>• найденные для него сообщения — пронумерованными выдержками с чатом, авторами и временем: примерно до {0:,} токенов на вопрос;</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_mode.py" line="97"/>
+        <location filename="../../ui/search/ask_mode.py" line="109"/>
         <source>• the found topics&apos; messages, which Flash reads to choose among them;</source>
         <translation>• сообщения найденных тем, которые Flash читает, чтобы выбрать из них;</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_mode.py" line="98"/>
+        <location filename="../../ui/search/ask_mode.py" line="110"/>
         <source>• nothing else: the store, the index and every other message stay on this computer.</source>
         <translation>• больше ничего: хранилище, индекс и все остальные сообщения остаются на этом компьютере.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_mode.py" line="100"/>
+        <location filename="../../ui/search/ask_mode.py" line="112"/>
         <source>This is said once for {0}.</source>
         <translation>Это предупреждение показывается для {0} один раз.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_mode.py" line="101"/>
+        <location filename="../../ui/search/ask_mode.py" line="113"/>
         <source>Send and ask</source>
         <translation>Отправить и спросить</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_mode.py" line="110"/>
+        <location filename="../../ui/search/ask_mode.py" line="122"/>
         <source>Not asked: nothing was sent to {0}.</source>
         <translation>Вопрос не задан: на {0} ничего не отправлено.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_mode.py" line="121"/>
+        <location filename="../../ui/search/ask_mode.py" line="133"/>
         <source>Asking…</source>
         <translation>Ищу ответ…</translation>
     </message>
@@ -141,48 +141,48 @@
         <translation>Отменено; после отмены ничего не отправлялось.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_view.py" line="53"/>
+        <location filename="../../ui/search/ask_view.py" line="54"/>
         <source>Cancel</source>
         <translation>Отмена</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_view.py" line="54"/>
+        <location filename="../../ui/search/ask_view.py" line="55"/>
         <source>Stop this question; what was found so far stays</source>
         <translation>Остановить вопрос; найденное к этому моменту останется</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_view.py" line="62"/>
+        <location filename="../../ui/search/ask_view.py" line="63"/>
         <source>Ask a question: the answer, with the messages it cites, shows here.</source>
         <translation>Задайте вопрос: здесь появится ответ со ссылками на сообщения.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_view.py" line="86"/>
+        <location filename="../../ui/search/ask_view.py" line="87"/>
         <source>Planning the searches…</source>
         <translation>Планирую поиск…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_view.py" line="86"/>
-        <location filename="../../ui/search/ask_view.py" line="99"/>
+        <location filename="../../ui/search/ask_view.py" line="87"/>
+        <location filename="../../ui/search/ask_view.py" line="100"/>
         <source>Searching…</source>
         <translation>Ищу…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_view.py" line="99"/>
+        <location filename="../../ui/search/ask_view.py" line="100"/>
         <source>Choosing among the topics found…</source>
         <translation>Выбираю среди найденных тем…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_view.py" line="100"/>
+        <location filename="../../ui/search/ask_view.py" line="101"/>
         <source>Reading the messages…</source>
         <translation>Читаю сообщения…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_view.py" line="100"/>
+        <location filename="../../ui/search/ask_view.py" line="101"/>
         <source>Writing the answer…</source>
         <translation>Пишу ответ…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_view.py" line="101"/>
+        <location filename="../../ui/search/ask_view.py" line="102"/>
         <source>Checking the answer against the messages…</source>
         <translation>Сверяю ответ с сообщениями…</translation>
     </message>
@@ -583,7 +583,7 @@
 <context>
     <name>Chip</name>
     <message>
-        <location filename="../../ui/search/plan_chips.py" line="52"/>
+        <location filename="../../ui/search/plan_chips.py" line="53"/>
         <source>Remove from the plan</source>
         <translation>Убрать из плана</translation>
     </message>
@@ -721,222 +721,222 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>EvaluateControls</name>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="27"/>
+        <location filename="../../ui/evaluate/controls.py" line="32"/>
         <source>Refresh</source>
         <translation>Обновить</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="28"/>
+        <location filename="../../ui/evaluate/controls.py" line="33"/>
         <source>Search every labelled query again with the current candidates settings and re-read the labels</source>
         <translation>Заново найти кандидатов для каждого отмеченного запроса с текущими настройками и перечитать отметки</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="30"/>
+        <location filename="../../ui/evaluate/controls.py" line="35"/>
         <source>Import labels…</source>
         <translation>Импорт отметок…</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="31"/>
+        <location filename="../../ui/evaluate/controls.py" line="36"/>
         <source>Export labels…</source>
         <translation>Экспорт отметок…</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="34"/>
+        <location filename="../../ui/evaluate/controls.py" line="39"/>
         <source>What do the figures mean?</source>
         <translation>Что означают цифры?</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="42"/>
+        <location filename="../../ui/evaluate/controls.py" line="47"/>
         <source>Threshold</source>
         <translation>Порог</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="42"/>
+        <location filename="../../ui/evaluate/controls.py" line="47"/>
         <source>Gap</source>
         <translation>Разрыв</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="42"/>
+        <location filename="../../ui/evaluate/controls.py" line="47"/>
         <source>Top-K</source>
         <translation>Top-K</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="45"/>
+        <location filename="../../ui/evaluate/controls.py" line="50"/>
         <source>&lt;b&gt;Sweep&lt;/b&gt; over</source>
         <translation>&lt;b&gt;Развёртка&lt;/b&gt; по</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="50"/>
+        <location filename="../../ui/evaluate/controls.py" line="55"/>
         <source>kept F1</source>
         <translation>F1 оставленного</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="50"/>
+        <location filename="../../ui/evaluate/controls.py" line="55"/>
         <source>recall within {0:,} characters</source>
         <translation>полнота в пределах {0:,} символов</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="53"/>
+        <location filename="../../ui/evaluate/controls.py" line="58"/>
         <source>Auto-tune</source>
         <translation>Автонастройка</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="54"/>
+        <location filename="../../ui/evaluate/controls.py" line="59"/>
         <source>Apply</source>
         <translation>Применить</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="55"/>
+        <location filename="../../ui/evaluate/controls.py" line="60"/>
         <source>Move the sliders to the tuned settings</source>
         <translation>Передвинуть ползунки на найденные значения</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="58"/>
+        <location filename="../../ui/evaluate/controls.py" line="63"/>
         <source>Tune for</source>
         <translation>Настроить на</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="62"/>
+        <location filename="../../ui/evaluate/controls.py" line="67"/>
         <source>&lt;b&gt;Compare&lt;/b&gt; the threshold with</source>
         <translation>&lt;b&gt;Сравнить&lt;/b&gt; порог с</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="63"/>
+        <location filename="../../ui/evaluate/controls.py" line="68"/>
         <source>Cross-encoder</source>
         <translation>кросс-энкодером</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="64"/>
+        <location filename="../../ui/evaluate/controls.py" line="69"/>
         <source>The rerank server set in Settings → Cross-encoder</source>
         <translation>Сервер ранжирования из «Настройки → Кросс-энкодер»</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="65"/>
+        <location filename="../../ui/evaluate/controls.py" line="70"/>
         <source>Flash</source>
         <translation>Flash</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="66"/>
+        <location filename="../../ui/evaluate/controls.py" line="72"/>
         <source>The LLM set in Settings → Flash</source>
         <translation>LLM из «Настройки → Flash»</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="67"/>
+        <location filename="../../ui/evaluate/controls.py" line="73"/>
         <source>Estimate cost</source>
         <translation>Оценить стоимость</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="68"/>
+        <location filename="../../ui/evaluate/controls.py" line="74"/>
         <source>Compare</source>
         <translation>Сравнить</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="131"/>
+        <location filename="../../ui/evaluate/controls.py" line="139"/>
         <source>Cross-encoder on the same candidates: precision &lt;b&gt;{0:.2f}&lt;/b&gt; · recall &lt;b&gt;{1:.2f}&lt;/b&gt; · F1 &lt;b&gt;{2:.2f}&lt;/b&gt; over {3} queries · {4} fell back</source>
         <translation>Кросс-энкодер на тех же кандидатах: точность &lt;b&gt;{0:.2f}&lt;/b&gt; · полнота &lt;b&gt;{1:.2f}&lt;/b&gt; · F1 &lt;b&gt;{2:.2f}&lt;/b&gt;, запросов: {3} · откатов: {4}</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="133"/>
+        <location filename="../../ui/evaluate/controls.py" line="141"/>
         <source>Flash on the same candidates: precision &lt;b&gt;{0:.2f}&lt;/b&gt; · recall &lt;b&gt;{1:.2f}&lt;/b&gt; · F1 &lt;b&gt;{2:.2f}&lt;/b&gt; over {3} queries · {4} fell back</source>
         <translation>Flash на тех же кандидатах: точность &lt;b&gt;{0:.2f}&lt;/b&gt; · полнота &lt;b&gt;{1:.2f}&lt;/b&gt; · F1 &lt;b&gt;{2:.2f}&lt;/b&gt;, запросов: {3} · откатов: {4}</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="172"/>
+        <location filename="../../ui/evaluate/controls.py" line="180"/>
         <source>Flash would send {0}; {1}.</source>
         <translation>Flash отправит {0}; {1}.</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="173"/>
+        <location filename="../../ui/evaluate/controls.py" line="181"/>
         <source>One call per query and reranker, each kept in the run history.</source>
         <translation>Один вызов на запрос и реранкер, каждый сохраняется в истории запусков.</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="72"/>
+        <location filename="../../ui/evaluate/controls.py" line="78"/>
         <source>Cancel</source>
         <translation>Отмена</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="122"/>
+        <location filename="../../ui/evaluate/controls.py" line="130"/>
         <source>No labelled queries yet. In the search view, mark results relevant (✓) or not (✗): click the ✓ column, press R or N, or use the buttons on the cards.</source>
         <translation>Отмеченных запросов пока нет. В окне поиска отметьте результаты как относящиеся к делу (✓) или нет (✗): щёлкните столбец ✓, нажмите R или N или воспользуйтесь кнопками на карточках.</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="124"/>
+        <location filename="../../ui/evaluate/controls.py" line="132"/>
         <source>every candidate kept (vector only)</source>
         <translation>оставлены все кандидаты (только векторы)</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="125"/>
+        <location filename="../../ui/evaluate/controls.py" line="133"/>
         <source>threshold {0:.2f}, gap {1:.2f}, top-K {2}</source>
         <translation>порог {0:.2f}, разрыв {1:.2f}, top-K {2}</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="126"/>
+        <location filename="../../ui/evaluate/controls.py" line="134"/>
         <source>&lt;b&gt;{0} queries scored&lt;/b&gt; ({1} without a relevant topic) with {2}: stage-1 recall@10 &lt;b&gt;{3:.2f}&lt;/b&gt; · kept precision &lt;b&gt;{4:.2f}&lt;/b&gt; · recall &lt;b&gt;{5:.2f}&lt;/b&gt; · F1 &lt;b&gt;{6:.2f}&lt;/b&gt; · evidence@8000 &lt;b&gt;{7:.2f}&lt;/b&gt; · {8:.1f} topics kept</source>
         <translation>&lt;b&gt;Оценено запросов: {0}&lt;/b&gt; (без относящейся темы: {1}), настройки: {2}. Полнота этапа 1 @10 &lt;b&gt;{3:.2f}&lt;/b&gt; · точность оставленного &lt;b&gt;{4:.2f}&lt;/b&gt; · полнота &lt;b&gt;{5:.2f}&lt;/b&gt; · F1 &lt;b&gt;{6:.2f}&lt;/b&gt; · evidence@8000 &lt;b&gt;{7:.2f}&lt;/b&gt; · оставлено тем в среднем: {8:.1f}</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="144"/>
+        <location filename="../../ui/evaluate/controls.py" line="152"/>
         <source>Best: threshold {0:.2f}, gap {1:.2f}, top-K {2}. {3}: now {4:.3f}; tuned {5:.3f} on these queries, &lt;b&gt;{6:.3f} expected on new ones&lt;/b&gt; ({7}-fold cross-validated).</source>
         <translation>Лучшее: порог {0:.2f}, разрыв {1:.2f}, top-K {2}. {3}: сейчас {4:.3f}; после настройки {5:.3f} на этих запросах, &lt;b&gt;{6:.3f} ожидается на новых&lt;/b&gt; (перекрёстная проверка, блоков: {7}).</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="150"/>
+        <location filename="../../ui/evaluate/controls.py" line="158"/>
         <source>The gain is within the noise of so few queries: label more before trusting it.</source>
         <translation>Выигрыш не выходит за пределы шума на таком малом числе запросов: отметьте больше, прежде чем ему доверять.</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="160"/>
+        <location filename="../../ui/evaluate/controls.py" line="168"/>
         <source>free on a server on this computer</source>
         <translation>бесплатно на сервере на этом компьютере</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="161"/>
+        <location filename="../../ui/evaluate/controls.py" line="169"/>
         <source>≈ ${0:.4f}</source>
         <translation>≈ ${0:.4f}</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="162"/>
+        <location filename="../../ui/evaluate/controls.py" line="170"/>
         <source>priced by the API per token or search (see its price list)</source>
         <translation>API берёт плату за токены или запросы (см. его прайс-лист)</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="163"/>
+        <location filename="../../ui/evaluate/controls.py" line="171"/>
         <source>The cross-encoder would be asked for {0} of {1} queries (the others are clear in stage 1): about {2:,} tokens in {3} requests; {4}.</source>
         <translation>Кросс-энкодер спросят для {0} из {1} запросов (по остальным этап 1 уже выбрал): около {2:,} токенов, обращений к серверу: {3}; {4}.</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="168"/>
+        <location filename="../../ui/evaluate/controls.py" line="176"/>
         <source>about {0:,} prompt + {1:,} reply tokens for {2} queries</source>
         <translation>около {0:,} токенов запроса и {1:,} токенов ответа на {2} запросов</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="170"/>
+        <location filename="../../ui/evaluate/controls.py" line="178"/>
         <source>≈ ${0:.2f} at the provider&apos;s price</source>
         <translation>≈ ${0:.2f} по цене провайдера</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="171"/>
+        <location filename="../../ui/evaluate/controls.py" line="179"/>
         <source>the provider gives no price (a local server costs nothing)</source>
         <translation>провайдер не сообщает цену (локальный сервер бесплатен)</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="179"/>
+        <location filename="../../ui/evaluate/controls.py" line="187"/>
         <source>Import labels (QRELS JSON)</source>
         <translation>Импорт отметок (QRELS JSON)</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="180"/>
+        <location filename="../../ui/evaluate/controls.py" line="188"/>
         <source>QRELS JSON (*.json);;All files (*)</source>
         <translation>QRELS JSON (*.json);;Все файлы (*)</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="185"/>
+        <location filename="../../ui/evaluate/controls.py" line="193"/>
         <source>Export labels (QRELS JSON)</source>
         <translation>Экспорт отметок (QRELS JSON)</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/controls.py" line="186"/>
+        <location filename="../../ui/evaluate/controls.py" line="194"/>
         <source>QRELS JSON (*.json)</source>
         <translation>QRELS JSON (*.json)</translation>
     </message>
@@ -1426,93 +1426,93 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="92"/>
+        <location filename="../../ui/main_window.py" line="93"/>
         <source>Browse</source>
         <translation>Обзор</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="93"/>
+        <location filename="../../ui/main_window.py" line="94"/>
         <source>Run history</source>
         <translation>История запусков</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="96"/>
+        <location filename="../../ui/main_window.py" line="97"/>
         <source>Evaluate</source>
         <translation>Оценка</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="160"/>
+        <location filename="../../ui/main_window.py" line="163"/>
         <source>Could not read the store</source>
         <translation>Не удалось прочитать хранилище</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="191"/>
+        <location filename="../../ui/main_window.py" line="194"/>
         <source>Could not open the store</source>
         <translation>Не удалось открыть хранилище</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="195"/>
+        <location filename="../../ui/main_window.py" line="198"/>
         <source>Messages: {messages} · chats: {chats} · topics: {topics}</source>
         <translation>Сообщений: {messages} · чатов: {chats} · тем: {topics}</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="208"/>
+        <location filename="../../ui/main_window.py" line="225"/>
         <source>These messages are not in memory yet: choose Memory → Build memory to search them.</source>
         <translation>Эти сообщения ещё не в памяти: выберите «Память → Построить память», чтобы искать по ним.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="224"/>
+        <location filename="../../ui/main_window.py" line="243"/>
         <source>The store was changed by another Flashback process: updated.</source>
         <translation>Хранилище изменил другой процесс Flashback: данные обновлены.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="231"/>
+        <location filename="../../ui/main_window.py" line="250"/>
         <source>{writer} is writing the store; searches show what is built so far.</source>
         <translation>Хранилище занято: {writer}; поиск показывает то, что уже построено.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="238"/>
+        <location filename="../../ui/main_window.py" line="257"/>
         <source>Import chat exports</source>
         <translation>Импорт выгрузок чатов</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="245"/>
+        <location filename="../../ui/main_window.py" line="264"/>
         <source>Import an export folder</source>
         <translation>Импорт папки с выгрузкой</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="256"/>
-        <location filename="../../ui/main_window.py" line="267"/>
+        <location filename="../../ui/main_window.py" line="275"/>
+        <location filename="../../ui/main_window.py" line="286"/>
         <source>An import or build is already running.</source>
         <translation>Импорт или построение уже идёт.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="283"/>
+        <location filename="../../ui/main_window.py" line="303"/>
         <source>Import failed</source>
         <translation>Импорт не удался</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="283"/>
+        <location filename="../../ui/main_window.py" line="303"/>
         <source>Building memory failed</source>
         <translation>Построить память не удалось</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="313"/>
+        <location filename="../../ui/main_window.py" line="333"/>
         <source>No API key for the topic model: building without it.</source>
         <translation>Нет API-ключа для модели топиков: сборка без неё.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="337"/>
+        <location filename="../../ui/main_window.py" line="361"/>
         <source>Could not open {0}: no file manager answered.</source>
         <translation>Не удалось открыть {0}: файловый менеджер не ответил.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="345"/>
+        <location filename="../../ui/main_window.py" line="369"/>
         <source>Language</source>
         <translation>Язык</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="345"/>
+        <location filename="../../ui/main_window.py" line="369"/>
         <source>Flashback will use the new language after a restart.</source>
         <translation>Flashback переключится на новый язык после перезапуска.</translation>
     </message>
@@ -1520,87 +1520,87 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>PlanChips</name>
     <message>
-        <location filename="../../ui/search/plan_chips.py" line="81"/>
+        <location filename="../../ui/search/plan_chips.py" line="82"/>
         <source>Plan:</source>
         <translation>План:</translation>
     </message>
     <message>
-        <location filename="../../ui/search/plan_chips.py" line="83"/>
+        <location filename="../../ui/search/plan_chips.py" line="85"/>
         <source>+ Add</source>
         <translation>+ Добавить</translation>
     </message>
     <message>
-        <location filename="../../ui/search/plan_chips.py" line="84"/>
+        <location filename="../../ui/search/plan_chips.py" line="86"/>
         <source>Add search words, a date range, a chat or a person to the plan</source>
         <translation>Добавить в план слова для поиска, даты, чат или человека</translation>
     </message>
     <message>
-        <location filename="../../ui/search/plan_chips.py" line="88"/>
+        <location filename="../../ui/search/plan_chips.py" line="90"/>
         <source>Ask again with this plan</source>
         <translation>Спросить снова по этому плану</translation>
     </message>
     <message>
-        <location filename="../../ui/search/plan_chips.py" line="89"/>
+        <location filename="../../ui/search/plan_chips.py" line="91"/>
         <source>Search the plan as edited, without asking the model for a plan</source>
         <translation>Искать по изменённому плану, не спрашивая модель о плане</translation>
     </message>
     <message>
-        <location filename="../../ui/search/plan_chips.py" line="121"/>
+        <location filename="../../ui/search/plan_chips.py" line="123"/>
         <source>“{0}” is not a date range: write days like 2025-04-01 … 2025-04-30, or words like “last week”.</source>
         <translation>«{0}» — не диапазон дат: напишите дни, например 2025-04-01 … 2025-04-30, или словами, например «на прошлой неделе».</translation>
     </message>
     <message>
-        <location filename="../../ui/search/plan_chips.py" line="137"/>
+        <location filename="../../ui/search/plan_chips.py" line="139"/>
         <source>dates:</source>
         <translation>даты:</translation>
     </message>
     <message>
-        <location filename="../../ui/search/plan_chips.py" line="137"/>
+        <location filename="../../ui/search/plan_chips.py" line="139"/>
         <source>chat:</source>
         <translation>чат:</translation>
     </message>
     <message>
-        <location filename="../../ui/search/plan_chips.py" line="137"/>
+        <location filename="../../ui/search/plan_chips.py" line="139"/>
         <source>person:</source>
         <translation>человек:</translation>
     </message>
     <message>
-        <location filename="../../ui/search/plan_chips.py" line="138"/>
+        <location filename="../../ui/search/plan_chips.py" line="140"/>
         <source>Searched for: edit the words, or remove them</source>
         <translation>Что искали: измените слова или уберите их</translation>
     </message>
     <message>
-        <location filename="../../ui/search/plan_chips.py" line="139"/>
+        <location filename="../../ui/search/plan_chips.py" line="141"/>
         <source>Topics in this range count for more (never a cut)</source>
         <translation>Темы в этом диапазоне весят больше (остальные не отсекаются)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/plan_chips.py" line="140"/>
+        <location filename="../../ui/search/plan_chips.py" line="142"/>
         <source>Only this chat is searched</source>
         <translation>Поиск только в этом чате</translation>
     </message>
     <message>
-        <location filename="../../ui/search/plan_chips.py" line="141"/>
+        <location filename="../../ui/search/plan_chips.py" line="143"/>
         <source>Only topics where this person wrote</source>
         <translation>Только темы, где писал этот человек</translation>
     </message>
     <message>
-        <location filename="../../ui/search/plan_chips.py" line="160"/>
+        <location filename="../../ui/search/plan_chips.py" line="162"/>
         <source>Search words</source>
         <translation>Слова для поиска</translation>
     </message>
     <message>
-        <location filename="../../ui/search/plan_chips.py" line="161"/>
+        <location filename="../../ui/search/plan_chips.py" line="163"/>
         <source>Dates</source>
         <translation>Даты</translation>
     </message>
     <message>
-        <location filename="../../ui/search/plan_chips.py" line="163"/>
+        <location filename="../../ui/search/plan_chips.py" line="165"/>
         <source>Person</source>
         <translation>Человек</translation>
     </message>
     <message>
-        <location filename="../../ui/search/plan_chips.py" line="164"/>
+        <location filename="../../ui/search/plan_chips.py" line="166"/>
         <source>Chat</source>
         <translation>Чат</translation>
     </message>
@@ -1680,66 +1680,71 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
     </message>
     <message>
         <location filename="../../ui/shell/progress_panel.py" line="112"/>
+        <source>Indexing the topics&apos; words</source>
+        <translation>Индексируются слова тем</translation>
+    </message>
+    <message>
+        <location filename="../../ui/shell/progress_panel.py" line="113"/>
         <source>Embedding people</source>
         <translation>Встраиваются люди</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="113"/>
+        <location filename="../../ui/shell/progress_panel.py" line="114"/>
         <source>Embedding files</source>
         <translation>Встраиваются файлы</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="114"/>
+        <location filename="../../ui/shell/progress_panel.py" line="115"/>
         <source>Updating the search index</source>
         <translation>Обновление поискового индекса</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="115"/>
+        <location filename="../../ui/shell/progress_panel.py" line="116"/>
         <source>Updating the topics&apos; search index</source>
         <translation>Обновление поискового индекса тем</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="116"/>
+        <location filename="../../ui/shell/progress_panel.py" line="117"/>
         <source>Updating the people&apos;s search index</source>
         <translation>Обновление поискового индекса людей</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="117"/>
+        <location filename="../../ui/shell/progress_panel.py" line="118"/>
         <source>Updating the files&apos; search index</source>
         <translation>Обновление поискового индекса файлов</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="121"/>
+        <location filename="../../ui/shell/progress_panel.py" line="122"/>
         <source>{stage}: {done} of {total}</source>
         <translation>{stage}: {done} из {total}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="128"/>
+        <location filename="../../ui/shell/progress_panel.py" line="129"/>
         <source>Chats: {chats} · Messages: {messages} · Attachments: {attachments}</source>
         <translation>Чатов: {chats} · Сообщений: {messages} · Вложений: {attachments}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="132"/>
+        <location filename="../../ui/shell/progress_panel.py" line="133"/>
         <source>Ids that came again with another text (the first text kept): {count}</source>
         <translation>Идентификаторы, пришедшие снова с другим текстом (оставлен первый): {count}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="140"/>
+        <location filename="../../ui/shell/progress_panel.py" line="141"/>
         <source>Already imported, nothing new: {names}</source>
         <translation>Уже импортировано, нового нет: {names}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="142"/>
+        <location filename="../../ui/shell/progress_panel.py" line="143"/>
         <source>New topics: {topics}</source>
         <translation>Новых тем: {topics}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="144"/>
+        <location filename="../../ui/shell/progress_panel.py" line="145"/>
         <source>Split by the model: {chunks} chunks, {fallbacks} without it</source>
         <translation>Разбито моделью: {chunks} фрагм., без неё: {fallbacks}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="146"/>
+        <location filename="../../ui/shell/progress_panel.py" line="147"/>
         <source>Time: {seconds} s</source>
         <translation>Время: {seconds} с</translation>
     </message>
@@ -1886,7 +1891,7 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
     </message>
     <message>
         <location filename="../../ui/shell/run_history.py" line="66"/>
-        <location filename="../../ui/shell/run_history.py" line="142"/>
+        <location filename="../../ui/shell/run_history.py" line="143"/>
         <source>Search this query again with the settings now in the search panel.</source>
         <translation>Повторить этот запрос с настройками, заданными сейчас в панели поиска.</translation>
     </message>
@@ -1896,107 +1901,107 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Обновить</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="125"/>
+        <location filename="../../ui/shell/run_history.py" line="126"/>
         <source>No searches recorded yet. Each search you run is kept here.</source>
         <translation>Записанных поисков пока нет. Здесь сохраняется каждый ваш поиск.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="130"/>
+        <location filename="../../ui/shell/run_history.py" line="131"/>
         <source>Runs: {runs} · fallbacks: {fallbacks} · tool calls per run: {tools} · cost: ${cost} · p50 {p50} ms</source>
         <translation>Запусков: {runs} · откаты: {fallbacks} · вызовов инструментов на запуск: {tools} · стоимость: ${cost} · p50 {p50} мс</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="140"/>
+        <location filename="../../ui/shell/run_history.py" line="141"/>
         <source>Ask this question again with the settings now in the search panel, and compare the answers.</source>
         <translation>Задать этот вопрос снова с текущими настройками и сравнить ответы.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="143"/>
+        <location filename="../../ui/shell/run_history.py" line="144"/>
         <source>This run is no longer stored.</source>
         <translation>Этот запуск больше не хранится.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="154"/>
+        <location filename="../../ui/shell/run_history.py" line="155"/>
         <source>{0} ms</source>
         <translation>{0} мс</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="159"/>
+        <location filename="../../ui/shell/run_history.py" line="160"/>
         <source>via {client}</source>
         <translation>через {client}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="161"/>
+        <location filename="../../ui/shell/run_history.py" line="162"/>
         <source>fallback: {reason}</source>
         <translation>откат: {reason}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="168"/>
+        <location filename="../../ui/shell/run_history.py" line="169"/>
         <source>{tokens} tokens</source>
         <translation>токенов: {tokens}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="174"/>
+        <location filename="../../ui/shell/run_history.py" line="175"/>
         <source>Selected</source>
         <translation>Выбрано</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="177"/>
+        <location filename="../../ui/shell/run_history.py" line="178"/>
         <source>Candidates</source>
         <translation>Кандидаты</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="186"/>
+        <location filename="../../ui/shell/run_history.py" line="187"/>
         <source>…and {more} more</source>
         <translation>…и ещё {more}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="190"/>
+        <location filename="../../ui/shell/run_history.py" line="191"/>
         <source>Tool calls</source>
         <translation>Вызовы инструментов</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="193"/>
+        <location filename="../../ui/shell/run_history.py" line="194"/>
         <source>Settings</source>
         <translation>Настройки</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="200"/>
+        <location filename="../../ui/shell/run_history.py" line="201"/>
         <source>Answer</source>
         <translation>Ответ</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="211"/>
+        <location filename="../../ui/shell/run_history.py" line="212"/>
         <source>No answer: the sources found are below.</source>
         <translation>Ответа нет: найденные источники ниже.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="214"/>
+        <location filename="../../ui/shell/run_history.py" line="215"/>
         <source>Plan</source>
         <translation>План</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="215"/>
+        <location filename="../../ui/shell/run_history.py" line="216"/>
         <source>dates</source>
         <translation>даты</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="215"/>
+        <location filename="../../ui/shell/run_history.py" line="216"/>
         <source>chats</source>
         <translation>чаты</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="216"/>
+        <location filename="../../ui/shell/run_history.py" line="217"/>
         <source>people</source>
         <translation>люди</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="219"/>
+        <location filename="../../ui/shell/run_history.py" line="220"/>
         <source>Sources</source>
         <translation>Источники</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="223"/>
+        <location filename="../../ui/shell/run_history.py" line="224"/>
         <source>Steps</source>
         <translation>Шаги</translation>
     </message>
@@ -2047,105 +2052,105 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>{0}: внутренняя ошибка ({1}: {2}). Пожалуйста, сообщите о ней.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="115"/>
-        <location filename="../../ui/search/panel.py" line="143"/>
+        <location filename="../../ui/search/panel.py" line="114"/>
+        <location filename="../../ui/search/panel.py" line="142"/>
         <source>Type a question first.</source>
         <translation>Сначала введите вопрос.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="126"/>
+        <location filename="../../ui/search/panel.py" line="125"/>
         <source>Searching…</source>
         <translation>Поиск…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="189"/>
-        <location filename="../../ui/search/panel.py" line="548"/>
+        <location filename="../../ui/search/panel.py" line="188"/>
+        <location filename="../../ui/search/panel.py" line="559"/>
         <source>Flash</source>
         <translation>Flash</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="194"/>
+        <location filename="../../ui/search/panel.py" line="193"/>
         <source>Flash is restating the query from the recent messages, then choosing among {0} topics…</source>
         <translation>Flash переформулирует запрос по недавним сообщениям, затем выбирает среди тем: {0}…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="197"/>
+        <location filename="../../ui/search/panel.py" line="196"/>
         <source>Flash is choosing among {0} topics…</source>
         <translation>Flash выбирает среди тем: {0}…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="266"/>
+        <location filename="../../ui/search/panel.py" line="267"/>
         <source>Find the topics that match (Enter in Search mode)</source>
         <translation>Найти подходящие темы (Enter в режиме поиска)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="268"/>
+        <location filename="../../ui/search/panel.py" line="269"/>
         <source>Ask</source>
         <translation>Спросить</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="269"/>
+        <location filename="../../ui/search/panel.py" line="271"/>
         <source>Answer the question from your chats, citing the messages (Ctrl+Enter)</source>
         <translation>Ответить на вопрос по вашим чатам со ссылками на сообщения (Ctrl+Enter)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="404"/>
+        <location filename="../../ui/search/panel.py" line="411"/>
         <source>The cross-encoder is scoring the candidates…</source>
         <translation>Кросс-энкодер оценивает кандидатов…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="452"/>
+        <location filename="../../ui/search/panel.py" line="459"/>
         <source>Labelling</source>
         <translation>Отметка</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="262"/>
+        <location filename="../../ui/search/panel.py" line="261"/>
         <source>Ask your memory: “when did we move the Postgres upgrade?”</source>
         <translation>Спросите свою память: «когда мы перенесли обновление Postgres?»</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="93"/>
+        <location filename="../../ui/search/panel.py" line="517"/>
         <source>The cross-encoder was cancelled.</source>
         <translation>Кросс-энкодер отменён.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="265"/>
+        <location filename="../../ui/search/panel.py" line="264"/>
         <source>Search</source>
         <translation>Поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="276"/>
+        <location filename="../../ui/search/panel.py" line="279"/>
         <source>Recent messages</source>
         <translation>Недавние сообщения</translation>
     </message>
     <message>
-        <location filename="../../ui/search/columns.py" line="59"/>
+        <location filename="../../ui/search/columns.py" line="60"/>
         <source>Search &amp;settings panel</source>
         <translation>Панель &amp;настроек поиска</translation>
     </message>
     <message>
-        <location filename="../../ui/search/columns.py" line="61"/>
+        <location filename="../../ui/search/columns.py" line="62"/>
         <source>Settings</source>
         <translation>Настройки</translation>
     </message>
     <message>
-        <location filename="../../ui/search/columns.py" line="62"/>
+        <location filename="../../ui/search/columns.py" line="63"/>
         <source>Show or hide the search settings ({0})</source>
         <translation>Показать или скрыть настройки поиска ({0})</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="281"/>
+        <location filename="../../ui/search/panel.py" line="285"/>
         <source>Optional: paste the last few messages of the conversation you are in; Flash uses them as context.</source>
         <translation>Необязательно: вставьте несколько последних сообщений текущего разговора; Flash использует их как контекст.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="284"/>
-        <location filename="../../ui/search/panel.py" line="528"/>
+        <location filename="../../ui/search/panel.py" line="288"/>
+        <location filename="../../ui/search/panel.py" line="539"/>
         <source>Run Flash</source>
         <translation>Запустить Flash</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="286"/>
+        <location filename="../../ui/search/panel.py" line="290"/>
         <source>Cancel</source>
         <translation>Отмена</translation>
     </message>
@@ -2155,53 +2160,53 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>&lt;b&gt;Выбор&lt;/b&gt; (в порядке выбора)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="345"/>
+        <location filename="../../ui/search/panel.py" line="352"/>
         <source>The search</source>
         <translation>Поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="415"/>
+        <location filename="../../ui/search/panel.py" line="422"/>
         <source>Also searched as: “{0}” — rewritten from the recent messages in {1:.1f} s; the candidates below are both searches, fused.</source>
         <translation>Также искали как: «{0}» — переписано по недавним сообщениям за {1:.1f} с; кандидаты ниже — оба поиска вместе.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="419"/>
+        <location filename="../../ui/search/panel.py" line="426"/>
         <source>Searched as typed: the rewrite from the recent messages was not used ({0}).</source>
         <translation>Искали как введено: переписанный по недавним сообщениям запрос не использован ({0}).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="504"/>
+        <location filename="../../ui/search/panel.py" line="511"/>
         <source>the cross-encoder fell back: {0}</source>
         <translation>откат кросс-энкодера: {0}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="518"/>
+        <location filename="../../ui/search/panel.py" line="529"/>
         <source>Flash cancelled; nothing was charged after the cancel.</source>
         <translation>Flash отменён; после отмены ничего не списано.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="527"/>
+        <location filename="../../ui/search/panel.py" line="538"/>
         <source>Run Flash (1 API call)</source>
         <translation>Запустить Flash (1 вызов API)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="548"/>
+        <location filename="../../ui/search/panel.py" line="559"/>
         <source>threshold</source>
         <translation>порог</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="549"/>
+        <location filename="../../ui/search/panel.py" line="560"/>
         <source>cross-encoder</source>
         <translation>кросс-энкодер</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="550"/>
+        <location filename="../../ui/search/panel.py" line="561"/>
         <source>rerank</source>
         <translation>реранкинг</translation>
     </message>
     <message>
         <location filename="../../ui/search/cross_encoder_view.py" line="85"/>
-        <location filename="../../ui/search/presenter.py" line="92"/>
+        <location filename="../../ui/search/presenter.py" line="93"/>
         <source>Topic {0} · stage-1 rank {1}</source>
         <translation>Тема {0} · ранг на 1-м этапе {1}</translation>
     </message>
@@ -2231,54 +2236,54 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Оценки тем (этап 1: кросс-энкодер не спрашивали)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="95"/>
+        <location filename="../../ui/search/presenter.py" line="96"/>
         <source>Topic scores (kept by Flash)</source>
         <translation>Оценки тем (оставленные Flash)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="99"/>
-        <location filename="../../ui/search/presenter.py" line="103"/>
+        <location filename="../../ui/search/presenter.py" line="100"/>
+        <location filename="../../ui/search/presenter.py" line="104"/>
         <source>Topic scores</source>
         <translation>Оценки тем</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="109"/>
+        <location filename="../../ui/search/presenter.py" line="110"/>
         <source>Selections appear here after a search.</source>
         <translation>Выбранное появится здесь после поиска.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="112"/>
+        <location filename="../../ui/search/presenter.py" line="113"/>
         <source>The cross-encoder&apos;s choice appears here once its scores are back.</source>
         <translation>Выбор кросс-энкодера появится здесь, когда придут его оценки.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="114"/>
+        <location filename="../../ui/search/presenter.py" line="115"/>
         <source>Press “Run Flash” to let the LLM choose among the candidates.</source>
         <translation>Нажмите «Запустить Flash», чтобы LLM выбрала из кандидатов.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="129"/>
+        <location filename="../../ui/search/presenter.py" line="130"/>
         <source>Nothing passed the threshold. Lower the similarity or widen the gap.</source>
         <translation>Порог не прошёл никто. Уменьшите сходство или увеличьте разрыв.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="134"/>
+        <location filename="../../ui/search/presenter.py" line="135"/>
         <source>Flash kept nothing ({0}).</source>
         <translation>Flash ничего не оставил ({0}).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="132"/>
-        <location filename="../../ui/search/presenter.py" line="135"/>
+        <location filename="../../ui/search/presenter.py" line="133"/>
+        <location filename="../../ui/search/presenter.py" line="136"/>
         <source>Nothing was kept.</source>
         <translation>Ничего не оставлено.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="144"/>
+        <location filename="../../ui/search/presenter.py" line="145"/>
         <source>Enter the server&apos;s URL in Settings → Flash to use a custom endpoint.</source>
         <translation>Чтобы использовать свой сервер, укажите его URL в «Настройки → Flash».</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="146"/>
+        <location filename="../../ui/search/presenter.py" line="147"/>
         <source>Choose a model in Settings → Flash.</source>
         <translation>Выберите модель в «Настройки → Flash».</translation>
     </message>
@@ -2295,7 +2300,7 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
     </message>
     <message>
         <location filename="../../ui/search/cross_encoder_mode.py" line="66"/>
-        <location filename="../../ui/search/presenter.py" line="149"/>
+        <location filename="../../ui/search/presenter.py" line="150"/>
         <source>No API key for {0}: add one in the API key dialog, or set {1}.</source>
         <translation>Нет API-ключа для {0}: добавьте его в окне «API-ключ» или задайте {1}.</translation>
     </message>
@@ -2305,22 +2310,22 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Оценка тем ({2}): до {0} из {1}…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="152"/>
+        <location filename="../../ui/search/presenter.py" line="153"/>
         <source>Search first; Flash then chooses among the candidates.</source>
         <translation>Сначала выполните поиск; затем Flash выберет из кандидатов.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="154"/>
+        <location filename="../../ui/search/presenter.py" line="155"/>
         <source>Costs one paid API call to {0} ({1}), up to {2} tool turns.</source>
         <translation>Стоит один платный вызов API к {0} ({1}), до {2} ходов с инструментами.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="158"/>
+        <location filename="../../ui/search/presenter.py" line="159"/>
         <source>Runs on {0} at {1} ({2}): local, no cost.</source>
         <translation>Работает на {0} по адресу {1} ({2}): локально, бесплатно.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="160"/>
+        <location filename="../../ui/search/presenter.py" line="161"/>
         <source>Sends the candidates to {0} at {1} ({2}), up to {3} tool turns.</source>
         <translation>Отправляет кандидатов на {0} по адресу {1} ({2}), до {3} ходов с инструментами.</translation>
     </message>
@@ -2367,12 +2372,12 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>SelectionCard</name>
     <message>
-        <location filename="../../ui/search/cards.py" line="68"/>
+        <location filename="../../ui/search/cards.py" line="69"/>
         <source>Relevant to this query (label it)</source>
         <translation>Относится к этому запросу (отметить)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/cards.py" line="69"/>
+        <location filename="../../ui/search/cards.py" line="70"/>
         <source>Not relevant to this query (label it)</source>
         <translation>Не относится к этому запросу (отметить)</translation>
     </message>
@@ -2380,22 +2385,22 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>SelectionCards</name>
     <message>
-        <location filename="../../ui/search/cards.py" line="135"/>
+        <location filename="../../ui/search/cards.py" line="140"/>
         <source>Topic</source>
         <translation>Тема</translation>
     </message>
     <message>
-        <location filename="../../ui/search/cards.py" line="135"/>
+        <location filename="../../ui/search/cards.py" line="140"/>
         <source>Person</source>
         <translation>Человек</translation>
     </message>
     <message>
-        <location filename="../../ui/search/cards.py" line="135"/>
+        <location filename="../../ui/search/cards.py" line="140"/>
         <source>Attachment</source>
         <translation>Вложение</translation>
     </message>
     <message>
-        <location filename="../../ui/search/cards.py" line="146"/>
+        <location filename="../../ui/search/cards.py" line="151"/>
         <source>Selections appear here after a search.</source>
         <translation>Выбранное появится здесь после поиска.</translation>
     </message>
@@ -2403,271 +2408,271 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>SettingsPanel</name>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="78"/>
+        <location filename="../../ui/search/settings_panel.py" line="80"/>
         <source>Reset to defaults</source>
         <translation>Сбросить настройки</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="104"/>
+        <location filename="../../ui/search/settings_panel.py" line="106"/>
         <source>Search</source>
         <translation>Поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="106"/>
+        <location filename="../../ui/search/settings_panel.py" line="108"/>
         <source>Vector only</source>
         <translation>Только векторы</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="106"/>
-        <location filename="../../ui/search/settings_panel.py" line="127"/>
+        <location filename="../../ui/search/settings_panel.py" line="108"/>
+        <location filename="../../ui/search/settings_panel.py" line="130"/>
         <source>Threshold</source>
         <translation>Порог</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="107"/>
-        <location filename="../../ui/search/settings_panel.py" line="135"/>
+        <location filename="../../ui/search/settings_panel.py" line="109"/>
+        <location filename="../../ui/search/settings_panel.py" line="138"/>
         <source>Flash (LLM)</source>
         <translation>Flash (LLM)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="111"/>
+        <location filename="../../ui/search/settings_panel.py" line="113"/>
         <source>Reranker</source>
         <translation>Реранкер</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="112"/>
+        <location filename="../../ui/search/settings_panel.py" line="114"/>
         <source>Candidates</source>
         <translation>Кандидаты</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="113"/>
+        <location filename="../../ui/search/settings_panel.py" line="115"/>
         <source>Hybrid (vectors + keywords)</source>
         <translation>Гибрид (векторы + слова)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="116"/>
+        <location filename="../../ui/search/settings_panel.py" line="118"/>
         <source>Chat</source>
         <translation>Чат</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="116"/>
-        <location filename="../../ui/search/settings_panel.py" line="228"/>
+        <location filename="../../ui/search/settings_panel.py" line="118"/>
+        <location filename="../../ui/search/settings_panel.py" line="233"/>
         <source>All chats</source>
         <translation>Все чаты</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="118"/>
+        <location filename="../../ui/search/settings_panel.py" line="120"/>
         <source>From</source>
         <translation>С</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="119"/>
+        <location filename="../../ui/search/settings_panel.py" line="121"/>
         <source>To</source>
         <translation>По</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="129"/>
+        <location filename="../../ui/search/settings_panel.py" line="132"/>
         <source>Score ≥</source>
         <translation>Оценка ≥</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="130"/>
+        <location filename="../../ui/search/settings_panel.py" line="133"/>
         <source>Score gap</source>
         <translation>Разрыв оценок</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="131"/>
+        <location filename="../../ui/search/settings_panel.py" line="134"/>
         <source>Final top-K</source>
         <translation>Итоговый top-K</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="138"/>
+        <location filename="../../ui/search/settings_panel.py" line="141"/>
         <source>Custom URL</source>
         <translation>Свой URL</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="139"/>
+        <location filename="../../ui/search/settings_panel.py" line="142"/>
         <source>Endpoint</source>
         <translation>Сервер</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="142"/>
+        <location filename="../../ui/search/settings_panel.py" line="145"/>
         <source>URL</source>
         <translation>URL</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="150"/>
-        <location filename="../../ui/search/settings_panel.py" line="201"/>
+        <location filename="../../ui/search/settings_panel.py" line="153"/>
+        <location filename="../../ui/search/settings_panel.py" line="206"/>
         <source>Model</source>
         <translation>Модель</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="151"/>
+        <location filename="../../ui/search/settings_panel.py" line="154"/>
         <source>none</source>
         <translation>нет</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="151"/>
+        <location filename="../../ui/search/settings_panel.py" line="154"/>
         <source>minimal</source>
         <translation>минимальное</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="151"/>
+        <location filename="../../ui/search/settings_panel.py" line="154"/>
         <source>low</source>
         <translation>низкое</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="152"/>
+        <location filename="../../ui/search/settings_panel.py" line="155"/>
         <source>medium</source>
         <translation>среднее</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="152"/>
+        <location filename="../../ui/search/settings_panel.py" line="155"/>
         <source>high</source>
         <translation>высокое</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="154"/>
+        <location filename="../../ui/search/settings_panel.py" line="157"/>
         <source>How long the model may think before it answers (the API&apos;s reasoning effort).</source>
         <translation>Сколько модель может думать перед ответом (reasoning effort в API).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="155"/>
+        <location filename="../../ui/search/settings_panel.py" line="158"/>
         <source>Reasoning</source>
         <translation>Рассуждение</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="156"/>
+        <location filename="../../ui/search/settings_panel.py" line="159"/>
         <source>Timeout</source>
         <translation>Тайм-аут</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="168"/>
+        <location filename="../../ui/search/settings_panel.py" line="171"/>
         <source>Cross-encoder first</source>
         <translation>Сначала кросс-энкодер</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="175"/>
+        <location filename="../../ui/search/settings_panel.py" line="178"/>
         <source>Flash reads</source>
         <translation>Flash читает</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="40"/>
+        <location filename="../../ui/search/settings_panel.py" line="42"/>
         <source> s</source>
         <translation> с</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="41"/>
+        <location filename="../../ui/search/settings_panel.py" line="43"/>
         <source> tokens</source>
         <translation> токенов</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="107"/>
+        <location filename="../../ui/search/settings_panel.py" line="109"/>
         <source>Cross-encoder</source>
         <translation>Кросс-энкодер</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="108"/>
+        <location filename="../../ui/search/settings_panel.py" line="110"/>
         <source>Vector only keeps every candidate; Threshold cuts by score instantly; Cross-encoder has a rerank server score the best topics with each search; Flash asks an LLM to choose (one API call per run).</source>
         <translation>«Только векторы» оставляет всех кандидатов; «Порог» мгновенно отсекает по оценке; «Кросс-энкодер» при каждом поиске просит сервер ранжирования оценить лучшие темы; Flash просит LLM выбрать (один вызов API за запуск).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="157"/>
+        <location filename="../../ui/search/settings_panel.py" line="160"/>
         <source>Max tool calls</source>
         <translation>Макс. вызовов</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="158"/>
+        <location filename="../../ui/search/settings_panel.py" line="161"/>
         <source>Max topics</source>
         <translation>Макс. тем</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="159"/>
+        <location filename="../../ui/search/settings_panel.py" line="162"/>
         <source>Max people</source>
         <translation>Макс. людей</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="160"/>
+        <location filename="../../ui/search/settings_panel.py" line="163"/>
         <source>Max artifacts</source>
         <translation>Макс. вложений</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="161"/>
+        <location filename="../../ui/search/settings_panel.py" line="164"/>
         <source>Rewrite the query first</source>
         <translation>Сначала переписать запрос</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="163"/>
+        <location filename="../../ui/search/settings_panel.py" line="166"/>
         <source>With recent messages pasted, one short call first rewrites a vague question (“what did he say?”) into a self-contained one; the search runs for both and Flash sees both. Nothing is sent without recent messages.</source>
         <translation>Если вставлены недавние сообщения, один короткий запрос сначала переписывает расплывчатый вопрос («что он сказал?») в самостоятельный; поиск идёт по обоим, и Flash видит оба. Без недавних сообщений ничего не отправляется.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="170"/>
+        <location filename="../../ui/search/settings_panel.py" line="173"/>
         <source>The rerank server (Settings → Cross-encoder) scores the topics first and Flash reads only the best of them: fewer tokens sent to the LLM. When the cross-encoder is not asked or fails, Flash reads every candidate.</source>
         <translation>Сервер ранжирования («Настройки → Кросс-энкодер») сначала оценивает темы, и Flash читает только лучшие из них: в LLM уходит меньше токенов. Если кросс-энкодер не спрашивали или он не сработал, Flash читает всех кандидатов.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="176"/>
+        <location filename="../../ui/search/settings_panel.py" line="179"/>
         <source>Also make topics with this model</source>
         <translation>Строить топики этой моделью</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="178"/>
+        <location filename="../../ui/search/settings_panel.py" line="181"/>
         <source>When memory is built, the model splits conversations into topics and decides merges (one API call per chunk of up to 400 messages). Without it, or where it fails, topics get extractive summaries.</source>
         <translation>При сборке памяти модель делит переписку на топики и решает, что объединять (один API-вызов на фрагмент до 400 сообщений). Без неё, или там, где она ошиблась, у топиков извлекающие сводки.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="186"/>
+        <location filename="../../ui/search/settings_panel.py" line="189"/>
         <source>Embeddings</source>
         <translation>Эмбеддинги</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="190"/>
+        <location filename="../../ui/search/settings_panel.py" line="193"/>
         <source>Built-in</source>
         <translation>Встроенная</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="190"/>
+        <location filename="../../ui/search/settings_panel.py" line="193"/>
         <source>Local model</source>
         <translation>Локальная модель</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="191"/>
+        <location filename="../../ui/search/settings_panel.py" line="194"/>
         <source>Changing it embeds every topic again in the background; search keeps working.</source>
         <translation>При смене все темы встраиваются заново в фоне; поиск продолжает работать.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="192"/>
+        <location filename="../../ui/search/settings_panel.py" line="195"/>
         <source>Matches words and their forms; instant, built into the app.</source>
         <translation>Сопоставляет слова и их формы; мгновенно, встроена в приложение.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="193"/>
+        <location filename="../../ui/search/settings_panel.py" line="196"/>
         <source>Matches meaning, also across Russian and English (multilingual-e5-small on this computer&apos;s CPU; building takes minutes to hours).</source>
         <translation>Сопоставляет смысл, в том числе между русским и английским (multilingual-e5-small на процессоре этого компьютера; построение занимает от минут до часов).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="197"/>
+        <location filename="../../ui/search/settings_panel.py" line="202"/>
         <source>Not available on Windows yet.</source>
         <translation>Пока недоступна в Windows.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="198"/>
+        <location filename="../../ui/search/settings_panel.py" line="203"/>
         <source>Not installed: run {command}</source>
         <translation>Не установлено: выполните {command}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="217"/>
+        <location filename="../../ui/search/settings_panel.py" line="222"/>
         <source>any</source>
         <translation>любая</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="230"/>
+        <location filename="../../ui/search/settings_panel.py" line="235"/>
         <source>(unnamed)</source>
         <translation>(без названия)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="295"/>
+        <location filename="../../ui/search/settings_panel.py" line="300"/>
         <source>http://host:port/v1</source>
         <translation>http://host:port/v1</translation>
     </message>
@@ -2811,17 +2816,17 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Загрузка…</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/topic_viewer.py" line="58"/>
+        <location filename="../../ui/shell/topic_viewer.py" line="59"/>
         <source>Topic {id} · {chat}</source>
         <translation>Тема {id} · {chat}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/topic_viewer.py" line="60"/>
+        <location filename="../../ui/shell/topic_viewer.py" line="61"/>
         <source>{chat} · {when} · messages: {messages} · characters: {chars}</source>
         <translation>{chat} · {when} · сообщений: {messages} · символов: {chars}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/topic_viewer.py" line="74"/>
+        <location filename="../../ui/shell/topic_viewer.py" line="75"/>
         <source>Highlighted: the messages the answer cites ({0}).</source>
         <translation>Выделены сообщения, на которые ссылается ответ ({0}).</translation>
     </message>
@@ -2829,137 +2834,137 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>WindowActions</name>
     <message>
-        <location filename="../../ui/shell/actions.py" line="25"/>
+        <location filename="../../ui/shell/actions.py" line="27"/>
         <source>&amp;Import file or zip…</source>
         <translation>&amp;Импорт файла или zip…</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="27"/>
+        <location filename="../../ui/shell/actions.py" line="29"/>
         <source>Import</source>
         <translation>Импорт</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="28"/>
+        <location filename="../../ui/shell/actions.py" line="30"/>
         <source>Import a chat export: a file or a zip</source>
         <translation>Импортировать выгрузку чата: файл или zip</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="29"/>
+        <location filename="../../ui/shell/actions.py" line="31"/>
         <source>Import &amp;folder…</source>
         <translation>Импорт &amp;папки…</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="30"/>
+        <location filename="../../ui/shell/actions.py" line="32"/>
         <source>Import folder</source>
         <translation>Импорт папки</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="31"/>
+        <location filename="../../ui/shell/actions.py" line="33"/>
         <source>Import an export folder (for example a Telegram DataExport folder)</source>
         <translation>Импортировать папку с выгрузкой (например, папку DataExport из Telegram)</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="32"/>
+        <location filename="../../ui/shell/actions.py" line="34"/>
         <source>Open the &amp;demo</source>
         <translation>Открыть &amp;демо</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="33"/>
+        <location filename="../../ui/shell/actions.py" line="35"/>
         <source>&amp;Build memory</source>
         <translation>&amp;Построить память</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="35"/>
+        <location filename="../../ui/shell/actions.py" line="37"/>
         <source>Build memory</source>
         <translation>Построить память</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="36"/>
+        <location filename="../../ui/shell/actions.py" line="38"/>
         <source>Find topics, embed them and update the index for new messages</source>
         <translation>Найти темы в новых сообщениях, векторизовать их и обновить индекс</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="37"/>
+        <location filename="../../ui/shell/actions.py" line="39"/>
         <source>API &amp;key…</source>
         <translation>API-&amp;ключ…</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="38"/>
+        <location filename="../../ui/shell/actions.py" line="40"/>
         <source>API key</source>
         <translation>API-ключ</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="39"/>
+        <location filename="../../ui/shell/actions.py" line="41"/>
         <source>&amp;Reset window</source>
         <translation>&amp;Сбросить окно</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="40"/>
+        <location filename="../../ui/shell/actions.py" line="42"/>
         <source>Put the panels back where they were at the first start</source>
         <translation>Вернуть панели туда, где они были при первом запуске</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="41"/>
+        <location filename="../../ui/shell/actions.py" line="43"/>
         <source>&amp;Quit</source>
         <translation>&amp;Выход</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="42"/>
+        <location filename="../../ui/shell/actions.py" line="44"/>
         <source>Open &amp;data folder</source>
         <translation>Открыть папку с &amp;данными</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="43"/>
+        <location filename="../../ui/shell/actions.py" line="45"/>
         <source>Show the folder that holds the store, the index and the run history</source>
         <translation>Показать папку, где лежат хранилище, индекс и история запусков</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="44"/>
+        <location filename="../../ui/shell/actions.py" line="46"/>
         <source>&amp;About Flashback</source>
         <translation>&amp;О программе Flashback</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="49"/>
+        <location filename="../../ui/shell/actions.py" line="51"/>
         <source>System language</source>
         <translation>Язык системы</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="76"/>
+        <location filename="../../ui/shell/actions.py" line="78"/>
         <source>&amp;File</source>
         <translation>&amp;Файл</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="82"/>
+        <location filename="../../ui/shell/actions.py" line="84"/>
         <source>&amp;Export</source>
         <translation>&amp;Экспорт</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="87"/>
+        <location filename="../../ui/shell/actions.py" line="89"/>
         <source>&amp;Memory</source>
         <translation>&amp;Память</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="90"/>
+        <location filename="../../ui/shell/actions.py" line="92"/>
         <source>&amp;View</source>
         <translation>&amp;Вид</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="96"/>
+        <location filename="../../ui/shell/actions.py" line="98"/>
         <source>&amp;Settings</source>
         <translation>&amp;Настройки</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="98"/>
+        <location filename="../../ui/shell/actions.py" line="100"/>
         <source>&amp;Language</source>
         <translation>&amp;Язык</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="101"/>
+        <location filename="../../ui/shell/actions.py" line="103"/>
         <source>&amp;Help</source>
         <translation>&amp;Справка</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="106"/>
+        <location filename="../../ui/shell/actions.py" line="108"/>
         <source>Main</source>
         <translation>Основная</translation>
     </message>

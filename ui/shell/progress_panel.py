@@ -109,6 +109,7 @@ class ProgressPanel(QFrame):
             "fit": self.tr("Fitting the embedder to your vocabulary"),
             "embeddings": self.tr("Embedding topics"),
             "consolidation": self.tr("Merging similar neighbouring topics"),
+            "lexical": self.tr("Indexing the topics' words"),
             "people": self.tr("Embedding people"),
             "artifacts": self.tr("Embedding files"),
             "index": self.tr("Updating the search index"),

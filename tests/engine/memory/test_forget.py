@@ -95,6 +95,8 @@ def test_forgetting_a_chat_leaves_nothing_of_it(store):
     assert query(data, "SELECT count(*) FROM message_fts WHERE message_fts MATCH 'zanzibar'") == [(0,)]
     assert query(data, "SELECT count(*) FROM message_fts WHERE message_fts MATCH 'quarterly'") == [(2,)]
     assert query(data, "SELECT count(*) FROM topic_fts WHERE rowid NOT IN (SELECT id FROM topic)") == [(0,)]
+    assert query(data, "SELECT count(*) FROM topic_terms WHERE topic_id NOT IN (SELECT id FROM topic)") == [(0,)]
+    assert query(data, "SELECT count(*) FROM topic_fts WHERE topic_fts MATCH 'zanzibar'") == [(0,)]
     assert query(data, "SELECT count(*) FROM vector_item v WHERE v.kind = 'topic' AND v.entity_id NOT IN "
                        "(SELECT id FROM topic)") == [(0,)]
     assert query(data, "SELECT count(*) FROM embedding_cache c WHERE NOT EXISTS (SELECT 1 FROM vector_item v "

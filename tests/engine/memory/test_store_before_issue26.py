@@ -2,7 +2,8 @@
 tests/data/store_before_issue26.jsonl imported and built by the commit before issue 26's:
 the built-in embedder's vectors cached as float32, a 1,024-dimension index, sidecars without
 the binary's identity). Its index is searched as it is; the next build remakes it as a
-256-dimension sketch with the vectors beside it and drops the cache rows."""
+256-dimension sketch with the vectors beside it, drops the cache rows, and makes BM25's
+table contentless (issue 26's second round)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 
 from engine.api import Flashback
 from engine.index.sidecar import read_sidecar
+from engine.memory.lexical_index import topic_fts_is_current
 from tests.cli_run import flashback
 
 OLD_STORE = Path(__file__).resolve().parents[2] / "data" / "store_before_issue26.zip"
@@ -55,6 +57,9 @@ def test_an_old_store_is_searched_as_it_is_then_remade_by_the_next_build(old_sto
     assert _cached(old_store) == 0
     saved = read_sidecar(old_store / "index" / "topics.hnsw").meta
     assert saved.dim == 256 and saved.params["vectors"]["bytes"] == (old_store / "index" / "topics.vec").stat().st_size
+    with closing(sqlite3.connect(old_store / "flashback.sqlite3")) as connection:  # BM25's table made contentless
+        assert topic_fts_is_current(connection)
+        assert connection.execute("SELECT count(*) FROM sqlite_master WHERE name = 'topic_fts_content'").fetchone() == (0,)
     again = Flashback(old_store)
     assert _top(again, "ferry to Zanzibar") == before
     assert "Postgres" in _top(again, "postgres upgrade friday")

@@ -5,7 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from engine.memory.lexical_index import TOPIC_FTS_DDL, sync_topic_fts, topic_fts_is_current
+from engine.memory.topic_documents import topic_search_texts
 from engine.retrieval.lexical import HALF_MATCH, lexical_relevance, topic_bm25, topic_lexical_scores
+from engine.text.stemming import stem_text
 from engine.topics import build_topics
 from tests.engine.topics.conftest import conversation
 
@@ -97,3 +99,42 @@ def test_a_chat_title_finds_its_topics(store):
     pasta = store.scalar("SELECT t.id FROM topic t JOIN chat c ON c.id = t.chat_id WHERE c.title = ?",
                          "Weeknight pasta")
     assert _best(store, "pasta") == pasta
+
+
+def test_the_index_keeps_no_copy_of_its_terms_and_still_replaces_and_drops_rows(store):
+    """Contentless (issue 26): FTS5 stores no second copy of the terms; `topic_terms` holds them
+    packed, so a changed topic's old words and a deleted topic's words leave the index."""
+    topics = {word: topic for topic, word in _store(store).items()}
+    connection = store.connection
+    assert connection.execute("SELECT count(*) FROM sqlite_master WHERE name = 'topic_fts_content'").fetchone() == (0,)
+    assert connection.execute("SELECT count(*) FROM topic_terms").fetchone() == (len(topics),)
+    garden = topics["garden"]
+    connection.execute("UPDATE topic SET summary = 'Xylophone lessons' WHERE id = ?", (garden,))
+    connection.execute("UPDATE message SET text = 'A xylophone for the kids' WHERE topic_id = ?", (garden,))
+    assert sync_topic_fts(connection, [garden]) == 1
+    assert _best(store, "xylophone") == garden
+    assert topic_bm25(connection, "tomatoes") == []  # the old words are gone, not just outranked
+    connection.execute("UPDATE message SET topic_id = NULL WHERE topic_id = ?", (topics["машину"],))
+    connection.execute("DELETE FROM topic WHERE id = ?", (topics["машину"],))
+    sync_topic_fts(connection)
+    assert topic_bm25(connection, "тормоза") == []
+    vocabulary = connection.execute("SELECT count(*) FROM topic_fts WHERE topic_fts MATCH 'тормоз'").fetchone()
+    assert vocabulary == (0,)
+    assert connection.execute("SELECT count(*) FROM topic_terms").fetchone() == (len(topics) - 1,)
+
+
+def test_a_store_built_before_issue_26_searches_its_old_table_until_the_next_build(store):
+    topics = {word: topic for topic, word in _store(store).items()}
+    connection = store.connection
+    connection.execute("DROP TABLE topic_fts")
+    connection.execute("DROP TABLE topic_terms")
+    connection.execute("CREATE VIRTUAL TABLE topic_fts USING fts5(log_terms, heading_terms, "
+                       "tokenize=\"unicode61 remove_diacritics 2\")")
+    connection.commit()
+    texts = topic_search_texts(connection, list(topics.values()))
+    connection.executemany("INSERT INTO topic_fts (rowid, log_terms, heading_terms) VALUES (?, ?, ?)",
+                           [(t, stem_text(log), stem_text(heading)) for t, (log, heading) in texts.items()])
+    assert not topic_fts_is_current(connection)
+    assert _best(store, "paints") == topics["painting"]  # stemmed search, as before
+    assert sync_topic_fts(connection) == len(topics)  # the build makes it contentless, every topic again
+    assert topic_fts_is_current(connection) and _best(store, "paints") == topics["painting"]
