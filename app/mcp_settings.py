@@ -32,6 +32,10 @@ from engine.api import (
     RerankEndpoint,
     RetrievalSettings,
     ThresholdSettings,
+    cross_encoder_settings_from,
+    rerank_endpoint_from,
+    rerank_key_name_for,
+    rerank_needs_key_for,
 )
 
 GROUP = "search"
@@ -99,20 +103,18 @@ class SavedSettings:
         return PRESETS[self.preset].needs_key
 
     def cross_encoder_settings(self) -> CrossEncoderSettings:
-        return CrossEncoderSettings(
-            threshold=self.ce_threshold, top_k=self.ce_top_k, top_n=self.ce_top_n,
-            passage_tokens=self.ce_passage_tokens, batch=self.ce_batch, skip_small=self.ce_skip_small,
-            skip_flat=self.ce_skip_flat, timeout=float(self.ce_timeout))
+        """No ce_chain_keep: the MCP server never chains Flash after it (chain_keep keeps its default)."""
+        return cross_encoder_settings_from(self)
 
     def rerank_endpoint(self, api_key: str | None) -> RerankEndpoint:
-        return RerankEndpoint(self.rerank_preset, self.rerank_url.strip(), api_key, self.rerank_model.strip())
+        return rerank_endpoint_from(self.rerank_preset, self.rerank_url, api_key, self.rerank_model)
 
     def rerank_key_name(self) -> str:
         """The key store's entry for the rerank server's key (jina, cohere, voyage, rerank)."""
-        return RERANK_PRESETS[self.rerank_preset].key_name
+        return rerank_key_name_for(self.rerank_preset)
 
     def rerank_needs_key(self) -> bool:
-        return RERANK_PRESETS[self.rerank_preset].needs_key
+        return rerank_needs_key_for(self.rerank_preset)
 
 
 def settings_file(data_dir: Path, in_data_dir: bool, environ=os.environ, platform: str = sys.platform) -> Path | None:

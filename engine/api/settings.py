@@ -2,16 +2,21 @@
 from which every face derives its controls: the CLI's argparse options (`app/cli_options.py`),
 the window's sliders and spin boxes and its QSettings keys (`ui/search/settings_model.py`),
 and the validation both apply (`Setting.check`). A test checks the CLI and the window accept
-the same range for every setting they share."""
+the same range for every setting they share.
+
+Below the schema, the builders both faces that save these settings share (the window's
+`SearchSettings`, the MCP server's `SavedSettings`): the cross-encoder's settings and rerank
+endpoint from the saved values, and what the chosen rerank preset asks of the key store."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from engine.errors import EngineError
 from engine.messages import Message
+from engine.rerank.cross_encoder.presets import RERANK_PRESETS, RerankEndpoint
 from engine.rerank.cross_encoder.settings import CrossEncoderSettings
 from engine.rerank.flash.settings import CLOUD, FlashSettings
 from engine.rerank.threshold import ThresholdSettings
@@ -145,3 +150,48 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
 
 def setting(key: str) -> Setting:
     return SETTINGS[key]
+
+
+class CrossEncoderValues(Protocol):
+    """The saved ce_* values (the window's whole-second timeout included) the builder below reads."""
+
+    @property
+    def ce_threshold(self) -> float: ...
+    @property
+    def ce_top_k(self) -> int: ...
+    @property
+    def ce_top_n(self) -> int: ...
+    @property
+    def ce_passage_tokens(self) -> int: ...
+    @property
+    def ce_batch(self) -> int: ...
+    @property
+    def ce_skip_small(self) -> bool: ...
+    @property
+    def ce_skip_flat(self) -> bool: ...
+    @property
+    def ce_timeout(self) -> int: ...
+
+
+def cross_encoder_settings_from(values: CrossEncoderValues,
+                                chain_keep: int = _CROSS_ENCODER.chain_keep) -> CrossEncoderSettings:
+    """Here, beside the ce_* schema, so the window and the MCP server build it one way."""
+    return CrossEncoderSettings(
+        threshold=values.ce_threshold, top_k=values.ce_top_k, top_n=values.ce_top_n,
+        passage_tokens=values.ce_passage_tokens, batch=values.ce_batch, skip_small=values.ce_skip_small,
+        skip_flat=values.ce_skip_flat, timeout=float(values.ce_timeout), chain_keep=chain_keep)
+
+
+def rerank_endpoint_from(preset: str, url: str, api_key: str | None, model: str) -> RerankEndpoint:
+    """Here so the window and the MCP server read a saved rerank server one way (edge spaces dropped)."""
+    return RerankEndpoint(preset, url.strip(), api_key, model.strip())
+
+
+def rerank_key_name_for(preset: str) -> str:
+    """Here so the window and the MCP server ask the key store for the same entry (jina, cohere, voyage, rerank)."""
+    return RERANK_PRESETS[preset].key_name
+
+
+def rerank_needs_key_for(preset: str) -> bool:
+    """Here so the window and the MCP server agree on which rerank servers need a key."""
+    return RERANK_PRESETS[preset].needs_key

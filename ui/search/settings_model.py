@@ -20,7 +20,6 @@ from engine.api import (
     CLOUD,
     LOCAL,
     PRESETS,
-    RERANK_PRESETS,
     SETTINGS,
     CrossEncoderSettings,
     EmbeddingConfig,
@@ -32,7 +31,11 @@ from engine.api import (
     RetrievalSettings,
     ThresholdSettings,
     check_date_range,
+    cross_encoder_settings_from,
     day_bounds,
+    rerank_endpoint_from,
+    rerank_key_name_for,
+    rerank_needs_key_for,
 )
 
 GROUP = "search"
@@ -151,20 +154,17 @@ class SearchSettings:
                                     base_url=self.base_url.strip())
 
     def cross_encoder_settings(self) -> CrossEncoderSettings:
-        return CrossEncoderSettings(
-            threshold=self.ce_threshold, top_k=self.ce_top_k, top_n=self.ce_top_n,
-            passage_tokens=self.ce_passage_tokens, batch=self.ce_batch, skip_small=self.ce_skip_small,
-            skip_flat=self.ce_skip_flat, timeout=float(self.ce_timeout), chain_keep=self.ce_chain_keep)
+        return cross_encoder_settings_from(self, chain_keep=self.ce_chain_keep)
 
     def rerank_endpoint(self, api_key: str | None) -> RerankEndpoint:
-        return RerankEndpoint(self.rerank_preset, self.rerank_url.strip(), api_key, self.rerank_model.strip())
+        return rerank_endpoint_from(self.rerank_preset, self.rerank_url, api_key, self.rerank_model)
 
     def rerank_key_name(self) -> str:
         """The key store's entry the rerank server's key is read from (jina, cohere, voyage, rerank)."""
-        return RERANK_PRESETS[self.rerank_preset].key_name
+        return rerank_key_name_for(self.rerank_preset)
 
     def rerank_needs_key(self) -> bool:
-        return RERANK_PRESETS[self.rerank_preset].needs_key
+        return rerank_needs_key_for(self.rerank_preset)
 
     def embedding_config(self) -> EmbeddingConfig:
         return EmbeddingConfig(provider=self.embedder)
