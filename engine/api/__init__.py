@@ -9,8 +9,9 @@ same import under TYPE_CHECKING (type checkers read that)."""
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from engine.lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     # the facade and its records
@@ -23,7 +24,9 @@ _EXPORTS: dict[str, str] = {
     "Claim": "engine.ask", "Answer": "engine.ask", "Plan": "engine.ask", "AskCancelled": "engine.ask",
     "DateRange": "engine.ask.dates", "read_dates": "engine.ask.plan",
     "SETTINGS": "engine.api.settings", "Setting": "engine.api.settings", "SettingError": "engine.api.settings",
-    "setting": "engine.api.settings",
+    "setting": "engine.api.settings", "CrossEncoderValues": "engine.api.settings",
+    "cross_encoder_settings_from": "engine.api.settings", "rerank_endpoint_from": "engine.api.settings",
+    "rerank_key_name_for": "engine.api.settings", "rerank_needs_key_for": "engine.api.settings",
     "Changes": "engine.changes", "ChangeToken": "engine.changes",
     # messages
     "LANGUAGES": "engine.messages", "Message": "engine.messages", "msg": "engine.messages",
@@ -80,20 +83,10 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'engine.api' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # the next lookup is a plain attribute read
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
-def __dir__() -> list[str]:
-    return __all__
-
-
-if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__ loads them
+if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__ (engine/lazy.py) loads them
     from engine.api.context import StoreContext as StoreContext
     from engine.api.facade import Flashback as Flashback
     from engine.api.memory import EMBEDDING_PRESETS as EMBEDDING_PRESETS
@@ -111,8 +104,13 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.api.search import clean_query as clean_query
     from engine.api.search import make_reranker as make_reranker
     from engine.api.settings import SETTINGS as SETTINGS
+    from engine.api.settings import CrossEncoderValues as CrossEncoderValues
     from engine.api.settings import Setting as Setting
     from engine.api.settings import SettingError as SettingError
+    from engine.api.settings import cross_encoder_settings_from as cross_encoder_settings_from
+    from engine.api.settings import rerank_endpoint_from as rerank_endpoint_from
+    from engine.api.settings import rerank_key_name_for as rerank_key_name_for
+    from engine.api.settings import rerank_needs_key_for as rerank_needs_key_for
     from engine.api.settings import setting as setting
     from engine.api.store import PIPELINE_CHANGES as PIPELINE_CHANGES
     from engine.api.views import RunRecord as RunRecord

@@ -14,6 +14,8 @@ reads date phrases offline; record.py keeps the run in the run history.
 
 from typing import TYPE_CHECKING
 
+from engine.lazy import lazy_exports
+
 if TYPE_CHECKING:
     from engine.ask.flow import NO_MODEL_NOTE, ask
     from engine.ask.profile import store_profile
@@ -36,17 +38,8 @@ __all__ = ["NO_MODEL_NOTE", "RERANKER_NAME", "Answer", "AskCancelled", "AskDeps"
 # Loaded on first use (PEP 562): every search imports engine.ask.dates for its date phrases,
 # which must not bring the whole Ask flow (LLM client, planner, verifier) into a plain search
 # (issue 26: a cold `flashback search`).
-_WHERE = {"NO_MODEL_NOTE": "flow", "ask": "flow", "store_profile": "profile", "RERANKER_NAME": "record",
-          **{name: "types" for name in ("Answer", "AskCancelled", "AskDeps", "AskOutcome", "AskSettings", "Claim",
-                                        "Plan", "Source", "StepRecord")}}
+_WHERE = {"NO_MODEL_NOTE": ".flow", "ask": ".flow", "store_profile": ".profile", "RERANKER_NAME": ".record",
+          **{name: ".types" for name in ("Answer", "AskCancelled", "AskDeps", "AskOutcome", "AskSettings", "Claim",
+                                         "Plan", "Source", "StepRecord")}}
 
-
-def __getattr__(name: str):
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)

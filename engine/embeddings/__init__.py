@@ -6,6 +6,8 @@ names itself with a `model_id` recorded next to every stored vector.
 
 from typing import TYPE_CHECKING
 
+from engine.lazy import lazy_exports
+
 if TYPE_CHECKING:
     from engine.embeddings.base import (
         CancelToken,
@@ -35,15 +37,7 @@ _WHERE: dict[str, str] = {name: module for module, names in (
 ) for name in names}
 
 
-def __getattr__(name: str):
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
 
 
 __all__ = [

@@ -45,6 +45,7 @@ def test_importing_the_engine_loads_no_qt():
 # Engine packages from the bottom up: a package may import only from layers below its own
 # (docs/architecture.md, "Layers"). Top-level modules (errors.py, scrub.py, …) count as packages.
 LAYERS = (
+    {"lazy"},  # lazy package exports (PEP 562, issue 26): the standard library only, any package may use it
     {"messages"},  # message codes and their catalogues: everything below the faces says things through them
     {"errors", "scrub", "http_retry", "text", "progress", "changes"},
     {"store", "llm", "index", "embeddings", "child_process"},  # child_process: the one child-process harness

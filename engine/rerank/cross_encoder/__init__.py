@@ -9,6 +9,8 @@ the candidates Flash reads. docs/rerankers.md says how to run each server.
 
 from typing import TYPE_CHECKING
 
+from engine.lazy import lazy_exports
+
 if TYPE_CHECKING:
     from engine.rerank.cross_encoder.chain import ChainedReranker, ChainSettings, narrow
     from engine.rerank.cross_encoder.client import RerankClient, ScoreRun, normalise, parse_scores
@@ -39,15 +41,7 @@ _WHERE: dict[str, str] = {name: f"{__name__}.{module}" for module, names in (
 ) for name in names}
 
 
-def __getattr__(name: str):
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
 
 
 __all__ = [

@@ -8,6 +8,8 @@ the topics it wants with `get_topics_content`, and answers with its choice and r
 
 from typing import TYPE_CHECKING
 
+from engine.lazy import lazy_exports
+
 if TYPE_CHECKING:
     from engine.rerank.flash.contextualize import QueryRewrite, fuse_candidates, rewrite_query
     from engine.rerank.flash.errors import AnswerError, FlashRerankError, FlashSettingsError
@@ -33,15 +35,7 @@ _WHERE: dict[str, str] = {name: f"{__name__}.{module}" for module, names in (
 ) for name in names}
 
 
-def __getattr__(name: str):
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
 
 
 __all__ = [
