@@ -97,7 +97,8 @@ def _patched(*patches: tuple[object, str, object]) -> Iterator[None]:
 
 def _no_stemming():
     unstemmed_stopwords = frozenset(stemming.fold(w) for w in lexical._QUERY_STOPWORDS)
-    return _patched((stemming, "stem_word", lambda word: word), (lexical, "query_stopwords", lambda: unstemmed_stopwords))
+    return _patched((stemming, "stem_word", lambda word: word),
+                    (lexical, "query_stopwords", lambda: unstemmed_stopwords))
 
 
 def _share_rule(frequencies: dict[str, int], topics: int, budget: int = 0) -> list[str]:

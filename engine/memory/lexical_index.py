@@ -61,7 +61,7 @@ def topic_fts_is_stemmed(connection: sqlite3.Connection) -> bool:
 
 
 def _ensure_table(connection: sqlite3.Connection) -> bool:
-    """Recreate `topic_fts` and `topic_terms` when missing or of another definition (inside the caller's transaction)."""
+    """Recreate `topic_fts` and `topic_terms` when missing or of another definition (in the caller's transaction)."""
     if topic_fts_is_current(connection):
         return False
     connection.execute("DROP TABLE IF EXISTS topic_fts")

@@ -59,7 +59,8 @@ def test_an_old_store_is_searched_as_it_is_then_remade_by_the_next_build(old_sto
     assert saved.dim == 256 and saved.params["vectors"]["bytes"] == (old_store / "index" / "topics.vec").stat().st_size
     with closing(sqlite3.connect(old_store / "flashback.sqlite3")) as connection:  # BM25's table made contentless
         assert topic_fts_is_current(connection)
-        assert connection.execute("SELECT count(*) FROM sqlite_master WHERE name = 'topic_fts_content'").fetchone() == (0,)
+        copies = connection.execute("SELECT count(*) FROM sqlite_master WHERE name = 'topic_fts_content'").fetchone()
+        assert copies == (0,)
     again = Flashback(old_store)
     assert _top(again, "ferry to Zanzibar") == before
     assert "Postgres" in _top(again, "postgres upgrade friday")
