@@ -26,16 +26,8 @@ from engine.api import (
     PRESETS,
     RERANK_PRESETS,
     SETTINGS,
-    CrossEncoderSettings,
-    Endpoint,
-    FlashSettings,
-    RerankEndpoint,
     RetrievalSettings,
-    ThresholdSettings,
-    cross_encoder_settings_from,
-    rerank_endpoint_from,
-    rerank_key_name_for,
-    rerank_needs_key_for,
+    SavedSearchChoices,
 )
 
 GROUP = "search"
@@ -47,7 +39,7 @@ def _default(key: str):
 
 
 @dataclass(frozen=True)
-class SavedSettings:
+class SavedSettings(SavedSearchChoices):
     """The window's `SearchSettings` fields an assistant's search uses (same names, same defaults)."""
 
     candidates: int = _default("candidates")
@@ -78,44 +70,13 @@ class SavedSettings:
     ce_skip_small: bool = _default("ce_skip_small")
     ce_skip_flat: bool = _default("ce_skip_flat")
     ce_timeout: int = int(_default("ce_timeout"))
+    ce_chain_keep: int = _default("ce_chain_keep")  # read like the rest; an assistant never chains Flash after it
     source: str = ""  # the file they were read from; "" for the defaults
 
     def retrieval(self, chat_ids: tuple[int, ...] = (), date_from: float | None = None,
                   date_to: float | None = None) -> RetrievalSettings:
         return RetrievalSettings(candidates=self.candidates, hybrid=self.hybrid, chat_ids=chat_ids,
                                  date_from=date_from, date_to=date_to)
-
-    def threshold_settings(self) -> ThresholdSettings:
-        return ThresholdSettings(threshold=self.threshold, gap=self.gap, top_k=self.top_k)
-
-    def flash_settings(self) -> FlashSettings:
-        return FlashSettings(
-            model=self.model, max_tool_calls=self.max_tool_calls, total_timeout=float(self.timeout),
-            reasoning_effort=None if self.reasoning_effort == "none" else self.reasoning_effort,
-            max_topics=self.max_topics, max_people=self.max_people, max_artifacts=self.max_artifacts,
-            contextualize_query=self.rewrite_query)
-
-    def endpoint(self, api_key: str | None) -> Endpoint:
-        return Endpoint.from_preset(self.preset, api_key=api_key, model=self.model.strip(),
-                                    base_url=self.base_url.strip())
-
-    def needs_key(self) -> bool:
-        return PRESETS[self.preset].needs_key
-
-    def cross_encoder_settings(self) -> CrossEncoderSettings:
-        """No ce_chain_keep: the MCP server never chains Flash after it (chain_keep keeps its default)."""
-        return cross_encoder_settings_from(self)
-
-    def rerank_endpoint(self, api_key: str | None) -> RerankEndpoint:
-        return rerank_endpoint_from(self.rerank_preset, self.rerank_url, api_key, self.rerank_model)
-
-    def rerank_key_name(self) -> str:
-        """The key store's entry for the rerank server's key (jina, cohere, voyage, rerank)."""
-        return rerank_key_name_for(self.rerank_preset)
-
-    def rerank_needs_key(self) -> bool:
-        return rerank_needs_key_for(self.rerank_preset)
-
 
 def settings_file(data_dir: Path, in_data_dir: bool, environ=os.environ, platform: str = sys.platform) -> Path | None:
     """Where the window keeps its settings (app/gui.py's choice), or None where they are not a file."""

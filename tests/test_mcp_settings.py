@@ -32,7 +32,7 @@ def test_what_the_window_saves_the_server_reads(tmp_path):
              "max_artifacts": 0, "rewrite_query": False, "budget_tokens": 12345,
              "rerank_preset": "tei", "rerank_url": "http://127.0.0.1:8081", "rerank_model": "bge-reranker-v2-m3",
              "ce_threshold": 0.25, "ce_top_k": 4, "ce_top_n": 30, "ce_passage_tokens": 200, "ce_batch": 12,
-             "ce_skip_small": False, "ce_skip_flat": False, "ce_timeout": 20}
+             "ce_skip_small": False, "ce_skip_flat": False, "ce_timeout": 20, "ce_chain_keep": 3}
     path = tmp_path / "Flashback" / "Flashback.ini"
     window = _window_round_trip(path, tuned)
     server = load(path)

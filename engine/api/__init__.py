@@ -24,9 +24,7 @@ _EXPORTS: dict[str, str] = {
     "Claim": "engine.ask", "Answer": "engine.ask", "Plan": "engine.ask", "AskCancelled": "engine.ask",
     "DateRange": "engine.ask.dates", "read_dates": "engine.ask.plan",
     "SETTINGS": "engine.api.settings", "Setting": "engine.api.settings", "SettingError": "engine.api.settings",
-    "setting": "engine.api.settings", "CrossEncoderValues": "engine.api.settings",
-    "cross_encoder_settings_from": "engine.api.settings", "rerank_endpoint_from": "engine.api.settings",
-    "rerank_key_name_for": "engine.api.settings", "rerank_needs_key_for": "engine.api.settings",
+    "setting": "engine.api.settings", "SavedSearchChoices": "engine.api.settings",
     "Changes": "engine.changes", "ChangeToken": "engine.changes",
     # messages
     "LANGUAGES": "engine.messages", "Message": "engine.messages", "msg": "engine.messages",
@@ -104,13 +102,9 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.api.search import clean_query as clean_query
     from engine.api.search import make_reranker as make_reranker
     from engine.api.settings import SETTINGS as SETTINGS
-    from engine.api.settings import CrossEncoderValues as CrossEncoderValues
+    from engine.api.settings import SavedSearchChoices as SavedSearchChoices
     from engine.api.settings import Setting as Setting
     from engine.api.settings import SettingError as SettingError
-    from engine.api.settings import cross_encoder_settings_from as cross_encoder_settings_from
-    from engine.api.settings import rerank_endpoint_from as rerank_endpoint_from
-    from engine.api.settings import rerank_key_name_for as rerank_key_name_for
-    from engine.api.settings import rerank_needs_key_for as rerank_needs_key_for
     from engine.api.settings import setting as setting
     from engine.api.store import PIPELINE_CHANGES as PIPELINE_CHANGES
     from engine.api.views import RunRecord as RunRecord

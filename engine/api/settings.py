@@ -4,17 +4,17 @@ the window's sliders and spin boxes and its QSettings keys (`ui/search/settings_
 and the validation both apply (`Setting.check`). A test checks the CLI and the window accept
 the same range for every setting they share.
 
-Below the schema, the builders both faces that save these settings share (the window's
-`SearchSettings`, the MCP server's `SavedSettings`): the cross-encoder's settings and rerank
-endpoint from the saved values, and what the chosen rerank preset asks of the key store."""
+Below the schema, `SavedSearchChoices`: what both faces that save these settings (the window's
+`SearchSettings`, the MCP server's `SavedSettings`) build from them, written once."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from engine.errors import EngineError
+from engine.llm.presets import PRESETS, Endpoint
 from engine.messages import Message
 from engine.rerank.cross_encoder.presets import RERANK_PRESETS, RerankEndpoint
 from engine.rerank.cross_encoder.settings import CrossEncoderSettings
@@ -152,46 +152,68 @@ def setting(key: str) -> Setting:
     return SETTINGS[key]
 
 
-class CrossEncoderValues(Protocol):
-    """The saved ce_* values (the window's whole-second timeout included) the builder below reads."""
+class SavedSearchChoices:
+    """What the window's `SearchSettings` and the MCP server's `SavedSettings` (frozen dataclasses of
+    the same saved fields, same names) build from those fields, written once for both: the
+    threshold filter's, Flash's and the cross-encoder's settings, the LLM and rerank endpoints,
+    and what the chosen presets ask of the key store. The annotations are what it reads."""
 
-    @property
-    def ce_threshold(self) -> float: ...
-    @property
-    def ce_top_k(self) -> int: ...
-    @property
-    def ce_top_n(self) -> int: ...
-    @property
-    def ce_passage_tokens(self) -> int: ...
-    @property
-    def ce_batch(self) -> int: ...
-    @property
-    def ce_skip_small(self) -> bool: ...
-    @property
-    def ce_skip_flat(self) -> bool: ...
-    @property
-    def ce_timeout(self) -> int: ...
+    threshold: float
+    gap: float
+    top_k: int
+    preset: str
+    base_url: str
+    model: str
+    reasoning_effort: str
+    timeout: int
+    max_tool_calls: int
+    max_topics: int
+    max_people: int
+    max_artifacts: int
+    rewrite_query: bool
+    rerank_preset: str
+    rerank_url: str
+    rerank_model: str
+    ce_threshold: float
+    ce_top_k: int
+    ce_top_n: int
+    ce_passage_tokens: int
+    ce_batch: int
+    ce_skip_small: bool
+    ce_skip_flat: bool
+    ce_timeout: int  # whole seconds, like Flash's
+    ce_chain_keep: int
 
+    def threshold_settings(self) -> ThresholdSettings:
+        return ThresholdSettings(threshold=self.threshold, gap=self.gap, top_k=self.top_k)
 
-def cross_encoder_settings_from(values: CrossEncoderValues,
-                                chain_keep: int = _CROSS_ENCODER.chain_keep) -> CrossEncoderSettings:
-    """Here, beside the ce_* schema, so the window and the MCP server build it one way."""
-    return CrossEncoderSettings(
-        threshold=values.ce_threshold, top_k=values.ce_top_k, top_n=values.ce_top_n,
-        passage_tokens=values.ce_passage_tokens, batch=values.ce_batch, skip_small=values.ce_skip_small,
-        skip_flat=values.ce_skip_flat, timeout=float(values.ce_timeout), chain_keep=chain_keep)
+    def flash_settings(self) -> FlashSettings:
+        return FlashSettings(
+            model=self.model, max_tool_calls=self.max_tool_calls, total_timeout=float(self.timeout),
+            reasoning_effort=None if self.reasoning_effort == "none" else self.reasoning_effort,
+            max_topics=self.max_topics, max_people=self.max_people, max_artifacts=self.max_artifacts,
+            contextualize_query=self.rewrite_query)
 
+    def endpoint(self, api_key: str | None) -> Endpoint:
+        return Endpoint.from_preset(self.preset, api_key=api_key, model=self.model.strip(),
+                                    base_url=self.base_url.strip())
 
-def rerank_endpoint_from(preset: str, url: str, api_key: str | None, model: str) -> RerankEndpoint:
-    """Here so the window and the MCP server read a saved rerank server one way (edge spaces dropped)."""
-    return RerankEndpoint(preset, url.strip(), api_key, model.strip())
+    def needs_key(self) -> bool:
+        return PRESETS[self.preset].needs_key
 
+    def cross_encoder_settings(self) -> CrossEncoderSettings:
+        return CrossEncoderSettings(
+            threshold=self.ce_threshold, top_k=self.ce_top_k, top_n=self.ce_top_n,
+            passage_tokens=self.ce_passage_tokens, batch=self.ce_batch, skip_small=self.ce_skip_small,
+            skip_flat=self.ce_skip_flat, timeout=float(self.ce_timeout), chain_keep=self.ce_chain_keep)
 
-def rerank_key_name_for(preset: str) -> str:
-    """Here so the window and the MCP server ask the key store for the same entry (jina, cohere, voyage, rerank)."""
-    return RERANK_PRESETS[preset].key_name
+    def rerank_endpoint(self, api_key: str | None) -> RerankEndpoint:
+        """The saved rerank server (edge spaces of its URL and model dropped; the key as given)."""
+        return RerankEndpoint(self.rerank_preset, self.rerank_url.strip(), api_key, self.rerank_model.strip())
 
+    def rerank_key_name(self) -> str:
+        """The key store's entry the rerank server's key is read from (jina, cohere, voyage, rerank)."""
+        return RERANK_PRESETS[self.rerank_preset].key_name
 
-def rerank_needs_key_for(preset: str) -> bool:
-    """Here so the window and the MCP server agree on which rerank servers need a key."""
-    return RERANK_PRESETS[preset].needs_key
+    def rerank_needs_key(self) -> bool:
+        return RERANK_PRESETS[self.rerank_preset].needs_key

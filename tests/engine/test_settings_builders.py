@@ -1,26 +1,19 @@
-"""The builders the window's SearchSettings and the MCP server's SavedSettings share
-(engine/api/settings.py): the engine's CrossEncoderSettings and RerankEndpoint from saved values."""
+"""What the window's SearchSettings and the MCP server's SavedSettings build from their saved values,
+written once in engine/api/settings.py (SavedSearchChoices): the engine's CrossEncoderSettings and
+RerankEndpoint, and what a rerank preset asks of the key store."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
 
-from engine.api import (
-    RERANK_PRESETS,
-    CrossEncoderSettings,
-    RerankEndpoint,
-    cross_encoder_settings_from,
-    rerank_endpoint_from,
-    rerank_key_name_for,
-    rerank_needs_key_for,
-)
+from engine.api import RERANK_PRESETS, SETTINGS, CrossEncoderSettings, RerankEndpoint, SavedSearchChoices
 
 
 @dataclass(frozen=True)
-class Saved:
-    """Saved ce_* values as both faces keep them (whole-second timeout)."""
+class Saved(SavedSearchChoices):
+    """Saved values as both faces keep them (whole-second timeout); the rest at the schema's defaults."""
 
     ce_threshold: float = 0.35
     ce_top_k: int = 7
@@ -30,28 +23,33 @@ class Saved:
     ce_skip_small: bool = False
     ce_skip_flat: bool = True
     ce_timeout: int = 45
+    ce_chain_keep: int = SETTINGS["ce_chain_keep"].default
+    rerank_preset: str = "llamacpp"
+    rerank_url: str = ""
+    rerank_model: str = ""
 
 
-def test_cross_encoder_settings_from_copies_every_value():
-    built = cross_encoder_settings_from(Saved())
+def test_cross_encoder_settings_copy_every_value():
+    built = Saved().cross_encoder_settings()
     assert built == CrossEncoderSettings(threshold=0.35, top_k=7, top_n=60, passage_tokens=512, batch=8,
                                          skip_small=False, skip_flat=True, timeout=45.0)
     assert isinstance(built.timeout, float)
-    assert built.chain_keep == CrossEncoderSettings().chain_keep  # left out: the engine's default
+    assert built.chain_keep == CrossEncoderSettings().chain_keep  # left at the schema's default: the engine's
 
 
-def test_cross_encoder_settings_from_takes_chain_keep():
-    assert cross_encoder_settings_from(Saved(), chain_keep=3).chain_keep == 3
+def test_cross_encoder_settings_take_chain_keep():
+    assert Saved(ce_chain_keep=3).cross_encoder_settings().chain_keep == 3
 
 
-def test_rerank_endpoint_from_strips_url_and_model_but_not_the_key():
-    endpoint = rerank_endpoint_from("jina", "  https://example.test/v1 \n", " key ", "\tjina-reranker-m0 ")
+def test_rerank_endpoint_strips_url_and_model_but_not_the_key():
+    saved = Saved(rerank_preset="jina", rerank_url="  https://example.test/v1 \n", rerank_model="\tjina-reranker-m0 ")
+    endpoint = saved.rerank_endpoint(" key ")
     assert endpoint == RerankEndpoint("jina", "https://example.test/v1", " key ", "jina-reranker-m0")
     assert endpoint.url == "https://example.test/v1/rerank"
 
 
-def test_rerank_endpoint_from_empty_fields_fall_back_to_the_preset():
-    endpoint = rerank_endpoint_from("cohere", "", None, "")
+def test_rerank_endpoint_empty_fields_fall_back_to_the_preset():
+    endpoint = Saved(rerank_preset="cohere").rerank_endpoint(None)
     assert endpoint == RerankEndpoint("cohere", "", None, "")
     assert endpoint.url == RERANK_PRESETS["cohere"].base_url.rstrip("/") + RERANK_PRESETS["cohere"].path
 
@@ -60,17 +58,19 @@ def test_rerank_endpoint_from_empty_fields_fall_back_to_the_preset():
     ("llamacpp", "rerank", False), ("tei", "rerank", False), ("custom", "rerank", False),
     ("jina", "jina", True), ("cohere", "cohere", True), ("voyage", "voyage", True)])
 def test_rerank_key_lookups(preset, key_name, needs_key):
-    assert rerank_key_name_for(preset) == key_name
-    assert rerank_needs_key_for(preset) is needs_key
+    saved = Saved(rerank_preset=preset)
+    assert saved.rerank_key_name() == key_name
+    assert saved.rerank_needs_key() is needs_key
 
 
 def test_rerank_key_lookups_cover_every_preset():
     for name, spec in RERANK_PRESETS.items():
-        assert (rerank_key_name_for(name), rerank_needs_key_for(name)) == (spec.key_name, spec.needs_key)
+        saved = replace(Saved(), rerank_preset=name)
+        assert (saved.rerank_key_name(), saved.rerank_needs_key()) == (spec.key_name, spec.needs_key)
 
 
 def test_unknown_preset_is_a_key_error():
     with pytest.raises(KeyError):
-        rerank_key_name_for("nope")
+        Saved(rerank_preset="nope").rerank_key_name()
     with pytest.raises(KeyError):
-        rerank_needs_key_for("nope")
+        Saved(rerank_preset="nope").rerank_needs_key()

@@ -21,21 +21,13 @@ from engine.api import (
     LOCAL,
     PRESETS,
     SETTINGS,
-    CrossEncoderSettings,
     EmbeddingConfig,
     EmptyDateRange,
-    Endpoint,
-    FlashSettings,
     Message,
-    RerankEndpoint,
     RetrievalSettings,
-    ThresholdSettings,
+    SavedSearchChoices,
     check_date_range,
-    cross_encoder_settings_from,
     day_bounds,
-    rerank_endpoint_from,
-    rerank_key_name_for,
-    rerank_needs_key_for,
 )
 
 GROUP = "search"
@@ -70,7 +62,7 @@ def _default(key: str):
 
 
 @dataclass(frozen=True)
-class SearchSettings:
+class SearchSettings(SavedSearchChoices):
     mode: str = "threshold"  # vector | threshold | cross-encoder | flash
     candidates: int = _default("candidates")
     hybrid: bool = _default("hybrid")
@@ -134,43 +126,13 @@ class SearchSettings:
             return error.message
         return None
 
-    def threshold_settings(self) -> ThresholdSettings:
-        return ThresholdSettings(threshold=self.threshold, gap=self.gap, top_k=self.top_k)
-
-    def flash_settings(self) -> FlashSettings:
-        return FlashSettings(
-            model=self.model, max_tool_calls=self.max_tool_calls, total_timeout=float(self.timeout),
-            reasoning_effort=None if self.reasoning_effort == "none" else self.reasoning_effort,
-            max_topics=self.max_topics, max_people=self.max_people, max_artifacts=self.max_artifacts,
-            contextualize_query=self.rewrite_query)
-
     @staticmethod
     def default_timeout(preset: str) -> int:
         """The Flash time budget a preset starts with: a cloud model's, or a CPU model's minutes."""
         return int((LOCAL if PRESETS[preset].local else CLOUD).total_timeout)
 
-    def endpoint(self, api_key: str | None) -> Endpoint:
-        return Endpoint.from_preset(self.preset, api_key=api_key, model=self.model.strip(),
-                                    base_url=self.base_url.strip())
-
-    def cross_encoder_settings(self) -> CrossEncoderSettings:
-        return cross_encoder_settings_from(self, chain_keep=self.ce_chain_keep)
-
-    def rerank_endpoint(self, api_key: str | None) -> RerankEndpoint:
-        return rerank_endpoint_from(self.rerank_preset, self.rerank_url, api_key, self.rerank_model)
-
-    def rerank_key_name(self) -> str:
-        """The key store's entry the rerank server's key is read from (jina, cohere, voyage, rerank)."""
-        return rerank_key_name_for(self.rerank_preset)
-
-    def rerank_needs_key(self) -> bool:
-        return rerank_needs_key_for(self.rerank_preset)
-
     def embedding_config(self) -> EmbeddingConfig:
         return EmbeddingConfig(provider=self.embedder)
-
-    def needs_key(self) -> bool:
-        return PRESETS[self.preset].needs_key
 
     def effective_url(self) -> str:
         return self.base_url.strip() or PRESETS[self.preset].base_url
