@@ -48,7 +48,7 @@ class LevelZero:
                                       f"label at {label_offset}; expected {elements} of dimension {dim}")
         self.dim = dim
         self.count = count
-        self.m = m
+        self.M = m  # named as hnswlib names it: VectorIndex.params reads either
         self.ef_construction = ef_construction
         self._mapped = mapped
         self._vectors = np.ndarray((count, dim), np.float32, buffer=mapped,

@@ -103,20 +103,19 @@ class VectorIndex:
         if not isinstance(ef_search, int) or ef_search < 1:
             raise IndexUnusable(path, msg("index.corrupt.ef_search"))
         check_binary(path, sidecar, full=full_check)
+        live = sidecar.elements - len(sidecar.deleted)  # the file holds `elements` (checked as it is read)
+        if live != sidecar.meta.count:
+            raise IndexUnusable(path, msg("index.corrupt.count", items=sidecar.elements, live=live,
+                                          expected_items=sidecar.elements, expected_live=sidecar.meta.count))
         try:
             saved = LevelZero(path, sidecar.meta.dim, sidecar.elements)
         except (LevelZeroUnreadable, OSError, ValueError):
             saved = None  # not the layout read in place: hnswlib reads it (and says what is wrong)
         if saved is not None:
-            live = saved.count - len(sidecar.deleted)
-            if live != sidecar.meta.count:
-                saved.close()
-                raise IndexUnusable(path, msg("index.corrupt.count", items=saved.count, live=live,
-                                              expected_items=sidecar.elements, expected_live=sidecar.meta.count))
             index = cls(None, ef_search=ef_search, deleted=sidecar.deleted, saved=(path, saved))
         else:
-            index = cls(_read_graph(path, sidecar.meta.dim, sidecar.elements, sidecar.meta.count,
-                                    len(sidecar.deleted)), ef_search=ef_search, deleted=sidecar.deleted)
+            index = cls(_read_graph(path, sidecar.meta.dim, sidecar.elements, len(sidecar.deleted)),
+                        ef_search=ef_search, deleted=sidecar.deleted)
         if isinstance(params.get("vectors"), dict):
             index.full = _open_full(path, params["vectors"], full_check)
         return index
@@ -135,12 +134,8 @@ class VectorIndex:
     @property
     def params(self) -> dict:
         """Build and search parameters, as written to the sidecar."""
-        if self._hnsw is None:
-            saved = self._saved[1]
-            return {"M": saved.m, "ef_construction": saved.ef_construction,
-                    "ef_search": self._ef_search, "space": SPACE}
-        return {"M": self._hnsw.M, "ef_construction": self._hnsw.ef_construction,
-                "ef_search": self._ef_search, "space": SPACE}
+        built = self._hnsw if self._hnsw is not None else self._saved[1]
+        return {"M": built.M, "ef_construction": built.ef_construction, "ef_search": self._ef_search, "space": SPACE}
 
     @property
     def graph_loaded(self) -> bool:
@@ -332,8 +327,7 @@ class VectorIndex:
         if self._hnsw is None:
             path, saved = self._saved
             saved.close()
-            self._hnsw = _read_graph(path, saved.dim, saved.count, saved.count - len(self._deleted),
-                                     len(self._deleted))
+            self._hnsw = _read_graph(path, saved.dim, saved.count, len(self._deleted))
             self._hnsw.set_ef(self._ef_search)
             self._saved = None
         return self._hnsw
@@ -357,16 +351,18 @@ class VectorIndex:
         return np.ascontiguousarray(array)
 
 
-def _read_graph(path: Path, dim: int, elements: int, live: int, deleted: int) -> hnswlib.Index:
-    """hnswlib's whole index from `path`, which must hold `elements` items (`live` of them searchable)."""
+def _read_graph(path: Path, dim: int, elements: int, deleted: int) -> hnswlib.Index:
+    """hnswlib's whole index from `path`, which must hold the `elements` items its sidecar counts
+    (`deleted` of them hidden: for the message only)."""
     hnsw = hnswlib.Index(space=SPACE, dim=dim)
     try:
         hnsw.load_index(str(path), max_elements=elements + _LOAD_HEADROOM)
     except (RuntimeError, MemoryError, ValueError) as exc:
         raise IndexUnusable(path, msg("index.corrupt.unreadable", error=str(exc))) from exc
-    if hnsw.element_count != elements or hnsw.element_count - deleted != live:
+    if hnsw.element_count != elements:
         raise IndexUnusable(path, msg("index.corrupt.count", items=hnsw.element_count,
-                                      live=hnsw.element_count - deleted, expected_items=elements, expected_live=live))
+                                      live=hnsw.element_count - deleted, expected_items=elements,
+                                      expected_live=elements - deleted))
     return hnsw
 
 

@@ -36,7 +36,7 @@ from engine.memory.documents import DEFAULT_CHUNK_CHARS, PassageShape
 from engine.memory.embedder_state import needs_refit, refit
 from engine.memory.health import InvalidVectors, describe_repair, find_damaged_vectors, remove_damaged
 from engine.memory.indexes import INDEX_FOLDER, IndexSet
-from engine.memory.lexical_index import sync_topic_fts, topic_fts_is_current, topic_fts_is_stemmed
+from engine.memory.lexical_index import sync_topic_fts, topic_fts_is_current
 from engine.memory.model_options import build_options_for
 from engine.memory.people_and_files import artifact_documents, artifacts_without_items, people_documents
 from engine.memory.topic_documents import topic_documents_for, topics_without_items
@@ -257,9 +257,9 @@ def _build_vectors(connection: sqlite3.Connection, embedder: Embedder, indexes: 
         timed("consolidation", started)
 
     started = time.perf_counter()
-    recreated = topic_fts_is_stemmed(connection) and not topic_fts_is_current(connection)
+    reshaped = not topic_fts_is_current(connection)  # remade by sync: a new store's, or an older shape's
     sync_topic_fts(connection, changed_topics, on_progress=lambda done, total: progress("lexical", done, total))
-    if recreated:  # a store built before issue 26: its old table's copy of the terms freed ~18 % of the file
+    if reshaped:  # a store built before issue 26: its old table's copy of the terms freed ~18 % of the file
         vacuum_if_worth(connection, "the old full-text table", share=_MIGRATION_VACUUM_SHARE)
     timed("lexical", started)
 
