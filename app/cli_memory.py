@@ -25,6 +25,8 @@ from engine.api import (
     EngineError,
     Flashback,
     RetrievalSettings,
+    SearchRequest,
+    SearchResult,
     ThresholdSettings,
     clean_query,
     day_bounds,
@@ -99,19 +101,21 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 
 def _service(args: argparse.Namespace, data_dir: Path) -> Flashback:
+    service = Flashback(data_dir, origin="command")
     if args.embedder is None:
-        _follow_the_store(args, data_dir)
+        _follow_the_store(args, service)
     config = EmbeddingConfig(provider=args.embedder, model=args.embedding_model, base_url=args.embedding_base_url,
                              api_key=api_key_for(args.embedder), dimensions=args.embedding_dim,
                              timeout=float(args.embedding_timeout))
-    return Flashback(data_dir, config, origin="command")
+    service.memory.use_embedding(config)
+    return service
 
 
-def _follow_the_store(args: argparse.Namespace, data_dir: Path) -> None:
+def _follow_the_store(args: argparse.Namespace, service: Flashback) -> None:
     """No --embedder: use the embedder the store was built with, so `build --embedder local`
     once and then plain `search` and `build` keep to it (a plain `build` used to re-embed the
     whole store with the built-in one, throwing the local model's hours of work away)."""
-    built = Flashback(data_dir).memory.built_embedding()
+    built = service.memory.built_embedding()
     if built is None:  # a new store, or a custom server whose address only the user knows
         args.embedder = "builtin"
         return
@@ -275,13 +279,14 @@ def _reranker(args: argparse.Namespace, service: Flashback):
     return make_reranker(args.reranker, _threshold(args))
 
 
-def _search(args: argparse.Namespace, data_dir: Path):
+def _search(args: argparse.Namespace, data_dir: Path) -> tuple[Flashback, SearchResult]:
     query = clean_query(args.query)  # an empty query is refused before anything is built or sent
     service = _service(args, data_dir)
     settings = _retrieval(args, service)  # an unknown --chat is refused before building, too
     reranker = _reranker(args, service)
     ensure_built(args, service)
-    return service, service.search.run(query, settings, reranker, record=True)
+    request = SearchRequest(query, settings, reranker, threshold=_threshold(args), record=True, client="cli")
+    return service, service.search.search_sync(request)
 
 
 def _cause(report: dict) -> str:
@@ -308,13 +313,13 @@ def run_search(args: argparse.Namespace, data_dir: Path) -> int:
     kept = {(s.kind, s.id): s for s in outcome.result.selected}
     for candidate in outcome.stage1.candidates:
         mark = "✔" if (candidate.kind, candidate.id) in kept else " "
-        sys.stdout.write(f"{mark} {candidate.kind[:6]:<6} {candidate.id:>6} {candidate.score:.2f}  "
+        sys.stdout.write(f"{mark} {candidate.kind:<7} {candidate.id:>6} {candidate.score:.2f}  "
                          f"{candidate.date or '':<10} {(candidate.chat or '')[:20]:<20} {candidate.summary[:90]}\n")
     report = outcome.result.report
     sys.stdout.write(f"retrieved {report.get('retrieved', 0)}, "
                      f"removed by threshold {report.get('removed_by_threshold', 0)}, "
                      f"by gap {report.get('removed_by_gap', 0)}, kept {report.get('kept', 0)}; "
-                     f"{outcome.timings_ms.get('total', 0):.1f} ms\n")
+                     f"{outcome.timings.total_ms:.1f} ms\n")
     if outcome.result.reranker == "flash":
         for selection in outcome.result.selected:
             sys.stdout.write(f"  {selection.kind} {selection.id}: {selection.reason}\n")

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import cast
+from typing import assert_never
 
 from mcp.server.mcpserver.exceptions import ToolError
 
@@ -28,6 +28,8 @@ from engine.api import (
     EmbeddingConfig,
     EngineError,
     Flashback,
+    SearchRequest,
+    SearchResult,
     clean_query,
     day_bounds,
     make_reranker,
@@ -76,7 +78,7 @@ class MemoryTools:
             raise ToolError(say("index_lost", language))
         if status.vectors == 0:
             raise ToolError(say("other_embedder" if status.other_vectors else "not_built", language))
-        return [say("new_messages", language)] if status.new_messages else []
+        return []  # messages imported since the last build: the search's own note says how many it found
 
     # -- arguments ------------------------------------------------------------------------
     def _filters(self, since: str | None, until: str | None, chat: str | None,
@@ -146,14 +148,13 @@ class MemoryTools:
             saved = self.settings.current()
             notes = await asyncio.to_thread(self._ready, language)
             retrieval = saved.retrieval(*await asyncio.to_thread(self._filters, since, until, chat, language))
-            chosen = self._reranker(reranker, saved, language)
-            stage1 = await asyncio.to_thread(self.service.search.stage1, query, retrieval)
-            outcome = await self.service.search.arerank(stage1, chosen, record=False)
-            await asyncio.to_thread(self.service.search.record, outcome, chosen, client=client)
+            request = SearchRequest(query, retrieval, self._reranker(reranker, saved, language),
+                                    threshold=saved.threshold_settings(), record=True, client=client)
+            outcome = await self.service.search.search(request)
             items = await asyncio.to_thread(self._items, outcome, limit, language)
         kept = {(s.kind, s.id) for s in outcome.result.selected}
-        candidates = [out.CandidateItem(id=c.id, kind=cast(out.ItemKind, c.kind), chat=c.chat, date=c.date,
-                                        score=round(c.score, 4), summary=c.summary, selected=(c.kind, c.id) in kept)
+        candidates = [out.CandidateItem(id=c.id, kind=c.kind, chat=c.chat, date=c.date, score=round(c.score, 4),
+                                        summary=c.summary, selected=(c.kind, c.id) in kept)
                       for c in outcome.stage1.candidates] if include_candidates else None
         result = outcome.result
         problem = result.message("error") or result.message("note") if result.fallback else None
@@ -162,17 +163,22 @@ class MemoryTools:
             run_id=outcome.run_id, notes=notes + [said(n, language) for n in [*outcome.notes, problem] if n],
             ms=round((time.perf_counter() - started) * 1000, 1))
 
-    def _items(self, outcome, limit: int, language: str) -> list[out.Item]:
+    def _items(self, outcome: SearchResult, limit: int, language: str) -> list[out.Item]:
         by_key = {(c.kind, c.id): c for c in outcome.stage1.candidates}
         items = []
         for selection in outcome.result.selected[:limit]:
             candidate = by_key.get((selection.kind, selection.id))
             first = last = candidate.date if candidate else None
-            if selection.kind == "topic":
+            kind = selection.kind
+            if kind == "topic":
                 info = self.service.browse.topic_detail(selection.id).info
                 first, last = _day(info.first_at), _day(info.last_at)
-            elif selection.kind == "person":
+            elif kind == "person":
                 first = None
+            elif kind == "artifact" or kind == "message":
+                pass  # one day: the file's or the message's
+            else:
+                assert_never(kind)
             items.append(out.Item(id=selection.id, kind=selection.kind, chat=candidate.chat if candidate else None,
                                   first_date=first, last_date=last,
                                   score=round(candidate.score, 4) if candidate else 0.0,
@@ -188,9 +194,10 @@ class MemoryTools:
             saved = self.settings.current()
             budget = budget_tokens or saved.budget_tokens
             notes = await asyncio.to_thread(self._ready, language)
-            reranker = make_reranker("threshold", saved.threshold_settings())
-            outcome = await asyncio.to_thread(self.service.search.run, query, saved.retrieval(), reranker)
-            await asyncio.to_thread(self.service.search.record, outcome, reranker, client=client)
+            threshold = saved.threshold_settings()
+            request = SearchRequest(query, saved.retrieval(), make_reranker("threshold", threshold),
+                                    threshold=threshold, record=True, client=client)
+            outcome = await self.service.search.search(request)
             pack = await asyncio.to_thread(self.service.search.context, outcome, budget)
         return out.ContextResult(query=query, markdown=to_markdown(pack), items=len(pack.items),
                                  used_tokens=pack.used_tokens, budget_tokens=pack.budget_tokens, run_id=outcome.run_id,

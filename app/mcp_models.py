@@ -6,21 +6,22 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-# What a selected or candidate item is (the engine types it a plain str: topic | person | artifact).
-ItemKind = Literal["topic", "person", "artifact"]
+# What a selected or candidate item is: the engine's closed CandidateKind ("message": one not built
+# into memory yet, found by its words); pydantic needs the Literal itself, so tests/app check they agree.
+ItemKind = Literal["topic", "person", "artifact", "message"]
 
 
 class Item(BaseModel):
     """One thing the reranker selected."""
 
-    id: int = Field(description="the topic's, person's or file's id (get_topic reads a topic)")
+    id: int = Field(description="the topic's, person's, file's or message's id (get_topic reads a topic)")
     kind: ItemKind
     chat: str | None = Field(description="the chat it is in (topics, files)")
     first_date: str | None = Field(description="day of the topic's first message (a file's day)")
     last_date: str | None = Field(description="day of the topic's last message (a person's last message)")
     score: float = Field(description="stage-1 similarity to the query, 0 to 1")
     reason: str = Field(description="why the reranker kept it")
-    summary: str = Field(description="the topic's summary, the person's name or the file's name")
+    summary: str = Field(description="the topic's summary, the person's name, the file's name or the message")
 
 
 class CandidateItem(BaseModel):
@@ -94,7 +95,7 @@ class ContextResult(BaseModel):
 
 class SourceItem(BaseModel):
     number: int = Field(description="the [n] the answer cites")
-    topic_id: int
+    topic_id: int | None = Field(description="the topic the cited messages are in; null for messages not built yet")
     chat: str
     authors: list[str]
     first_time: str

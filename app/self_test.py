@@ -60,7 +60,7 @@ def run_self_test(data_dir: Path | None = None, *, as_json: bool = False) -> int
 
 
 def _check(data_dir: Path) -> dict:
-    from engine.api import Flashback, ThresholdReranker
+    from engine.api import Flashback, SearchRequest, ThresholdReranker
 
     demo = resources.demo_export()
     if demo is None:
@@ -80,7 +80,8 @@ def _check(data_dir: Path) -> dict:
         raise SelfTestFailed(f"the build made {topics} topics and {vectors} vectors")
     searches = []
     for probe in PROBES:
-        outcome = service.search.run(probe.query, reranker=ThresholdReranker())
+        outcome = service.search.search_sync(SearchRequest(probe.query, reranker=ThresholdReranker(),
+                                                           client="self-test"))
         candidates = [c for c in outcome.stage1.candidates if c.kind == "topic"]
         if not candidates:
             raise SelfTestFailed(f"the {probe.language} search {probe.query!r} found nothing")

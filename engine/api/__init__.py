@@ -17,7 +17,9 @@ _EXPORTS: dict[str, str] = {
     # the facade and its records
     "Flashback": "engine.api.facade", "StoreContext": "engine.api.context",
     "IndexLost": "engine.api.memory", "MemoryStatus": "engine.api.memory",
-    "EmptyQueryError": "engine.api.search", "SearchOutcome": "engine.api.search",
+    "EmptyQueryError": "engine.api.search", "SearchRequest": "engine.api.search_records",
+    "SearchResult": "engine.api.search_records", "Timings": "engine.api.search_records",
+    "CandidateKind": "engine.retrieval.candidate", "KINDS": "engine.retrieval.candidate",
     "clean_query": "engine.api.search", "make_reranker": "engine.api.search",
     "RunRecord": "engine.api.views",
     "AskOutcome": "engine.ask", "AskSettings": "engine.ask", "StepRecord": "engine.ask", "Source": "engine.ask",
@@ -42,7 +44,8 @@ _EXPORTS: dict[str, str] = {
     "names_list": "engine.importers.runner",
     "PRESETS": "engine.llm.presets", "Endpoint": "engine.llm.presets", "get_preset": "engine.llm.presets",
     "BuildOptions": "engine.memory.build", "BuildReport": "engine.memory.build",
-    "Candidate": "engine.rerank.base", "RerankResult": "engine.rerank.base", "Selection": "engine.rerank.base",
+    "Candidate": "engine.rerank.base", "RerankResult": "engine.rerank.base",
+    "Reranker": "engine.rerank.base", "Selection": "engine.rerank.base",
     "ThresholdSettings": "engine.rerank.threshold", "ThresholdReranker": "engine.rerank.threshold",
     "FlashSettings": "engine.rerank.flash.settings",
     "RetrievalSettings": "engine.retrieval.search", "Stage1Result": "engine.retrieval.search",
@@ -98,9 +101,11 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.api.pipeline import PipelineSummary as PipelineSummary
     from engine.api.pipeline import Step as Step
     from engine.api.search import EmptyQueryError as EmptyQueryError
-    from engine.api.search import SearchOutcome as SearchOutcome
     from engine.api.search import clean_query as clean_query
     from engine.api.search import make_reranker as make_reranker
+    from engine.api.search_records import SearchRequest as SearchRequest
+    from engine.api.search_records import SearchResult as SearchResult
+    from engine.api.search_records import Timings as Timings
     from engine.api.settings import SETTINGS as SETTINGS
     from engine.api.settings import SavedSearchChoices as SavedSearchChoices
     from engine.api.settings import Setting as Setting
@@ -171,6 +176,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.progress import PROGRESS_INTERVAL_S as PROGRESS_INTERVAL_S
     from engine.progress import ProgressThrottle as ProgressThrottle
     from engine.rerank.base import Candidate as Candidate
+    from engine.rerank.base import Reranker as Reranker
     from engine.rerank.base import RerankResult as RerankResult
     from engine.rerank.base import Selection as Selection
     from engine.rerank.base import fallback_message as fallback_message
@@ -184,6 +190,8 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.rerank.flash.settings import FlashSettings as FlashSettings
     from engine.rerank.threshold import ThresholdReranker as ThresholdReranker
     from engine.rerank.threshold import ThresholdSettings as ThresholdSettings
+    from engine.retrieval.candidate import KINDS as KINDS
+    from engine.retrieval.candidate import CandidateKind as CandidateKind
     from engine.retrieval.search import EmptyDateRange as EmptyDateRange
     from engine.retrieval.search import RetrievalSettings as RetrievalSettings
     from engine.retrieval.search import Stage1Result as Stage1Result

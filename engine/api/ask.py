@@ -13,6 +13,7 @@ from engine.ask import AskDeps, AskOutcome, AskSettings, Plan, StepRecord, ask, 
 from engine.errors import CancelToken
 from engine.llm import ChatClient, Endpoint
 from engine.rerank.base import Reranker
+from engine.retrieval.search import RetrievalSettings, Stage1Result
 
 
 class AskService:
@@ -20,8 +21,11 @@ class AskService:
         self._context = context
         self._search = search
 
-    def _stage1_without_dates(self, query: str, settings):
-        return self._search.stage1(query, settings, dates=False)  # the plan's range is applied by the flow
+    def _stage1_without_dates(self, query: str, settings: RetrievalSettings) -> Stage1Result:
+        """Ask's search step: each sub-query through the one search pipeline, nothing kept or
+        recorded there (Ask reranks the fused candidates and records its own run); the plan's
+        date range is applied by the flow, so the query's own date phrase is not."""
+        return self._search.candidates(query, settings, client="ask", dates=False)
 
     async def ask(self, question: str, reranker: Reranker, *, endpoint: Endpoint | None = None,
                   settings: AskSettings | None = None, now: datetime | None = None,

@@ -6,14 +6,17 @@ from pathlib import Path
 
 from engine.api.context import StoreContext
 from engine.api.search import SearchService
+from engine.api.search_records import SearchRequest, SearchResult
+from engine.evaluation.qrels import JudgedQuery
 from engine.evaluation.runner import evaluate, load_qrels
-from engine.rerank.base import KeepAllReranker, Reranker
-from engine.retrieval.search import RetrievalSettings
+from engine.rerank.base import Reranker, RerankResult
+from engine.retrieval.search import RetrievalSettings, Stage1Result
 
 
 class EvaluationService:
-    """The evaluation functions read stage 1 through the search sub-service (`search.stage1`,
-    `search.arerank`), so what they measure is exactly what a search does."""
+    """Every evaluation searches through the one search pipeline (`SearchService.search`, with
+    each judged query's own filters), so what it measures is exactly what a search does: the date
+    boost, unbuilt messages, the same reranker code."""
 
     def __init__(self, context: StoreContext, search: SearchService) -> None:
         self._context = context
@@ -53,7 +56,7 @@ class EvaluationService:
         """Flash against the threshold filter on frozen labelled queries (each Flash call recorded)."""
         from engine.evaluation.flash_compare import compare
 
-        return await compare(self._search, queries, reranker, threshold, on_outcome)
+        return await compare(self._rerank_frozen, queries, reranker, threshold, on_outcome)
 
     def estimate_flash(self, queries, flash_settings, endpoint):
         """What Flash would cost on these frozen queries (a CostEstimate): tokens counted here, the
@@ -70,7 +73,7 @@ class EvaluationService:
         `Comparison`; `side_by_side` makes the table."""
         from engine.evaluation.flash_compare import compare_rerankers
 
-        return await compare_rerankers(self._search, queries, rerankers, on_outcome)
+        return await compare_rerankers(self._rerank_frozen, queries, rerankers, on_outcome)
 
     def estimate_cross_encoder(self, queries, settings, endpoint, usd_per_million: float | None = None):
         """What the cross-encoder would send for these frozen queries (a CostEstimate, tokens
@@ -80,18 +83,27 @@ class EvaluationService:
 
         return estimate_cross_encoder_cost(queries, settings, local=endpoint.is_local, usd_per_million=usd_per_million)
 
+    async def _rerank_frozen(self, stage1: Stage1Result, reranker: Reranker) -> SearchResult:
+        """A reranker on a labelled query's frozen candidates, recorded, through the pipeline."""
+        return await self._search.search(SearchRequest(stage1.query, stage1.settings, reranker, record=True,
+                                                       client="evaluate", frozen=stage1))
+
     def evaluate(self, qrels_path: Path, settings: RetrievalSettings | None = None,
                  reranker: Reranker | None = None, on_progress=None) -> dict:
+        """`flashback eval QRELS`: each judged query searched as a person would search it (its
+        own chat and day filters in place of the settings' own), then scored."""
+        from engine.evaluation.frozen import retrieval_for
+
         queries = load_qrels(qrels_path)
-        settings = settings or RetrievalSettings()
-        reranker = reranker or KeepAllReranker()
-        retriever = self._context.retriever()
+        base = settings or RetrievalSettings()
+
+        def run(query: JudgedQuery) -> tuple[Stage1Result, RerankResult | None]:
+            request = SearchRequest(query.query, retrieval_for(base, query.filters), reranker, client="eval")
+            outcome = self._search.search_sync(request)
+            return outcome.stage1, outcome.result
+
         connection = self._context.connect()
         try:
-            def run(query: str):
-                stage1 = retriever.search(connection, query, settings)
-                return stage1, reranker.rerank(query, stage1.candidates)
-
             return evaluate(connection, queries, run, on_progress)
         finally:
             connection.close()

@@ -11,21 +11,25 @@ import os
 import re
 import sqlite3
 import time
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Coroutine
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from engine.api.context import StoreContext, idf_lost
 from engine.api.memory import IndexLost
+from engine.api.search_records import SearchRequest, SearchResult, Timings
 from engine.errors import EngineError
 from engine.memory import calibration as calibration_store
 from engine.messages import Message, msg
-from engine.rerank.base import KeepAllReranker, Reranker, RerankResult
-from engine.rerank.threshold import ThresholdReranker, ThresholdSettings
+from engine.rerank.base import KeepAllReranker, Reranker
+from engine.rerank.threshold import ThresholdReranker, ThresholdSettings, keep_unread
 from engine.retrieval.search import RetrievalSettings, Stage1Result
 from engine.retrieval.unbuilt import first_unbuilt, unbuilt_candidates, unbuilt_count
 from engine.store.faults import plain_faults
 from engine.store.lock import current_holder
+
+if TYPE_CHECKING:  # loaded where used: a cold `flashback search` pays for neither
+    from engine.export.pack import ContextPack
 
 
 class EmptyQueryError(EngineError):
@@ -46,45 +50,6 @@ def clean_query(query: str) -> str:
     return _LONE_SURROGATE.sub("\ufffd", query)
 
 
-@dataclass
-class SearchOutcome:
-    stage1: Stage1Result
-    result: RerankResult
-    timings_ms: dict[str, float] = field(default_factory=dict)
-    settings: dict[str, Any] = field(default_factory=dict)  # retrieval + reranker, as recorded
-    run_id: int | None = None  # the stored trace (rerank_run), when the run was recorded
-    notes: list[Message | str] = field(default_factory=list)  # what the person should know, as message codes
-    # Seed 000 step 1: the query restated from the recent messages. When `rewrite.used`,
-    # `stage1` holds the candidates of the original and the rewrite, fused.
-    rewrite: Any = None  # engine.rerank.flash.QueryRewrite | None
-
-    def as_dict(self) -> dict:
-        shaped: dict[str, Any] = {
-            "query": self.stage1.query,
-            "reranker": self.result.reranker,
-            "candidates": [c.as_dict() for c in self.stage1.candidates],
-            "selected": [s.as_dict() for s in self.result.selected],
-            "report": self.result.report,
-            "fallback": self.result.fallback,
-            "timings_ms": self.timings_ms,
-        }
-        if self.result.fallback:  # why, and what was kept instead (issue 23), beside the bare name
-            report = self.result.report or {}
-            shaped["fallback_reason"] = report.get("error") or report.get("note")
-            if report.get("fallback_kept"):
-                shaped["fallback_kept"] = report["fallback_kept"]
-        if self.result.reranker == "flash":  # the LLM's own figures (issue 4's search JSON)
-            shaped["tool_calls"] = self.result.tool_calls
-            shaped["usage"] = self.result.usage or {}
-        if self.run_id is not None:
-            shaped["run_id"] = self.run_id
-        if self.notes:
-            shaped["notes"] = [str(note) for note in self.notes]
-        if self.rewrite is not None:
-            shaped["rewrite"] = {k: v for k, v in self.rewrite.as_dict().items() if k != "call"}
-        return shaped
-
-
 def _with_date_boost(connection, stage1: Stage1Result, now: datetime | None) -> Stage1Result:
     from engine.ask.dates import apply_date_boost
 
@@ -101,10 +66,36 @@ def make_reranker(name: str, threshold: ThresholdSettings | None = None) -> Rera
     return KeepAllReranker()
 
 
-def _settings_of(retrieval: RetrievalSettings, reranker: Reranker) -> dict[str, Any]:
-    own = reranker.settings
+def _settings_of(outcome: SearchResult, reranker_name: str) -> dict[str, Any]:
+    """The run's settings as the run history stores them (retrieval + reranker)."""
+    own = outcome.reranker_settings
     mine = dataclasses.asdict(own) if dataclasses.is_dataclass(own) and not isinstance(own, type) else {}
-    return {"retrieval": dataclasses.asdict(retrieval), "reranker": {"name": reranker.name, **mine}}
+    return {"retrieval": dataclasses.asdict(outcome.stage1.settings), "reranker": {"name": reranker_name, **mine}}
+
+
+_T = TypeVar("_T")
+# How the pipeline runs a blocking step: in a worker thread under an event loop, in place otherwise.
+Offload = Callable[[Callable[[], _T]], Awaitable[_T]]
+
+
+async def _in_thread(work: Callable[[], _T]) -> _T:
+    import asyncio
+
+    return await asyncio.to_thread(work)
+
+
+async def _in_place(work: Callable[[], _T]) -> _T:
+    return work()
+
+
+def _finish_in_place(coroutine: Coroutine[Any, Any, SearchResult]) -> SearchResult:
+    """Run a coroutine that never suspends (every await in it finishes at once) to its end."""
+    try:
+        coroutine.send(None)
+    except StopIteration as done:
+        return done.value
+    coroutine.close()
+    raise RuntimeError("the search waited on something: use SearchService.search on an event loop instead")
 
 
 class SearchService:
@@ -116,10 +107,16 @@ class SearchService:
     def data_dir(self):
         return self._context.data_dir
 
-    def stage1(self, query: str, settings: RetrievalSettings | None = None, *, dates: bool = True,
-               now: datetime | None = None) -> Stage1Result:
-        """Candidates for `query` (blocking: run it in a worker). The window freezes them and
-        re-filters with the threshold reranker or hands them to Flash without repeating this.
+    def candidates(self, query: str, settings: RetrievalSettings | None = None, *, client: str = "",
+                   dates: bool = True, now: datetime | None = None) -> Stage1Result:
+        """Stage 1's candidates for `query`, through the pipeline with nothing kept or recorded
+        (blocking): what evaluation and Ask's sub-queries read."""
+        request = SearchRequest(query, settings or RetrievalSettings(), client=client, dates=dates, now=now)
+        return self.search_sync(request).stage1
+
+    def _stage1(self, query: str, settings: RetrievalSettings | None = None, *, dates: bool = True,
+                now: datetime | None = None) -> Stage1Result:
+        """Candidates for `query` (blocking), the pipeline's first step.
 
         A date phrase in the query ("last week", "в прошлом месяце") boosts topics in that range,
         softly: nothing is removed, so a wrong parse cannot hide the answer (issue 27; `dates=False`
@@ -180,70 +177,65 @@ class SearchService:
         stage1.rebuilt["unbuilt"] = msg("search.unbuilt", count=count, found=len(found))
         stage1.timings_ms["unbuilt"] = round((time.perf_counter() - started) * 1000, 2)
 
-    async def arerank(self, stage1: Stage1Result, reranker: Reranker, *, record: bool = True) -> SearchOutcome:
-        """Stage 2 on frozen candidates, as a coroutine (the LLM waits on the network; the
-        GUI awaits this on its qasync loop). Recording writes the trace in a worker thread.
+    async def search(self, request: SearchRequest) -> SearchResult:
+        """The one search pipeline, as a coroutine (every face's search ends here: the window on
+        its qasync loop, the MCP server, Ask's search step and evaluation through `search_sync`).
 
-        A reranker with a chat model and recent messages first restates the query (seed 000
-        step 1); stage 1 then also searches the rewrite, in a worker, and the two candidate
-        lists are fused before the rerank sees them (`outcome.stage1`, `outcome.rewrite`)."""
-        import asyncio  # here: a coroutine runs on a loop, so it is loaded by then; a plain search never is
+        Stage 1 (or the request's frozen candidates), the query rewrite of a reranker with a chat
+        model and recent messages (seed 000 step 1: stage 1 also searches the rewrite, the two
+        lists fused), the rerank, the unbuilt messages a reranker does not read, then the run
+        recorded when asked. Blocking work runs in a worker thread."""
+        return await self._pipeline(request, _in_thread)
 
+    def search_sync(self, request: SearchRequest) -> SearchResult:
+        """`search` for a caller with no event loop running (the CLI, a worker thread, evaluation).
+        A reranker that never awaits finishes in place: no event loop is started (importing
+        asyncio is ~30 ms of a cold `flashback search`)."""
+        reranker = request.chosen_reranker()
+        coroutine = self._pipeline(request, _in_place)
+        if reranker.instant and not reranker.rewrites:
+            return _finish_in_place(coroutine)
+        import asyncio
+
+        return asyncio.run(coroutine)
+
+    async def _pipeline(self, request: SearchRequest, offload: Offload) -> SearchResult:
+        reranker = request.chosen_reranker()
+        if request.frozen is not None:
+            stage1 = request.frozen
+        else:
+            stage1 = await offload(lambda: self._stage1(request.query, request.retrieval, dates=request.dates,
+                                                       now=request.now))
         started = time.perf_counter()
-        rewrite = await reranker.arewrite(stage1.query)
+        rewrite = await reranker.arewrite(stage1.query) if reranker.rewrites else None
         if rewrite is not None and rewrite.used and rewrite.rewritten:
-            stage1 = await asyncio.to_thread(self._with_rewrite, stage1, rewrite.rewritten)
+            rewritten = rewrite.rewritten
+            stage1 = await offload(lambda: self._with_rewrite(stage1, rewritten, request))
         result = await reranker.arerank(stage1.query, stage1.candidates, rewrite)
-        outcome = self._outcome(stage1, reranker, result, started, rewrite)
-        if record:
-            await asyncio.to_thread(self.record, outcome, reranker)
+        notes: list[Message | str] = list(stage1.rebuilt.values())
+        result, refused = keep_unread(stage1.candidates, reranker, result, request.threshold or reranker.threshold)
+        if refused is not None:
+            notes.append(refused)
+        timings = Timings.of(stage1, (time.perf_counter() - started) * 1000, result)
+        outcome = SearchResult(request, stage1, result, timings, reranker.settings, notes=notes, rewrite=rewrite)
+        if request.record:
+            await offload(lambda: self.record(outcome, reranker, client=request.client))
         return outcome
 
-    def run(self, query: str, settings: RetrievalSettings | None = None,
-            reranker: Reranker | None = None, *, record: bool = False) -> SearchOutcome:
-        """Both stages, blocking (CLI, workers); the query rewrite as in `arerank`."""
-        reranker = reranker or KeepAllReranker()
-        stage1 = self.stage1(query, settings)
-        started = time.perf_counter()
-        rewrite = reranker.rewrite(stage1.query)
-        if rewrite is not None and rewrite.used and rewrite.rewritten:
-            stage1 = self._with_rewrite(stage1, rewrite.rewritten)
-        result = reranker.rerank(stage1.query, stage1.candidates, rewrite)
-        outcome = self._outcome(stage1, reranker, result, started, rewrite)
-        if record:
-            self.record(outcome, reranker)
-        return outcome
-
-    def rerank_frozen(self, stage1: Stage1Result, reranker: Reranker) -> SearchOutcome:
-        """Stage 2 on frozen candidates with a reranker that never waits (threshold, keep-all),
-        on the calling thread: the window re-filters this way as a slider moves. Not recorded."""
-        started = time.perf_counter()
-        return self._outcome(stage1, reranker, reranker.rerank_now(stage1.query, stage1.candidates), started)
-
-    def _with_rewrite(self, stage1: Stage1Result, rewritten: str) -> Stage1Result:
-        """`stage1` with the rewrite's candidates fused in: each topic once, at its better
-        calibrated score, as many per kind as the longer list (bench/rewrite_fusion.py)."""
+    def _with_rewrite(self, stage1: Stage1Result, rewritten: str, request: SearchRequest) -> Stage1Result:
+        """`stage1` with the rewrite's candidates fused in: each item once (every kind, unbuilt
+        messages too), at its better calibrated score, as many per kind as the longer list
+        (bench/rewrite_fusion.py)."""
         from engine.rerank.flash import fuse_candidates
 
-        second = self.stage1(rewritten, stage1.settings)
+        second = self._stage1(rewritten, stage1.settings, dates=request.dates, now=request.now)
         timings = dict(stage1.timings_ms)
         # Inside the rerank's time (measured from before the rewrite), so not added to "total".
         timings["rewrite_stage1"] = second.timings_ms.get("total", 0.0)
         return dataclasses.replace(stage1, candidates=fuse_candidates(stage1.candidates, second.candidates),
                                    timings_ms=timings, rebuilt={**second.rebuilt, **stage1.rebuilt})
 
-    def _outcome(self, stage1: Stage1Result, reranker: Reranker, result: RerankResult,
-                 started: float, rewrite=None) -> SearchOutcome:
-        timings = dict(stage1.timings_ms)
-        timings["rerank"] = round((time.perf_counter() - started) * 1000, 2)
-        timings["total"] = round(timings.get("total", 0.0) + timings["rerank"], 2)
-        llm_timings = (result.report or {}).get("timings_ms")
-        if isinstance(llm_timings, dict):  # per-turn figures of an LLM reranker
-            timings.update({f"rerank_{name}": value for name, value in llm_timings.items()})
-        return SearchOutcome(stage1, result, timings, _settings_of(stage1.settings, reranker),
-                             notes=list(stage1.rebuilt.values()), rewrite=rewrite)
-
-    def record(self, outcome: SearchOutcome, reranker: Reranker, *, client: str = "") -> None:
+    def record(self, outcome: SearchResult, reranker: Reranker, *, client: str = "") -> None:
         """Store the run's trace (`outcome.run_id`). A search is a reader: when the trace cannot
         be written (an import holds the store, a full disk, a read-only folder) the results
         still stand and a note says the run was not recorded. `client` names the face that
@@ -265,7 +257,9 @@ class SearchService:
             # An import keeps its transaction open for its whole length: don't wait out the busy timeout.
             outcome.notes.append(msg("search.not_recorded_writer", writer=holder.message()))
             return
-        settings = {**outcome.settings, "client": client} if client else outcome.settings
+        settings = _settings_of(outcome, reranker.name)
+        if client:
+            settings["client"] = client
         secrets = [key for key in (reranker.api_key,) if key]
         try:
             with plain_faults(context.data_dir, "search"):
@@ -276,7 +270,7 @@ class SearchService:
                     outcome.run_id = save_run(
                         connection, query=outcome.stage1.query, reranker=outcome.result.reranker,
                         settings=settings, candidates=[c.as_dict() for c in outcome.stage1.candidates],
-                        result=outcome.result, timings_ms=outcome.timings_ms, secrets=secrets)
+                        result=outcome.result, timings_ms=outcome.timings.as_json(), secrets=secrets)
                 finally:
                     connection.close()
         except (EngineError, sqlite3.Error, OSError) as exc:
@@ -310,7 +304,7 @@ class SearchService:
 
         return ChainedReranker(cross_encoder, flash)  # type: ignore[arg-type]
 
-    def context(self, outcome: SearchOutcome, budget_tokens: int = 8000):
+    def context(self, outcome: SearchResult, budget_tokens: int = 8000) -> ContextPack:
         """The selected context packed into a token budget, ready for `engine.export` export."""
         from engine.export.pack import assemble_context
 

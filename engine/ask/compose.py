@@ -7,7 +7,9 @@ into sources of at most `per_source` consecutive messages: a citation points at 
 with their chat, authors and times, not at a whole conversation, which is what lets verify
 check a claim against what it cites and lets the window highlight the cited messages.
 
-Only topics become sources: people and files are descriptions, not messages anyone wrote.
+Topics become sources, and so do messages no build has reached yet (kind "message", with the
+chat's messages around them, as exported): both are messages someone wrote. People and files are
+descriptions, not messages anyone wrote.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from engine.ask.types import Source
 from engine.export.pack import assemble_context
 from engine.rerank.base import Candidate, Selection
 from engine.text.tokens import estimate_tokens
-from engine.topics.content import format_log, topic_messages
+from engine.topics.content import COLUMNS, format_log, topic_messages
 from engine.topics.message_row import MessageRow
 from engine.topics.summary import author_label
 
@@ -48,7 +50,7 @@ def header(number: int, chat: str, authors: list[str], first_at: float, last_at:
     return f"[{number}] {chat} · {', '.join(authors)} · {span} UTC"
 
 
-def _source(number: int, topic_id: int, chat: str, rows: list[MessageRow], lines: list[str]) -> Source:
+def _source(number: int, topic_id: int | None, chat: str, rows: list[MessageRow], lines: list[str]) -> Source:
     authors = list(dict.fromkeys(author_label(r) for r in rows))
     head = header(number, chat, authors, rows[0].sent_at, rows[-1].sent_at)
     text = head + "\n" + "\n".join(lines)
@@ -70,31 +72,48 @@ def _kept(item_text: str, rows: list[MessageRow]) -> list[tuple[int, str]]:
 def compose_sources(connection: sqlite3.Connection, question: str, selected: list[Selection],
                     candidates: list[Candidate], budget_tokens: int, per_source: int, *,
                     reranker: str | None = None, first_number: int = 1) -> Composed:
-    """Numbered sources for the topics in `selected` (in the reranker's order) within the budget."""
-    topics = [replace(s, excerpt=None) for s in selected if s.kind == "topic"]
-    pack = assemble_context(connection, question, topics, candidates, budget_tokens, reranker=reranker)
+    """Numbered sources for the topics and unbuilt messages in `selected` (in the reranker's order)
+    within the budget."""
+    written = [replace(s, excerpt=None) for s in selected if s.kind in ("topic", "message")]
+    pack = assemble_context(connection, question, written, candidates, budget_tokens, reranker=reranker)
     sources: list[Source] = []
     number = first_number
     for item in pack.items:
-        rows = topic_messages(connection, item.id)
+        topic_id: int | None = item.id if item.kind == "topic" else None
+        rows = topic_messages(connection, item.id) if topic_id is not None else _rows_around(connection, item.sources)
         kept = _kept(item.text, rows)
         run: list[tuple[int, str]] = []
         for index, line in kept:
             # A new source at the size limit and wherever the packer left messages out between.
             if run and (len(run) >= per_source or index != run[-1][0] + 1):
-                sources.append(_source(number, item.id, item.chat or "", [rows[i] for i, _ in run],
+                sources.append(_source(number, topic_id, item.chat or "", [rows[i] for i, _ in run],
                                        [t for _, t in run]))
                 number += 1
                 run = []
             run.append((index, line))
         if run:
-            sources.append(_source(number, item.id, item.chat or "", [rows[i] for i, _ in run], [t for _, t in run]))
+            sources.append(_source(number, topic_id, item.chat or "", [rows[i] for i, _ in run],
+                                   [t for _, t in run]))
             number += 1
     detail = {"budget_tokens": budget_tokens, "packed_tokens": pack.used_tokens,
-              "topics": [item.id for item in pack.items], "truncated": [i.id for i in pack.items if i.truncated],
-              "omitted": pack.omitted, "not_topics": sum(1 for s in selected if s.kind != "topic"),
+              "topics": [item.id for item in pack.items if item.kind == "topic"],
+              "unbuilt_messages": [item.id for item in pack.items if item.kind == "message"],
+              "truncated": [i.id for i in pack.items if i.truncated],
+              "omitted": pack.omitted, "not_topics": sum(1 for s in selected if s.kind not in ("topic", "message")),
               "sources": len(sources), "source_tokens": sum(s.tokens for s in sources)}
     return Composed(sources, detail)
+
+
+def _rows_around(connection: sqlite3.Connection, sources: dict[str, Any]) -> list[MessageRow]:
+    """The messages an unbuilt message's packed item holds (its chat's, from the first to the last id)."""
+    first, last = sources.get("first_message_id"), sources.get("last_message_id")
+    if first is None or last is None:
+        return []
+    rows = connection.execute(f"SELECT {COLUMNS} FROM message WHERE chat_id = (SELECT chat_id FROM message "
+                              "WHERE id = ?) AND is_service = 0 AND (sent_at, id) >= (SELECT sent_at, id FROM message "
+                              "WHERE id = ?) AND (sent_at, id) <= (SELECT sent_at, id FROM message WHERE id = ?) "
+                              "ORDER BY sent_at, id", (first, first, last)).fetchall()
+    return [MessageRow._make(row) for row in rows]
 
 
 def render_sources(sources: list[Source]) -> str:

@@ -25,6 +25,7 @@ from engine.errors import EngineError
 from engine.messages import Message, msg, render
 from engine.rerank.base import Candidate, RerankResult
 from engine.rerank.flash.run import fallback_selection
+from engine.rerank.threshold import keep_unread
 from engine.scrub import scrub
 
 FALLBACK_TOPICS = 5  # what a failed rerank keeps: stage 1's best, as Flash's own fallback does
@@ -95,6 +96,10 @@ class Steps:
             topics = [c for c in candidates if c.kind == "topic"]
             result = RerankResult(reranker.name, fallback_selection(fallback, [], topics, FALLBACK_TOPICS),
                                   {"error": error}, fallback=fallback)
+        else:  # unbuilt messages Flash does not read: cut by the person's threshold, or said (as Search does)
+            result, refused = keep_unread(candidates, reranker, result, reranker.threshold)
+            if refused is not None:
+                self.outcome.notes.append(refused)
         usage = dict(result.usage or {})
         turns = (result.report or {}).get("timings_ms") or {}
         usage["model_ms"] = round(sum(v for k, v in turns.items() if k.startswith("turn_")

@@ -46,10 +46,11 @@ class Plan:
 
 @dataclass
 class Source:
-    """One numbered source: consecutive messages of one topic, as the model sees them."""
+    """One numbered source: consecutive messages of one topic (or around one message no build has
+    reached yet: `topic_id` None), as the model sees them."""
 
     number: int  # 1-based: the [n] the answer cites
-    topic_id: int
+    topic_id: int | None
     chat: str
     message_ids: list[int]
     first_at: float

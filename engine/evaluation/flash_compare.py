@@ -5,12 +5,12 @@ The estimate is made before anything is sent: per query, turn 1's prompt (instru
 one line per shown candidate, as the Flash prompt writes them) and one read of the topics it
 may load, times the provider's price when its `/models` list gives one (OpenRouter does;
 OpenAI and local servers do not, and then only tokens are shown). The run hands each frozen
-query's candidates to Flash through `service.arerank`, which records every call as a run
+query's candidates to Flash through the search pipeline (`rerank_frozen`), which records every call as a run
 (`flashback runs`), and scores what Flash kept beside what the threshold reranker keeps.
 
 Side by side, each reranker gets the same frozen candidates per query and is scored by the
 same definitions (engine/evaluation/report.py); a threshold cut is arithmetic on the frozen
-scores (instant, not recorded), every other reranker runs through `service.arerank` and is
+scores (instant, not recorded), every other reranker runs through the search pipeline and is
 recorded. The cross-encoder's estimate counts the (query, passage) tokens its servers bill
 (engine/rerank/cross_encoder/cost.py): nothing for a local server, the caller's price per
 million tokens for an API, tokens only without one.
@@ -20,18 +20,37 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import httpx
 
 from engine.evaluation.frozen import FrozenQuery
 from engine.evaluation.report import QueryReport, averages, score_kept, threshold_kept
-from engine.rerank.base import MODEL_EMPTY, Reranker
+from engine.rerank.base import MODEL_EMPTY, Reranker, RerankResult
 from engine.rerank.cross_encoder.cost import estimate_cross_encoder
 from engine.rerank.cross_encoder.settings import CrossEncoderSettings
 from engine.rerank.flash import FlashSettings, estimate_tokens
 from engine.rerank.threshold import ThresholdReranker, ThresholdSettings
+from engine.retrieval.search import Stage1Result
+
+
+class RerankedRun(Protocol):
+    """What the search pipeline gives back for a frozen query (engine.api's SearchResult)."""
+
+    result: RerankResult
+    run_id: int | None
+
+
+# A reranker on frozen candidates, recorded: engine.api passes the search pipeline's own.
+RerankFrozen = Callable[[Stage1Result, Reranker], Awaitable[RerankedRun]]
+
+
+def _frozen(query: FrozenQuery) -> Stage1Result:
+    if query.stage1 is None:
+        raise ValueError("a frozen query without its stage-1 candidates cannot be reranked")
+    return query.stage1
 
 INSTRUCTION_TOKENS = 900  # the system prompt and the user prompt's frame (measured: ~850 en, ~950 ru)
 LINE_OVERHEAD_CHARS = 60  # "[Topic:42] (0.83) 2025-07-25 | 20 msgs, ~1.5K chars | "
@@ -100,7 +119,7 @@ def model_price(base_url: str, model: str, api_key: str | None = None, timeout: 
     return None
 
 
-async def compare(service, queries: Sequence[FrozenQuery], reranker, threshold: ThresholdSettings,
+async def compare(rerank_frozen: RerankFrozen, queries: Sequence[FrozenQuery], reranker, threshold: ThresholdSettings,
                   on_outcome: Callable[[int, FlashOutcome], None] | None = None) -> list[FlashOutcome]:
     """Flash on each query's frozen candidates, one after another (recorded runs); cancelling the
     awaiting task stops it between or during calls, and `on_outcome` has seen every finished one."""
@@ -108,7 +127,7 @@ async def compare(service, queries: Sequence[FrozenQuery], reranker, threshold: 
     for done, query in enumerate(queries, 1):
         cut = score_kept(query, threshold_kept(query, threshold))
         try:
-            run = await service.arerank(query.stage1, reranker, record=True)
+            run = await rerank_frozen(_frozen(query), reranker)
         except Exception as error:  # noqa: BLE001 - one failed query must not lose the others' results
             outcome = FlashOutcome(score_kept(query, ()), cut, None, None, None, str(error) or type(error).__name__)
         else:
@@ -156,7 +175,7 @@ def estimate_cross_encoder_cost(queries: Sequence[FrozenQuery], settings: CrossE
     return CostEstimate(len(queries), tokens, 0, usd, requests, skipped)
 
 
-async def compare_rerankers(service, queries: Sequence[FrozenQuery],
+async def compare_rerankers(rerank_frozen: RerankFrozen, queries: Sequence[FrozenQuery],
                             rerankers: Mapping[str, Reranker | ThresholdSettings],
                             on_outcome: Callable[[int, Comparison], None] | None = None) -> list[Comparison]:
     """Every reranker on each query's frozen candidates, one query after another; a
@@ -164,7 +183,7 @@ async def compare_rerankers(service, queries: Sequence[FrozenQuery],
     recorded. Cancelling the awaiting task stops it; `on_outcome` has seen every finished query."""
     comparisons = []
     for done, query in enumerate(queries, 1):
-        runs = {name: await _run_one(service, query, name, reranker) for name, reranker in rerankers.items()}
+        runs = {name: await _run_one(rerank_frozen, query, name, reranker) for name, reranker in rerankers.items()}
         comparison = Comparison(query, runs)
         comparisons.append(comparison)
         if on_outcome is not None:
@@ -172,14 +191,15 @@ async def compare_rerankers(service, queries: Sequence[FrozenQuery],
     return comparisons
 
 
-async def _run_one(service, query: FrozenQuery, name: str, reranker: Reranker | ThresholdSettings) -> RerankerRun:
+async def _run_one(rerank_frozen: RerankFrozen, query: FrozenQuery, name: str,
+                   reranker: Reranker | ThresholdSettings) -> RerankerRun:
     started = time.perf_counter()
     if isinstance(reranker, ThresholdSettings | ThresholdReranker):
         settings = reranker if isinstance(reranker, ThresholdSettings) else reranker.settings
         return RerankerRun(name, score_kept(query, threshold_kept(query, settings)), cost=0.0,
                            ms=(time.perf_counter() - started) * 1000)
     try:
-        run = await service.arerank(query.stage1, reranker, record=True)
+        run = await rerank_frozen(_frozen(query), reranker)
     except Exception as error:  # noqa: BLE001 - one failed query must not lose the others' results
         return RerankerRun(name, score_kept(query, ()), error=str(error) or type(error).__name__,
                            ms=(time.perf_counter() - started) * 1000)

@@ -125,11 +125,16 @@ def freeze(connection: sqlite3.Connection, targets: Sequence[Target], stage1: St
 def freeze_with_service(service, targets: Sequence[Target], settings: RetrievalSettings | None = None,
                         on_progress: Callable[[int, int], None] | None = None,
                         cancel: CancelToken | None = None, cache: dict | None = None) -> list[FrozenQuery]:
-    """`freeze` through the search sub-service (engine.api: anything with `stage1` and `data_dir`; blocking)."""
+    """`freeze` through the search sub-service (engine.api: anything with `candidates` and `data_dir`;
+    blocking): each target searched by the one search pipeline."""
     settings = settings or RetrievalSettings()
     connection = connect(db_path(service.data_dir))
+
+    def stage1(query: str, retrieval: RetrievalSettings) -> Stage1Result:
+        return service.candidates(query, retrieval, client="evaluate")
+
     try:
-        return freeze(connection, targets, service.stage1, settings, on_progress, cancel, cache)
+        return freeze(connection, targets, stage1, settings, on_progress, cancel, cache)
     finally:
         connection.close()
 

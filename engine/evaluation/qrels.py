@@ -3,8 +3,9 @@ and the mapping of its (chat, message) pairs onto the store's messages.
 
 Judgements name messages the way the export did (`chat` = the chat's key, its name, or the
 key without its format prefix; `message` = the export's message id), so a file survives
-re-imports and rebuilds. Labels exported from the window add two optional keys that
-`flashback eval` ignores: `not_relevant` (messages judged not relevant) and `filters`.
+re-imports and rebuilds. Labels exported from the window add two optional keys:
+`not_relevant` (messages judged not relevant), which `flashback eval` ignores, and `filters` (chats,
+days), which it searches with, as the Evaluate dock does (issue 31: one file, one figure).
 """
 
 from __future__ import annotations

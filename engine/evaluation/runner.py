@@ -26,7 +26,8 @@ def _message_topics(connection: sqlite3.Connection, queries: list[JudgedQuery]) 
     return {pair: (topics.get(m) if m is not None else None) for pair, m in messages.items()}
 
 
-SearchFn = Callable[[str], tuple[Stage1Result, RerankResult | None]]
+# A judged query (its text and its own filters) → stage 1 and the reranker's result, if any.
+SearchFn = Callable[[JudgedQuery], tuple[Stage1Result, RerankResult | None]]
 
 
 def evaluate(connection: sqlite3.Connection, queries: list[JudgedQuery], search: SearchFn,
@@ -36,7 +37,7 @@ def evaluate(connection: sqlite3.Connection, queries: list[JudgedQuery], search:
     topic_chars = dict(connection.execute("SELECT id, size_chars FROM topic").fetchall())
     outcomes: list[QueryOutcome] = []
     for done, query in enumerate(queries, 1):
-        stage1, reranked = search(query.query)
+        stage1, reranked = search(query)
         candidates = [c.id for c in stage1.candidates if c.kind == "topic"]
         chosen = reranked.selected_ids("topic") if reranked is not None else []
         ranking = list(dict.fromkeys(chosen + candidates))

@@ -14,12 +14,14 @@ import re
 import sqlite3
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, assert_never
 
 from engine.memory.documents import artifact_document, person_document
-from engine.topics.content import format_log, topic_messages
+from engine.retrieval.candidate import CandidateKind
+from engine.topics.content import COLUMNS, MessageRow, format_log, topic_messages
 
 RECENT_LINES = 5  # a person's latest messages shown in their profile
+AROUND_MESSAGE = 2  # an unbuilt message is shown with this many of its chat's messages on each side
 LINE_CHARS = 300  # one quoted message at most, in profiles and references
 CHATS_SHOWN = 5
 
@@ -115,7 +117,30 @@ def artifact_material(connection: sqlite3.Connection, artifact_id: int) -> Mater
     return Material(iso_date(sent_at), chat, head, lines, sources)
 
 
-def material(connection: sqlite3.Connection, kind: str, entity_id: int, excerpt: str | None) -> Material | None:
+def message_material(connection: sqlite3.Connection, message_id: int) -> Material | None:
+    """A message no build has reached (a "message" candidate): it and its chat's neighbours, so
+    the reader sees what it answers; cut like a topic when the budget is short."""
+    row = connection.execute("SELECT m.chat_id, m.sent_at, c.title FROM message m JOIN chat c ON c.id = m.chat_id "
+                             "WHERE m.id = ?", (message_id,)).fetchone()
+    if row is None:
+        return None
+    chat_id, sent_at, chat = row
+    before = connection.execute(
+        f"SELECT {COLUMNS} FROM message WHERE chat_id = ? AND is_service = 0 AND (sent_at, id) < (?, ?) "
+        "ORDER BY sent_at DESC, id DESC LIMIT ?", (chat_id, sent_at, message_id, AROUND_MESSAGE)).fetchall()
+    rest = connection.execute(
+        f"SELECT {COLUMNS} FROM message WHERE chat_id = ? AND is_service = 0 AND (sent_at, id) >= (?, ?) "
+        "ORDER BY sent_at, id LIMIT ?", (chat_id, sent_at, message_id, AROUND_MESSAGE + 1)).fetchall()
+    rows = [MessageRow._make(r) for r in [*reversed(before), *rest]]
+    own = next((r for r in rows if r.id == message_id), None)
+    summary = _quote(own.text) if own is not None else ""
+    sources = {"message_id": message_id, "first_message_id": rows[0].id, "last_message_id": rows[-1].id,
+               "sent_at": iso_time(sent_at), "built": False}
+    return Material(iso_date(sent_at), chat, summary, [format_log([r]) for r in rows], sources, cuttable=True)
+
+
+def material(connection: sqlite3.Connection, kind: CandidateKind, entity_id: int,
+             excerpt: str | None) -> Material | None:
     """The content of one selection, or None when it is no longer in the store."""
     if kind == "topic":
         return topic_material(connection, entity_id, excerpt)
@@ -123,4 +148,6 @@ def material(connection: sqlite3.Connection, kind: str, entity_id: int, excerpt:
         return person_material(connection, entity_id)
     if kind == "artifact":
         return artifact_material(connection, entity_id)
-    return None
+    if kind == "message":
+        return message_material(connection, entity_id)
+    assert_never(kind)

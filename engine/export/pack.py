@@ -26,8 +26,9 @@ from typing import Any
 
 from engine.export.errors import ContextError
 from engine.export.material import Material, material
-from engine.messages import msg
+from engine.messages import Message, msg
 from engine.rerank.base import Candidate, Selection
+from engine.retrieval.candidate import CandidateKind
 from engine.text.tokens import estimate_tokens
 
 DEFAULT_BUDGET_TOKENS = 8000
@@ -39,7 +40,7 @@ _MARKER_TOKENS = 20  # the marker line with a five-digit count, and its newline
 
 @dataclass
 class ContextItem:
-    kind: str  # topic | person | artifact
+    kind: CandidateKind
     id: int
     reason: str  # the reranker's
     date: str | None  # ISO date: first message (topics), last seen (people), sent (artifacts)
@@ -69,8 +70,9 @@ class ContextPack:
 
 
 # What a selection is, as the error that cannot read one says it ("Could not read topic 42 …").
-_WHAT = {"topic": msg("export.kind.topic"), "person": msg("export.kind.person"),
-         "artifact": msg("export.kind.artifact")}
+_WHAT: dict[CandidateKind, Message] = {
+    "topic": msg("export.kind.topic"), "person": msg("export.kind.person"),
+    "artifact": msg("export.kind.artifact"), "message": msg("export.kind.message")}
 
 
 def _marker(count: int) -> str:

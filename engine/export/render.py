@@ -19,16 +19,18 @@ from typing import Any
 
 from engine.export.material import MESSAGE_START
 from engine.export.pack import ContextItem, ContextPack
+from engine.retrieval.candidate import CandidateKind
 from engine.scrub import scrub, scrub_text
 
 _LOG_LINE = re.compile(r"^\[(?P<who>.+?) \((?P<date>\d{4}-\d\d-\d\d) (?P<time>\d\d:\d\d)(?::\d\d)?\)\]: ?")
 _SHORT_LINE = re.compile(r"^\[(?P<who>[^\]\n]{1,200})\]: ?")
 _MARKER = re.compile(r"^\[(… .* …)\]$")
-_KIND_TITLES = {"topic": ("topic", "topics"), "person": ("person", "people"),
-                "artifact": ("attachment", "attachments")}
+_KIND_TITLES: dict[CandidateKind, tuple[str, str]] = {
+    "topic": ("topic", "topics"), "message": ("message not built yet", "messages not built yet"),
+    "person": ("person", "people"), "artifact": ("attachment", "attachments")}
 
 
-def _count(items: list[ContextItem], kind: str) -> str | None:
+def _count(items: list[ContextItem], kind: CandidateKind) -> str | None:
     n = sum(1 for item in items if item.kind == kind)
     singular, plural = _KIND_TITLES[kind]
     return f"{n} {singular if n == 1 else plural}" if n else None
@@ -84,6 +86,13 @@ def _topic_section(item: ContextItem) -> list[str]:
     return out + _transcript(item.text)
 
 
+def _message_section(item: ContextItem) -> list[str]:
+    """An unbuilt message with its chat's neighbours: a transcript, under its own heading."""
+    out = [f"## {_heading(f'Message {item.id} (not built into memory yet)', item.chat, item.date)}", "",
+           *_reason(item)]
+    return out + _transcript(item.text)
+
+
 def _entity_section(item: ContextItem) -> list[str]:
     title = item.summary or f"{item.kind} {item.id}"
     date = None if item.kind == "person" else item.date
@@ -101,6 +110,8 @@ def to_markdown(pack: ContextPack) -> str:
     for item in pack.items:
         if item.kind == "topic":
             lines += _topic_section(item)
+        elif item.kind == "message":
+            lines += _message_section(item)
     for kind, title in (("person", "People"), ("artifact", "Attachments")):
         group = [item for item in pack.items if item.kind == kind]
         if group:

@@ -72,6 +72,7 @@ CATALOGUE: dict[str, str] = {
     "export.kind.topic": "topic",
     "export.kind.person": "person",
     "export.kind.artifact": "artifact",
+    "export.kind.message": "message not built into memory yet",
     # engine/browse.py
     "browse.topic_missing": "Topic {topic_id} is not in the store (it may have been merged into another; search "
                             "again to see the current topics).",
@@ -121,6 +122,8 @@ CATALOGUE: dict[str, str] = {
     "topics.ids_not_distinct": "message_ids must be distinct",
     # engine/rerank
     "rerank.reason.vector": "vector rank {rank}, score {score:.2f}",
+    "rerank.reason.unbuilt": "not built into memory yet, so {reranker} did not read it; kept by the threshold: "
+                             "{reason}",
     "rerank.threshold.reason": "score {score:.2f} ≥ {threshold:.2f}",
     "rerank.threshold.reason_gap": "score {score:.2f} ≥ {threshold:.2f}, {drop:.2f} below the previous (gap limit "
                                    "{gap:.2f})",
@@ -262,6 +265,8 @@ CATALOGUE: dict[str, str] = {
     # engine/api/search.py: a date phrase in the query
     "search.date_boost": "“{phrase}”: topics from {days} come first ({count} of them), nothing else is hidden",
     # issue 26: a search never waits for a build; the first search on a big store
+    "search.unbuilt_not_read": "not shown: {count:plural:message|messages} found by their words but not built into "
+                               "memory yet ({reranker} reads built memory only)",
     "search.unbuilt": "{count:plural:message|messages} not built into memory yet were searched by their words only "
                       "({found} found); `flashback build` (or Build memory) adds them",
     "index.corrupt.vectors": "corrupt: its file of full vectors does not match the sidecar ({problem})",

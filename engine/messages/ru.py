@@ -67,6 +67,7 @@ CATALOGUE: dict[str, str] = {
     "export.kind.topic": "тему",
     "export.kind.person": "человека",
     "export.kind.artifact": "вложение",
+    "export.kind.message": "сообщение, ещё не построенное в памяти",
     # engine/browse.py
     "browse.topic_missing": "Темы {topic_id} нет в хранилище (возможно, её объединили с другой; повторите поиск, "
                             "чтобы увидеть нынешние темы).",
@@ -120,6 +121,7 @@ CATALOGUE: dict[str, str] = {
     "topics.ids_not_distinct": "message_ids не должны повторяться",
     # engine/rerank
     "rerank.reason.vector": "ранг по векторам {rank}, оценка {score:.2f}",
+    "rerank.reason.unbuilt": "ещё не в памяти, поэтому {reranker} его не читал; оставлено по порогу: {reason}",
     "rerank.threshold.reason": "оценка {score:.2f} ≥ {threshold:.2f}",
     "rerank.threshold.reason_gap": "оценка {score:.2f} ≥ {threshold:.2f}, на {drop:.2f} ниже предыдущей (предел "
                                    "разрыва {gap:.2f})",
@@ -268,6 +270,8 @@ CATALOGUE: dict[str, str] = {
     # engine/api/search.py: a date phrase in the query
     "search.date_boost": "«{phrase}»: сначала темы за {days} (их {count}), остальные не скрыты",
     # issue 26: поиск не ждёт построения памяти; первый поиск в большом хранилище
+    "search.unbuilt_not_read": "не показаны найденные по словам, но ещё не построенные сообщения ({count}): "
+                               "{reranker} читает только построенную память",
     "search.unbuilt": "{count:plural:сообщение ещё не в памяти, по нему|сообщения ещё не в памяти, по ним|сообщений "
                       "ещё не в памяти, по ним} искали только по словам (найдено {found}); их добавит `flashback "
                       "build` (или «Построить память»)",

@@ -9,14 +9,16 @@ loop; the threshold reranker simply never awaits.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from engine.messages import Message, msg
-from engine.retrieval.candidate import KINDS, Candidate
+from engine.retrieval.candidate import KINDS, Candidate, CandidateKind
 
-if TYPE_CHECKING:  # the flash package imports this module
+if TYPE_CHECKING:  # the flash package and the threshold filter import this module
     from engine.rerank.flash.contextualize import QueryRewrite
+    from engine.rerank.threshold import ThresholdSettings
 
 __all__ = ["FALLBACK_REASONS", "KINDS", "MODEL_EMPTY", "Candidate", "KeepAllReranker", "Reranker", "RerankResult",
            "Selection", "fallback_message"]
@@ -50,7 +52,7 @@ def fallback_message(reason: str) -> Message:
 
 @dataclass(frozen=True)
 class Selection:
-    kind: str
+    kind: CandidateKind
     id: int
     reason: str  # English: the CLI, the traces and the exports show it
     excerpt: str | None = None
@@ -59,20 +61,21 @@ class Selection:
     reason_message: Message | None = field(default=None, compare=False)
 
     @classmethod
-    def because(cls, kind: str, id: int, message: Message, excerpt: str | None = None) -> Selection:
+    def because(cls, kind: CandidateKind, id: int, message: Message, excerpt: str | None = None) -> Selection:
         return cls(kind, id, str(message), excerpt, message)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Selection:
         """A selection as `as_dict` stored it (a recorded run); older records have no reason_message."""
-        return cls(str(data.get("kind") or ""), int(data.get("id") or 0), str(data.get("reason") or ""),
+        kind: CandidateKind = data["kind"] if data.get("kind") in KINDS else "topic"
+        return cls(kind, int(data.get("id") or 0), str(data.get("reason") or ""),
                    data.get("excerpt"), Message.from_json(data.get("reason_message")))
 
     def reason_in(self, language: str) -> str:
         return self.reason_message.render(language) if self.reason_message is not None else self.reason
 
     def as_dict(self) -> dict[str, Any]:
-        data = {"kind": self.kind, "id": self.id, "reason": self.reason, "excerpt": self.excerpt}
+        data: dict[str, Any] = {"kind": self.kind, "id": self.id, "reason": self.reason, "excerpt": self.excerpt}
         if self.reason_message is not None:
             data["reason_message"] = self.reason_message.to_json()
         return data
@@ -88,7 +91,7 @@ class RerankResult:
     usage: dict[str, Any] | None = None  # prompt_tokens, completion_tokens, cost (LLM)
     trace: dict[str, Any] | None = None  # the whole run, JSON-able, secrets scrubbed (LLM)
 
-    def selected_ids(self, kind: str = "topic") -> list[int]:
+    def selected_ids(self, kind: CandidateKind = "topic") -> list[int]:
         return [s.id for s in self.selected if s.kind == kind]
 
     def message(self, key: str) -> Message | None:
@@ -107,6 +110,17 @@ class Reranker(ABC):
     # the coroutine in place, without starting an event loop (or importing asyncio: ~30 ms of a
     # cold `flashback search`).
     instant: bool = False
+    # The kinds this reranker judges. The search pipeline cuts the others by the person's
+    # threshold settings (engine/api/search.py): Flash reads no unbuilt messages.
+    reads: tuple[CandidateKind, ...] = KINDS
+    # The person's threshold settings, where the face gave them: what an LLM reranker's fallback
+    # keeps, and how the kinds it does not read are cut (engine.rerank.threshold.keep_unread).
+    threshold: ThresholdSettings | None = None
+
+    @property
+    def rewrites(self) -> bool:
+        """True when this reranker may restate the query first (it has a chat model)."""
+        return type(self).arewrite is not Reranker.arewrite
 
     @abstractmethod
     async def arerank(self, query: str, candidates: list[Candidate],
@@ -117,21 +131,13 @@ class Reranker(ABC):
         rerankers that do not read queries ignore it.
         """
 
-    def rerank(self, query: str, candidates: list[Candidate], rewrite: QueryRewrite | None = None) -> RerankResult:
-        """Blocking form for worker threads and the CLI (no event loop running there)."""
-        if self.instant:
-            return self._finish_now(self.arerank(query, candidates, rewrite))
-        import asyncio  # here, not at the top: the settings schema imports this module for every command
-
-        return asyncio.run(self.arerank(query, candidates, rewrite))
-
     def rerank_now(self, query: str, candidates: list[Candidate]) -> RerankResult:
         """Finish a reranker that never awaits (threshold, keep-all) here and now, without an
         event loop: the window re-filters on the GUI thread, where qasync's loop already runs
         (so `asyncio.run` cannot), and a task would make a slider step wait for a loop turn."""
         return self._finish_now(self.arerank(query, candidates))
 
-    def _finish_now(self, coroutine) -> RerankResult:
+    def _finish_now(self, coroutine: Coroutine[Any, Any, RerankResult]) -> RerankResult:
         try:
             coroutine.send(None)
         except StopIteration as done:
@@ -143,14 +149,6 @@ class Reranker(ABC):
         """Seed 000 step 1, before stage 1: the query restated from the conversation, or None
         when this reranker has no model or no conversation to restate it with (no call made)."""
         return None
-
-    def rewrite(self, query: str) -> QueryRewrite | None:
-        """Blocking form of `arewrite`."""
-        if type(self).arewrite is Reranker.arewrite:
-            return None  # this reranker restates nothing: no event loop for it
-        import asyncio
-
-        return asyncio.run(self.arewrite(query))
 
 
 class KeepAllReranker(Reranker):

@@ -8,9 +8,9 @@ topics', the per-kind ones are under `by_kind`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from engine.messages import msg
+from engine.messages import Message, msg
 from engine.rerank.base import KINDS, Candidate, Reranker, RerankResult, Selection
 
 
@@ -77,3 +77,21 @@ class ThresholdReranker(Reranker):
         report["settings"] = self.settings.__dict__
         report["by_kind"] = by_kind
         return RerankResult(self.name, selected, report)
+
+
+def keep_unread(candidates: list[Candidate], reranker: Reranker, result: RerankResult,
+                threshold: ThresholdSettings | None) -> tuple[RerankResult, Message | None]:
+    """Candidates of a kind `reranker` does not read (Flash reads no unbuilt messages) cut by the
+    person's threshold settings, each with a reason saying so; without threshold settings they are
+    refused and the returned note says why (issue 31: they were dropped silently). The search
+    pipeline and Ask's rerank step both call this."""
+    chosen = {(s.kind, s.id) for s in result.selected}
+    unread = [c for c in candidates if c.kind not in reranker.reads and (c.kind, c.id) not in chosen]
+    if not unread:
+        return result, None
+    if threshold is None:
+        return result, msg("search.unbuilt_not_read", count=len(unread), reranker=reranker.name)
+    kept = ThresholdReranker(threshold).rerank_now("", unread).selected
+    extra = [Selection.because(s.kind, s.id, msg("rerank.reason.unbuilt", reranker=reranker.name,
+                                                 reason=s.reason_message or s.reason)) for s in kept]
+    return replace(result, selected=[*result.selected, *extra]), None

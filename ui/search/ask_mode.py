@@ -67,7 +67,10 @@ class AskMode(QObject):
             if settings.mode == "cross-encoder":
                 reranker = self._cross_encoder.reranker(settings)
             elif settings.mode == "flash" and endpoint is not None:
-                reranker = self._service.search.flash_reranker(endpoint, settings.flash_settings(), self._recent())
+                # The person's threshold settings, as Search, the CLI and MCP pass them: what a fallback
+                # keeps and how unbuilt messages are cut (issue 31: Ask's Flash had none).
+                reranker = self._service.search.flash_reranker(endpoint, settings.flash_settings(), self._recent(),
+                                                               threshold=settings.threshold_settings())
                 if cross_encoder:  # Flash reads only the cross-encoder's best topics, as in Search
                     reranker = self._cross_encoder.chained(settings, reranker)
             else:

@@ -31,7 +31,7 @@ RECUT = frozenset({"ce_threshold", "ce_top_k"})  # a cut of the scores already b
 
 
 class CrossEncoderMode(QObject):
-    finished = Signal(object)  # SearchOutcome (recorded)
+    finished = Signal(object)  # SearchResult (recorded)
     failed = Signal(str)  # plain words (an internal error: a server's failure is a fallback, not this)
     cancelled = Signal()
 

@@ -11,12 +11,11 @@ order, as the reranker itself does.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication
 
-from engine.api import Message, SearchOutcome, Selection, cross_encoder_fallback_message, msg
+from engine.api import SearchResult, msg
 from ui.i18n import engine_words
 from ui.search.score_chart import ChartData, ChartPoint
 
@@ -24,58 +23,22 @@ NAME = "cross-encoder"  # RerankResult.reranker of a cross-encoder run
 translate = QCoreApplication.translate  # lupdate reads translate("SearchPanel", "…") calls
 
 
-def recut(outcome: SearchOutcome | None, threshold: float, top_k: int) -> SearchOutcome | None:
-    """`outcome` with its topics chosen again at `threshold` and `top_k` (the same outcome, its
-    run id kept, when they are what it ran with). People and files stay as the run chose them."""
+def recut(outcome: SearchResult | None, threshold: float, top_k: int) -> SearchResult | None:
+    """`outcome` with its topics chosen again at `threshold` and `top_k` (the engine's
+    `SearchResult.recut_scores`); anything but a cross-encoder run as it is."""
     if outcome is None or outcome.result.reranker != NAME:
         return outcome
-    result, report = outcome.result, outcome.result.report or {}
-    ran_with = report.get("settings") or {}
-    if (ran_with.get("threshold"), ran_with.get("top_k")) == (threshold, top_k):
-        return outcome
-    topics = sorted((c for c in outcome.stage1.candidates if c.kind == "topic"), key=lambda c: (-c.score, c.rank))
-    note = result.message("note")
-    removed_threshold = removed_top_k = 0
-    scores = report.get("scores") or []
-    if result.fallback:  # stage 1's first top-K, each saying which failure
-        why = cross_encoder_fallback_message(result.fallback)
-        chosen = [Selection.because("topic", c.id, msg("rerank.cross_encoder.fallback_vector", reason=why,
-                                                       rank=int(c.rank), score=float(c.score)))
-                  for c in topics[:top_k]]
-    elif report.get("skipped") or not scores:  # not asked: stage 1 had already chosen
-        chosen = [Selection.because("topic", c.id, msg("rerank.reason.vector", rank=int(c.rank), score=float(c.score)))
-                  for c in topics[:top_k]]
-        if note is not None and "count" in note.params:  # "stage 1's first 5 kept"
-            note = Message(note.code, {**note.params, "count": min(top_k, len(topics))})
-    else:
-        above = [entry for entry in scores if float(entry["score"]) >= threshold]
-        removed_threshold, removed_top_k = len(scores) - len(above), max(0, len(above) - top_k)
-        chosen = [Selection.because("topic", int(entry["id"]), msg("rerank.cross_encoder.reason",
-                                                                   score=float(entry["score"])))
-                  for entry in above[:top_k]]
-        note = None if above else msg("rerank.cross_encoder.none_above", threshold=float(threshold),
-                                      best=float(scores[0]["score"]))
-    by_kind = dict(report.get("by_kind") or {})
-    by_kind["topic"] = {**(by_kind.get("topic") or {}), "kept": len(chosen)}
-    cut: dict[str, Any] = {
-        **report, "kept": len(chosen), "kept_by_kind": {**(report.get("kept_by_kind") or {}), "topic": len(chosen)},
-        "removed_by_threshold": removed_threshold, "removed_by_top_k": removed_top_k, "by_kind": by_kind,
-        "settings": {**ran_with, "threshold": threshold, "top_k": top_k},
-        "note": str(note) if note is not None else None, "note_message": note.to_json() if note is not None else None}
-    others = [s for s in result.selected if s.kind != "topic"]
-    # Not what was recorded: no run id (the recorded one is shown again when the sliders return).
-    return dataclasses.replace(outcome, result=dataclasses.replace(result, selected=chosen + others, report=cut),
-                               run_id=None)
+    return outcome.recut_scores(threshold, top_k)
 
 
-def scored(outcome: SearchOutcome | None) -> list[dict[str, Any]]:
+def scored(outcome: SearchResult | None) -> list[dict[str, Any]]:
     """The cross-encoder's scores of a run (best first), or [] when it was not asked or fell back."""
     if outcome is None or outcome.result.reranker != NAME or outcome.result.fallback:
         return []
     return list(outcome.result.report.get("scores") or [])
 
 
-def chart_data(outcome: SearchOutcome | None, stage1_points: list[ChartPoint], threshold: float) -> ChartData:
+def chart_data(outcome: SearchResult | None, stage1_points: list[ChartPoint], threshold: float) -> ChartData:
     """The cross-encoder's scores as bars with its threshold line; stage 1's when it gave none."""
     scores = scored(outcome)
     if not scores:
@@ -89,7 +52,7 @@ def chart_data(outcome: SearchOutcome | None, stage1_points: list[ChartPoint], t
                      above_label=translate("SearchPanel", "cut by top-K"))
 
 
-def _unscored_caption(outcome: SearchOutcome | None) -> str:
+def _unscored_caption(outcome: SearchResult | None) -> str:
     if outcome is None:
         return translate("SearchPanel", "Topic scores (the cross-encoder is scoring them…)")
     if outcome.result.fallback:
@@ -97,7 +60,7 @@ def _unscored_caption(outcome: SearchOutcome | None) -> str:
     return translate("SearchPanel", "Topic scores (stage 1: the cross-encoder was not asked)")
 
 
-def chain_scores(outcome: SearchOutcome | None) -> dict[int, str]:
+def chain_scores(outcome: SearchResult | None) -> dict[int, str]:
     """Chained Flash: topic id → "cross-encoder score 0.83", for the topics the cross-encoder scored."""
     chain = (outcome.result.report or {}).get("chain") if outcome is not None else None
     if not isinstance(chain, dict):

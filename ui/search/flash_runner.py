@@ -13,7 +13,15 @@ import time
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
-from engine.api import EngineError, Flashback, WriterBusy
+from engine.api import (
+    EngineError,
+    Flashback,
+    Reranker,
+    SearchRequest,
+    Stage1Result,
+    ThresholdSettings,
+    WriterBusy,
+)
 from ui.i18n import engine_words
 from ui.shell.writer_words import writer_words
 from ui.tasks import CoroutineTask
@@ -32,7 +40,7 @@ def plain_words(error: BaseException, what: str) -> str:
 
 
 class FlashRunner(QObject):
-    finished = Signal(object)  # SearchOutcome
+    finished = Signal(object)  # SearchResult
     failed = Signal(str)  # plain words
     cancelled = Signal()
 
@@ -48,10 +56,13 @@ class FlashRunner(QObject):
     def running(self) -> bool:
         return self._task.running()
 
-    def start(self, stage1, reranker) -> None:
-        """Await `service.search.arerank(stage1, reranker)` (recorded) on the running qasync loop."""
+    def start(self, stage1: Stage1Result, reranker: Reranker, threshold: ThresholdSettings | None = None) -> None:
+        """The search pipeline on the frozen `stage1` with `reranker` (recorded), awaited on the
+        running qasync loop; `threshold`: the person's, for a fallback and unbuilt messages."""
         self.started_at = time.perf_counter()
-        self._task.start(self._service.search.arerank(stage1, reranker))
+        request = SearchRequest(stage1.query, stage1.settings, reranker, threshold=threshold, record=True,
+                                client="window", frozen=stage1)
+        self._task.start(self._service.search.search(request))
 
     def cancel(self, quiet: bool = False) -> None:
         """Stop the current run; `cancelled` tells the panel at once unless `quiet` (a newer run follows)."""

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.api import Changes, Flashback, QueryFilters, SearchOutcome, filters_of
+from engine.api import Changes, Flashback, QueryFilters, SearchResult, filters_of
 from ui.i18n import engine_words
 from ui.search.ask_mode import AskMode, recorded_plan
 from ui.search.ask_view import AskView
@@ -93,8 +93,7 @@ class SearchPanel(QWidget):
         self.cross_encoder.cancelled.connect(self._on_cross_encoder_cancelled)
         self.cross_encoder.resend_later.timeout.connect(self.run_cross_encoder)
         self.ask_view = AskView(self._chat_names)
-        self.ask_view.cite_activated.connect(lambda source: self.open_cited.emit(source.topic_id,
-                                                                                 list(source.message_ids)))
+        self.ask_view.cite_activated.connect(self._open_cited)
         self.ask_view.rerun_requested.connect(self._ask_with_plan)
         self.asking = AskMode(service, keys, self.settings_panel, self._store, self.ask_view,
                               lambda: self.recent.toPlainText(), self, cross_encoder=self.cross_encoder)
@@ -187,7 +186,7 @@ class SearchPanel(QWidget):
         except Exception as error:  # a bad URL or missing key: plain words, never a traceback
             self._say(plain_words(error, self.tr("Flash")), error=True)
             return
-        self._flash.start(self._state.stage1, reranker)
+        self._flash.start(self._state.stage1, reranker, settings.threshold_settings())
         topics = sum(1 for c in self._state.stage1.candidates if c.kind == "topic")
         if self.recent.toPlainText().strip() and settings.flash_settings().contextualize_query:
             self._say(self.tr("Flash is restating the query from the recent messages, then choosing among {0} "
@@ -248,7 +247,7 @@ class SearchPanel(QWidget):
         """Re-check whether Flash can run (call after the key dialog changed a key)."""
         self._update_actions()
 
-    def outcome(self) -> SearchOutcome | None:
+    def outcome(self) -> SearchResult | None:
         """What is shown now: the frozen candidates with the current reranker's result."""
         return self._state.outcome
 
@@ -391,7 +390,7 @@ class SearchPanel(QWidget):
             elif settings.mode == "cross-encoder":  # the scores already back, cut at the sliders
                 state.outcome = recut(state.cross, settings.ce_threshold, settings.ce_top_k)
             else:
-                state.outcome = local_rerank(self._service, state, settings)
+                state.outcome = local_rerank(state, settings)
         self._render()
 
     def _render(self) -> None:
@@ -492,19 +491,25 @@ class SearchPanel(QWidget):
         self._load_labels(state.stage1)
         self._apply_reranker()
 
+    def _open_cited(self, source) -> None:
+        """An answer's [n] clicked: its topic, the cited messages highlighted (a source of messages not
+        built yet has no topic to open: its text is the source itself, shown in the answer)."""
+        if source.topic_id is not None:
+            self.open_cited.emit(source.topic_id, list(source.message_ids))
+
     def _chat_names(self) -> list[str]:
         combo = self.settings_panel.combo("chat_id")
         return [combo.itemText(i) for i in range(combo.count()) if combo.itemData(i)]
 
     # -- Flash ----------------------------------------------------------------------------
-    def _on_flash_finished(self, outcome: SearchOutcome) -> None:
+    def _on_flash_finished(self, outcome: SearchResult) -> None:
         self._state.flash = outcome
         self._apply_reranker()
         self._say(self._with_notes(self._timings_text(), outcome))
         if outcome.run_id is not None:
             self._on_run_recorded(outcome.run_id)
 
-    def _on_cross_encoder_finished(self, outcome: SearchOutcome) -> None:
+    def _on_cross_encoder_finished(self, outcome: SearchResult) -> None:
         self._state.cross = outcome
         self._apply_reranker()
         said = outcome.result.message("error") if outcome.result.fallback else None
@@ -554,12 +559,13 @@ class SearchPanel(QWidget):
         outcome, stage1 = self._state.outcome, self._state.stage1
         if stage1 is None:
             return ""
-        rerank_ms = outcome.timings_ms.get("rerank") if outcome is not None else None
+        rerank_ms = outcome.timings.rerank_ms if outcome is not None else None
         usage = outcome.result.usage if outcome is not None else None
         name = {"threshold": self.tr("threshold"), "flash": self.tr("Flash"),
                 "cross-encoder": self.tr("cross-encoder")}.get(
             outcome.result.reranker if outcome else "", self.tr("rerank"))
-        return status_text(stage1.timings_ms.get("total"), rerank_ms, name, usage)
+        return status_text(outcome.timings.stage1_ms if outcome is not None else stage1.timings_ms.get("total"),
+                           rerank_ms, name, usage)
 
     def _on_context_toggled(self, shown: bool) -> None:
         self.recent.setVisible(shown)

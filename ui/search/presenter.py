@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 from PySide6.QtCore import QCoreApplication
 
-from engine.api import PRESETS, Flashback, SearchOutcome, Stage1Result, make_reranker
+from engine.api import PRESETS, Flashback, SearchRequest, SearchResult, Stage1Result, Timings, make_reranker
 from ui.i18n import engine_words
 from ui.search import cross_encoder_view
 from ui.search.cards import CardData
@@ -25,11 +25,11 @@ translate = QCoreApplication.translate  # lupdate reads translate("SearchPanel",
 @dataclass
 class SearchState:
     stage1: Stage1Result | None = None  # the frozen candidates
-    base: SearchOutcome | None = None  # what the worker recorded with them (threshold / vector)
-    outcome: SearchOutcome | None = None  # what is shown now
-    flash: SearchOutcome | None = None  # the last Flash run on these candidates
-    cross: SearchOutcome | None = None  # the cross-encoder's run on them (its scores; the sliders re-cut)
-    ask: SearchOutcome | None = None  # an Ask run's fused candidates and its reranker's selection
+    base: SearchResult | None = None  # what the worker's search gave (recorded for threshold / vector)
+    outcome: SearchResult | None = None  # what is shown now
+    flash: SearchResult | None = None  # the last Flash run on these candidates
+    cross: SearchResult | None = None  # the cross-encoder's run on them (its scores; the sliders re-cut)
+    ask: SearchResult | None = None  # an Ask run's fused candidates and its reranker's selection
 
 
 def ask_state(outcome, retrieval) -> SearchState | None:
@@ -38,24 +38,28 @@ def ask_state(outcome, retrieval) -> SearchState | None:
     if outcome.selection is None:
         return None
     timings = outcome.timings_ms or {}
-    stage1 = Stage1Result(outcome.question, list(outcome.candidates), {"total": timings.get("search", 0.0)},
-                          settings=retrieval)
-    shown = SearchOutcome(stage1, outcome.selection, {"stage1": timings.get("search", 0.0),
-                                                      "rerank": timings.get("rerank", 0.0)}, run_id=outcome.run_id)
+    search_ms, rerank_ms = float(timings.get("search", 0.0)), float(timings.get("rerank", 0.0))
+    stage1 = Stage1Result(outcome.question, list(outcome.candidates), {"total": search_ms}, settings=retrieval)
+    shown = SearchResult(SearchRequest(outcome.question, retrieval, frozen=stage1), stage1, outcome.selection,
+                         Timings(search_ms, rerank_ms, search_ms + rerank_ms), run_id=outcome.run_id)
     return SearchState(stage1=stage1, ask=shown)
 
 
-def stage1_work(service: Flashback, query: str, settings: SearchSettings) -> tuple[Stage1Result | None, object]:
-    """Worker side of a search: (stage 1, its recorded outcome or None) or (None, the exception).
+def search_request(query: str, settings: SearchSettings) -> SearchRequest:
+    """The window's search as the pipeline takes it. Threshold and vector-only runs are recorded
+    here, once per search (not per slider step); Flash and the cross-encoder (network calls, on
+    the qasync loop, started by the person) record their own runs on these frozen candidates."""
+    local = settings.mode not in ("flash", "cross-encoder")
+    return SearchRequest(query, settings.retrieval(), _local_reranker(settings) if local else None,
+                         threshold=settings.threshold_settings(), record=local, client="window")
 
-    Threshold and vector-only runs are recorded in the run history here, once per search (not
-    per slider step); Flash and the cross-encoder (network calls, on the qasync loop) record their
-    own runs. The exception is returned,
-    not raised, so the GUI gets exactly one signal per search (see SearchPanel.search)."""
+
+def stage1_work(service: Flashback, query: str, settings: SearchSettings) -> tuple[Stage1Result | None, object]:
+    """Worker side of a search: (stage 1, the pipeline's result) or (None, the exception). The
+    exception is returned, not raised, so the GUI gets exactly one signal per search (see
+    SearchPanel.search)."""
     try:
-        if settings.mode in ("flash", "cross-encoder"):
-            return service.search.stage1(query, settings.retrieval()), None
-        outcome = service.search.run(query, settings.retrieval(), _local_reranker(settings), record=True)
+        outcome = service.search.search_sync(search_request(query, settings))
     except Exception as error:  # shown in plain words by the panel
         return None, error
     return outcome.stage1, outcome
@@ -65,15 +69,10 @@ def _local_reranker(settings: SearchSettings):
     return make_reranker("threshold" if settings.mode == "threshold" else "none", settings.threshold_settings())
 
 
-def local_rerank(service: Flashback, state: SearchState, settings: SearchSettings) -> SearchOutcome:
-    """The threshold / vector-only result for the frozen candidates, instantly (GUI thread)."""
-    reranker = _local_reranker(settings)
-    base = state.base
-    if base is not None and base.result.reranker == reranker.name and (
-            reranker.name == "none" or base.result.report.get("settings") == settings.threshold_settings().__dict__):
-        return base  # exactly what the worker recorded: keep it (and its run id)
-    assert state.stage1 is not None, "local_rerank is called once stage 1 has frozen the candidates"
-    return service.search.rerank_frozen(state.stage1, reranker)
+def local_rerank(state: SearchState, settings: SearchSettings) -> SearchResult | None:
+    """The threshold / vector-only result for the frozen candidates, instantly (GUI thread): the
+    worker's result re-cut (itself, with its run id, at the settings it ran with)."""
+    return state.base.recut(_local_reranker(settings)) if state.base is not None else None
 
 
 def shown_candidates(state: SearchState) -> list:

@@ -25,6 +25,7 @@ from engine.rerank.base import Candidate, Reranker, RerankResult
 from engine.rerank.cross_encoder.errors import cross_encoder_fallback_message
 from engine.rerank.cross_encoder.reranker import CrossEncoderReranker, Scoring, _query_for
 from engine.rerank.cross_encoder.settings import CrossEncoderSettings
+from engine.rerank.threshold import ThresholdSettings
 
 if TYPE_CHECKING:
     from engine.rerank.flash.contextualize import QueryRewrite
@@ -40,6 +41,7 @@ class ChainSettings:
 
 class ChainedReranker(Reranker):
     name = "flash"  # the selection, usage and trace are Flash's
+    reads = ("topic", "person", "artifact")  # unbuilt messages are cut by the threshold (the pipeline)
 
     def __init__(self, cross_encoder: CrossEncoderReranker, flash: Reranker) -> None:
         self.cross_encoder = cross_encoder
@@ -47,8 +49,12 @@ class ChainedReranker(Reranker):
         self.settings = ChainSettings(flash.settings, cross_encoder.settings)
 
     @property
-    def api_key(self) -> str | None:  # type: ignore[override]
+    def api_key(self) -> str | None:  # type: ignore[override]  # a property over the base's plain attribute
         return self.flash.api_key
+
+    @property
+    def threshold(self) -> ThresholdSettings | None:  # type: ignore[override]  # as api_key: Flash's own
+        return self.flash.threshold
 
     async def arewrite(self, query: str) -> QueryRewrite | None:
         return await self.flash.arewrite(query)

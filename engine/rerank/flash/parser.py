@@ -17,13 +17,14 @@ from typing import Any
 
 from engine.messages import msg
 from engine.rerank.flash.errors import AnswerError
+from engine.retrieval.candidate import CandidateKind
 
 MAX_JSON_STARTS = 64  # positions tried before giving up: prose full of "[" must not take quadratic time
 REASON_CHARS = 1_000
 EXCERPT_CHARS = 20_000
 
 # Keys of each shape: current (`topic_ids`), document (`topics`) and a few near misses.
-KIND_KEYS: dict[str, tuple[str, ...]] = {
+KIND_KEYS: dict[CandidateKind, tuple[str, ...]] = {
     "topic": ("topic_ids", "topics", "topic"),
     "person": ("people_ids", "people", "person_ids", "persons"),
     "artifact": ("artifact_ids", "artifacts", "artifact"),
@@ -32,9 +33,13 @@ _ID_RE = re.compile(r"^\s*(?:\[?\s*(topic|person|artifact|id)\s*[:#]?\s*)?#?(\d+
 _TRAILING_COMMA_RE = re.compile(r",(\s*[}\]])")
 
 
+# The kinds Flash is shown (it reads no unbuilt messages), by the names a model may write.
+_READ_KINDS: dict[str, CandidateKind] = {kind: kind for kind in KIND_KEYS}
+
+
 @dataclass
 class Choice:
-    kind: str
+    kind: CandidateKind
     id: int
     reason: str
     excerpt: str | None = None
@@ -181,7 +186,7 @@ def parse_answer(content: str | None, allowed: Mapping[str, Sequence[int]], limi
     if content is None or not content.strip():
         raise AnswerError("empty_response", msg("rerank.flash.answer.empty"))
     value = extract_json(content)
-    grouped: list[tuple[str, Any]] = []
+    grouped: list[tuple[CandidateKind, Any]] = []
     if isinstance(value, list):
         shape = "list"
         grouped = [("topic", entry) for entry in value]
@@ -205,7 +210,7 @@ def parse_answer(content: str | None, allowed: Mapping[str, Sequence[int]], limi
             answer.dropped["invalid"].append(json.dumps(entry, ensure_ascii=False)[:80])
             continue
         prefix, number = parsed
-        kind = prefix or kind  # "Person:3" inside topic_ids is still a person
+        kind = _READ_KINDS[prefix] if prefix else kind  # "Person:3" inside topic_ids is still a person
         label = f"{kind.capitalize()}:{number}"
         if number not in allowed_sets.get(kind, ()):
             answer.dropped["hallucinated"].append(label)

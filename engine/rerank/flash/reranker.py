@@ -45,6 +45,7 @@ JSON_OBJECT = {"type": "json_object"}
 
 class FlashReranker(Reranker):
     name = "flash"
+    reads = ("topic", "person", "artifact")  # unbuilt messages are cut by the threshold (the pipeline)
 
     def __init__(self, client: ChatClient, topics: TopicSource, settings: FlashSettings = FlashSettings(),
                  recent_messages: str = "", now: Callable[[], datetime] | None = None,

@@ -28,6 +28,7 @@ _CAPABILITIES = CapabilityMemory()  # per process: what each endpoint was found 
 
 class FlashSession(Reranker):
     name = "flash"
+    reads = ("topic", "person", "artifact")  # unbuilt messages are cut by the threshold (the pipeline)
 
     def __init__(self, endpoint: Endpoint, settings: FlashSettings,
                  connection_factory: Callable[[], sqlite3.Connection], recent_messages: str = "",

@@ -27,7 +27,7 @@ def brute(settings: ThresholdSettings, budget: int = 6000) -> dict[str, float]:
             continue
         candidates = [Candidate("topic", t, rank, s, s, chars=c)
                       for rank, (t, s, c) in enumerate(zip(query.topics, query.scores, query.chars, strict=True), 1)]
-        kept = ThresholdReranker(settings).rerank("q", candidates).selected_ids("topic")
+        kept = ThresholdReranker(settings).rerank_now("q", candidates).selected_ids("topic")
         precision, recall, f1 = kept_scores(kept, query.relevant)
         size, in_budget = 0, []
         by_id = {c.id: c for c in candidates}

@@ -21,7 +21,7 @@ def test_seed_001_worked_example():
 def test_top_k_cuts_after_gap_and_reranker_reports_per_kind():
     candidates = [Candidate("topic", i, i, s, s) for i, s in enumerate([0.9, 0.85, 0.8, 0.78, 0.2], 1)]
     candidates.append(Candidate("person", 7, 1, 0.95, 0.95))
-    result = ThresholdReranker(ThresholdSettings(0.5, 0.15, 2)).rerank("q", candidates)
+    result = ThresholdReranker(ThresholdSettings(0.5, 0.15, 2)).rerank_now("q", candidates)
     assert result.selected_ids("topic") == [1, 2] and result.selected_ids("person") == [7]
     assert result.report["removed_by_top_k"] == 2 and result.report["removed_by_threshold"] == 1
     assert "0.90" in result.selected[0].reason
