@@ -96,7 +96,7 @@ async def measure(server: FakeOpenAI, service: Flashback, data_dir: Path, preset
     steps: dict[str, list[float]] = {}
     last = None
     async with ChatClient(endpoint) as client:
-        deps = AskDeps(stage1=service.search.stage1, reranker=ThresholdReranker(),
+        deps = AskDeps(stage1=service.search.candidates, reranker=ThresholdReranker(),
                        connect=lambda: connect(db_path(data_dir)),
                        embedder=service.memory.embedder(), client=client, chats=chats, languages=languages)
         settings = AskSettings(verify=verify, refine=False)

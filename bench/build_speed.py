@@ -5,7 +5,7 @@
 Steps: write a synthetic Telegram export (bench.synth_telegram), import it into a fresh
 data dir, then run `flashback build --json` twice as child processes (so each one's peak
 RSS is its own, from `wait4`), the second to show an incremental build with nothing new
-does no work. Then the first search in a NEW process (`cold_stage1_ms`: `search.stage1`
+does no work. Then the first search in a NEW process (`cold_stage1_ms`: `search.candidates`
 timed inside a child that has imported engine.api and nothing else, index load included),
 the same process's next searches (`warm_stage1_p50_ms`), and a whole cold `flashback search`
 command (`cold_cli_search_s`, process start to exit, median of 3). The baseline, measured in
@@ -41,13 +41,13 @@ from engine.api import Flashback
 queries = json.loads(sys.argv[2])
 service = Flashback(sys.argv[1], origin="bench")
 started = time.perf_counter()
-first = service.search.stage1(queries[0])
+first = service.search.candidates(queries[0])
 cold = (time.perf_counter() - started) * 1000
 warm = []
 for _ in range(3):
     for query in queries:
         started = time.perf_counter()
-        service.search.stage1(query)
+        service.search.candidates(query)
         warm.append((time.perf_counter() - started) * 1000)
 notes = sorted(map(str, first.rebuilt.values()))
 print(json.dumps({"cold_ms": cold, "warm_p50_ms": statistics.median(warm), "notes": notes}))

@@ -94,7 +94,7 @@ def main() -> None:
         chained = app.search.chained_reranker(cross, flash)
         rows = []
         for query in queries:
-            stage1 = app.search.stage1(query["query"])
+            stage1 = app.search.candidates(query["query"])
             alone = asyncio.run(flash.arerank(stage1.query, stage1.candidates))
             both = asyncio.run(chained.arerank(stage1.query, stage1.candidates))
             chain = both.report["chain"]

@@ -128,7 +128,7 @@ def main() -> None:
             app = Flashback(Path(work) / "data")
             app.imports.import_path(DEMO)
             app.memory.build()
-            stage1 = app.search.stage1(args.query, RetrievalSettings(safety_threshold=0.0))
+            stage1 = app.search.candidates(args.query, RetrievalSettings(safety_threshold=0.0))
             topics = sum(1 for c in stage1.candidates if c.kind == "topic")
             endpoint = RerankEndpoint("llamacpp", root)
             settings = CrossEncoderSettings(batch=args.batch, skip_small=False, skip_flat=False)

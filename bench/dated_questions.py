@@ -128,7 +128,7 @@ def _judge(connection, service, question: str, now: datetime, evidence: list[tup
     relevant = {t for t in message_topics(connection, ids).values() if t is not None}
     times = [row[0] for row in connection.execute(
         f"SELECT sent_at FROM message WHERE id IN ({','.join('?' * len(ids))})", ids)]
-    stage1 = service.search.stage1(question, RetrievalSettings())
+    stage1 = service.search.candidates(question, RetrievalSettings())
     started = time.perf_counter()
     date_range: DateRange | None = find_date_range(question, now)
     parse_ms = (time.perf_counter() - started) * 1000

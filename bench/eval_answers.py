@@ -112,7 +112,7 @@ async def _evaluate(service: Flashback, items: list[QAItem], endpoint: Endpoint,
         connection.close()
     today = datetime.now(UTC)
     async with ChatClient(endpoint) as client, ChatClient(judge_endpoint) as judge_client:
-        deps = AskDeps(stage1=service.search.stage1, reranker=ThresholdReranker(),
+        deps = AskDeps(stage1=service.search.candidates, reranker=ThresholdReranker(),
                        connect=lambda: connect(db_path(data_dir)),
                        embedder=service.memory.embedder(), client=client, model=endpoint.default_model or None,
                        chats=chats, languages=languages)

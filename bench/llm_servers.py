@@ -104,10 +104,10 @@ def run_flash(service: Flashback, endpoint: Endpoint, query: str, protocol: str,
     started = time.perf_counter()
     rewrite = asyncio.run(session.arewrite(query)) if recent else None
     retrieval = RetrievalSettings()
-    stage1 = service.search.stage1(query, retrieval)
+    stage1 = service.search.candidates(query, retrieval)
     candidates = stage1.candidates
     if rewrite is not None and rewrite.used:  # stage 1 as the service will run it: both queries, fused
-        candidates = fuse_candidates(candidates, service.search.stage1(rewrite.rewritten, retrieval).candidates)
+        candidates = fuse_candidates(candidates, service.search.candidates(rewrite.rewritten, retrieval).candidates)
     result = asyncio.run(session.arerank(query, candidates, rewrite))
     report, trace = result.report, result.trace or {}
     shown = {(c.kind, c.id) for c in candidates}

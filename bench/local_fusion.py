@@ -55,8 +55,8 @@ def measure(store: Path, qrels: Path) -> dict[str, dict[str, float]]:
     try:
         for name, (settings, reach) in variants().items():
             retriever = plain if reach else _NoReach(plain.embedder, plain.indexes, plain.calibration)
-            scored = evaluate(connection, queries,
-                              lambda q, s=settings, r=retriever: (r.search(connection, q, s, vectors[q]), None))
+            scored = evaluate(connection, queries, lambda q, s=settings, r=retriever: (
+                r.search(connection, q.query, s, vectors[q.query]), None))
             results[name] = {k: scored["metrics"][k] for k in SHOWN}
     finally:
         connection.close()

@@ -77,7 +77,7 @@ def main() -> None:
             connection = service._context.connect()
             try:
                 metrics = evaluate(connection, queries, lambda q, r=retriever, c=connection, v=vectors: (
-                    r.search(c, q, settings, v[q]), None))["metrics"]
+                    r.search(c, q.query, settings, v[q.query]), None))["metrics"]
             finally:
                 connection.close()
             figures[pair][name] = {"vectors": count, "chars": chars, "r@5": metrics["recall@5_any"],

@@ -34,7 +34,7 @@ import engine.text.stemming as stemming
 from bench.locomo_convert import convert
 from engine.api import Flashback
 from engine.embeddings.base import EmbeddingConfig
-from engine.evaluation.runner import evaluate, load_qrels
+from engine.evaluation.runner import JudgedQuery, evaluate, load_qrels
 from engine.memory.build import BuildOptions
 from engine.memory.lexical_index import clear_topic_fts, sync_topic_fts
 from engine.memory.model_options import build_options_for
@@ -62,7 +62,8 @@ def bm25_over_topics(connection, queries):
     frequency = Counter(word for c in tokens.values() for word in c)
     n = len(tokens)
 
-    def search(query: str):
+    def search(judged: JudgedQuery):
+        query = judged.query
         started = time.perf_counter()
         words = set(_WORD.findall(query.lower()))
         scores = {}

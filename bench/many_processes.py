@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 from bench.synth_telegram import write_export
-from engine.api import Flashback, make_reranker
+from engine.api import Flashback, SearchRequest, make_reranker
 from engine.rerank.threshold import ThresholdSettings
 from engine.retrieval.search import RetrievalSettings
 from engine.store.database import connect, db_path
@@ -106,7 +106,7 @@ def searches(service: Flashback, until=None, minimum: int = 20) -> dict:
         query = QUERIES[len(latencies) % len(QUERIES)]
         started = time.perf_counter()
         try:
-            outcome = service.search.run(query, RetrievalSettings(), reranker, record=True)
+            outcome = service.search.search_sync(SearchRequest(query, RetrievalSettings(), reranker, record=True))
         except Exception:  # noqa: BLE001 - counted: the figure that must stay 0
             failures += 1
             continue
@@ -138,7 +138,7 @@ def main() -> None:
         figures["handover_ms"] = {"p50": _percentile(waits, 0.5), "max": round(max(waits), 1)}
 
         service = Flashback(data_dir)
-        service.search.run(QUERIES[0])  # warm: indexes loaded
+        service.search.candidates(QUERIES[0])  # warm: indexes loaded
         figures["search_idle"] = searches(service)
         importer = _flashback("import", str(big_export), data_dir=data_dir, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
@@ -162,7 +162,7 @@ def main() -> None:
         figures["build_s"] = round(time.perf_counter() - build_locked, 1)
 
         service = Flashback(data_dir)
-        service.search.run(QUERIES[0])
+        service.search.candidates(QUERIES[0])
         current = searches(service)
         connection = connect(db_path(data_dir))
         stale = [r[0] for r in connection.execute(
@@ -174,7 +174,7 @@ def main() -> None:
         holder = _hold(data_dir)  # as a build in another process holds it
         stand_in = Flashback(data_dir)
         started = time.perf_counter()
-        notes = stand_in.search.run(QUERIES[0]).notes
+        notes = stand_in.search.search_sync(SearchRequest(QUERIES[0])).notes
         first_stand_in_ms = (time.perf_counter() - started) * 1000
         stand_in_figures = searches(stand_in)
         holder.communicate("done\n", timeout=30)

@@ -121,7 +121,7 @@ def main() -> None:
         service = Flashback(data_dir)
         service.imports.import_path(DEMO)
         build = service.memory.build()
-        candidates = service.search.run(args.query, RetrievalSettings(safety_threshold=0.0)).stage1.candidates
+        candidates = service.search.candidates(args.query, RetrievalSettings(safety_threshold=0.0)).candidates
         topic_ids = [c.id for c in candidates if c.kind == "topic"]
         server.handle(CHAT, scripted_model(topic_ids, args.load))
         measured = asyncio.run(measure(server, data_dir, args.query, candidates, args.runs))

@@ -85,7 +85,7 @@ def main() -> None:
 
         def search(text: str):
             if text not in stage1:
-                stage1[text] = service.search.stage1(text, settings)
+                stage1[text] = service.search.candidates(text, settings)
             return stage1[text]
 
         def fused(first: str, second: str):
@@ -105,7 +105,7 @@ def main() -> None:
             for name, pick in variants.items():
                 order = iter(queries)
 
-                def run(_text, pick=pick, order=order):
+                def run(_judged, pick=pick, order=order):
                     query, typed, _chat = next(order)
                     return pick(query, typed), None
                 judged = [replace(q, query=t) for q, t, _c in queries]

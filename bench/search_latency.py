@@ -47,9 +47,9 @@ def main() -> None:
     args = parser.parse_args()
     service = Flashback(args.data)
     started = time.perf_counter()
-    service.search.stage1(QUERIES[0], RetrievalSettings())  # loads (or first rebuilds) the indexes
+    service.search.candidates(QUERIES[0], RetrievalSettings())  # loads (or first rebuilds) the indexes
     warm_up_s = time.perf_counter() - started
-    totals = [service.search.stage1(q, RetrievalSettings()).timings_ms["total"]
+    totals = [service.search.candidates(q, RetrievalSettings()).timings_ms["total"]
               for _ in range(args.repeat) for q in QUERIES]
     model = service._context.retriever().embedder.model_id
     connection = connect(db_path(args.data))

@@ -71,10 +71,10 @@ def test_an_empty_query_is_refused_and_not_recorded(store, query):
 
 
 def test_the_service_refuses_an_empty_query_for_the_window_too(store):
-    from engine.api import EmptyQueryError, Flashback
+    from engine.api import EmptyQueryError, Flashback, SearchRequest
 
     with pytest.raises(EmptyQueryError):
-        Flashback(store).search.run(" \n")
+        Flashback(store).search.search_sync(SearchRequest(" \n"))
 
 
 def test_chats_are_listed_and_named_in_search(store):

@@ -162,6 +162,6 @@ def test_a_deleted_index_folder_is_named_to_the_window(built_demo, tmp_path):
     service = Flashback(data_dir)
     assert service.memory.status().needs_build
     with pytest.raises(IndexLost, match="Build memory"):
-        service.search.stage1(QUERY)
+        service.search.candidates(QUERY)
     service.memory.build()
-    assert service.search.stage1(QUERY).candidates
+    assert service.search.candidates(QUERY).candidates

@@ -174,9 +174,9 @@ def test_a_search_over_a_missing_index_file_scores_the_store_exactly_and_writes_
     from engine.api import Flashback
 
     data_dir = copy_data(built_demo, tmp_path)
-    expected = [(c.kind, c.id) for c in Flashback(data_dir).search.stage1(QUERY).candidates]
+    expected = [(c.kind, c.id) for c in Flashback(data_dir).search.candidates(QUERY).candidates]
     (data_dir / "index" / "topics.hnsw").unlink()
-    stage1 = Flashback(data_dir).search.stage1(QUERY)
+    stage1 = Flashback(data_dir).search.candidates(QUERY)
     assert [(c.kind, c.id) for c in stage1.candidates] == expected  # exact scores: the same ranking on a small store
     assert "missing" in str(stage1.rebuilt["topic"]) and not (data_dir / "index" / "topics.hnsw").exists()
 

@@ -88,7 +88,7 @@ class SearchJSON(TypedDict, total=False):
     report: dict[str, object]
     fallback: str | None
     fallback_reason: str | None
-    fallback_kept: str
+    fallback_kept: dict[str, object]
     timings_ms: dict[str, float]
     tool_calls: list[list[int]]
     usage: dict[str, object]
@@ -160,7 +160,7 @@ class SearchResult:
             reason = report.get("error") or report.get("note")
             shaped["fallback_reason"] = str(reason) if reason is not None else None
             if report.get("fallback_kept"):
-                shaped["fallback_kept"] = str(report["fallback_kept"])
+                shaped["fallback_kept"] = dict(report["fallback_kept"])
         if self.result.reranker == "flash":  # the LLM's own figures (issue 4's search JSON)
             shaped["tool_calls"] = self.result.tool_calls
             shaped["usage"] = dict(self.result.usage or {})

@@ -9,7 +9,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from engine.api import Changes, Flashback, RunRecord, make_reranker
+from engine.api import Changes, Flashback, RunRecord, SearchRequest, make_reranker
 from tests.cli_run import copy_data
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -19,7 +19,8 @@ def test_writes_and_watcher_say_what_changed(built_demo, tmp_path):
     data = copy_data(built_demo, tmp_path)
     service = Flashback(data, origin="command")
     before = service.store.change_token()
-    outcome = service.search.run("hotel in Lisbon", reranker=make_reranker("threshold"), record=True)
+    request = SearchRequest("hotel in Lisbon", reranker=make_reranker("threshold"), record=True)
+    outcome = service.search.search_sync(request)
     changes, after = service.store.changes_since(before)
     assert changes == Changes(runs=True)
     assert service.store.changes_since(after)[0] == Changes()
@@ -55,7 +56,8 @@ def test_a_search_whose_run_cannot_be_recorded_still_returns_its_results(built_d
     try:
         assert holder.stdout.readline().strip() == "holding"
         started = time.monotonic()
-        outcome = service.search.run("hotel in Lisbon", reranker=make_reranker("threshold"), record=True)
+        request = SearchRequest("hotel in Lisbon", reranker=make_reranker("threshold"), record=True)
+        outcome = service.search.search_sync(request)
         assert time.monotonic() - started < 5
     finally:
         holder.kill()

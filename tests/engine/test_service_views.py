@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 import resources
-from engine.api import Flashback
+from engine.api import Flashback, SearchRequest, SearchResult
 from engine.browse import BrowseError
 from engine.rerank.threshold import ThresholdReranker, ThresholdSettings
 from engine.retrieval.search import RetrievalSettings
@@ -55,14 +55,17 @@ def test_topic_detail_has_the_whole_conversation_in_order(service):
 
 
 def test_frozen_candidates_rerank_without_a_new_stage1(service):
-    stage1 = service.search.stage1("hotel in Lisbon", RetrievalSettings())
+    stage1 = service.search.candidates("hotel in Lisbon", RetrievalSettings())
     assert stage1.settings == RetrievalSettings()
     loose_settings = ThresholdSettings(threshold=0.1, gap=0.5, top_k=10)
-    loose = asyncio.run(service.search.arerank(stage1, ThresholdReranker(loose_settings),
-                                        record=False))
-    strict_reranker = ThresholdReranker(ThresholdSettings(threshold=0.9))
-    strict = asyncio.run(service.search.arerank(stage1, strict_reranker, record=False))
+
+    def on_frozen(reranker: ThresholdReranker) -> SearchResult:
+        return asyncio.run(service.search.search(SearchRequest(stage1.query, stage1.settings, reranker,
+                                                               frozen=stage1)))
+
+    loose = on_frozen(ThresholdReranker(loose_settings))
+    strict = on_frozen(ThresholdReranker(ThresholdSettings(threshold=0.9)))
     assert loose.stage1 is strict.stage1 is stage1
     assert len(strict.result.selected_ids()) <= len(loose.result.selected_ids())
-    assert loose.settings["reranker"] == {"name": "threshold", "threshold": 0.1, "gap": 0.5, "top_k": 10}
+    assert loose.result.reranker == "threshold" and loose.reranker_settings == loose_settings
     assert loose.run_id is None and "run_id" not in loose.as_dict()

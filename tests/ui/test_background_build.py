@@ -26,7 +26,7 @@ def test_an_unbuilt_import_is_built_in_the_background_as_the_window_opens(qtbot,
     assert service.memory.status().needs_build
     window = _open(qtbot, service)
     qtbot.waitUntil(lambda: window.imports.busy, timeout=30_000)  # started without being asked
-    found = service.search.stage1("Lisbon hotel")  # meanwhile: what is built, and the rest by their words
+    found = service.search.candidates("Lisbon hotel")  # meanwhile: what is built, and the rest by their words
     assert found.candidates and ("unbuilt" in found.rebuilt or any(c.kind == "topic" for c in found.candidates))
     wait_idle(qtbot, window, timeout=120_000)
     assert window.progress_panel.title.text() == "Done"

@@ -90,7 +90,7 @@ def test_forgetting_a_chat_asks_naming_what_goes_then_removes_it(qtbot, window):
     done = [b for b in window.browse.findChildren(QMessageBox) if b.isVisible() and "Forgot Alice" in b.text()]
     assert done, [b.text() for b in window.browse.findChildren(QMessageBox)]
     assert "Alice" not in [window.browse.chat_filter.itemText(i) for i in range(window.browse.chat_filter.count())]
-    assert all(c.chat != "Alice" for c in service.search.stage1("Zanzibar ferry").candidates)
+    assert all(c.chat != "Alice" for c in service.search.candidates("Zanzibar ferry").candidates)
     qtbot.wait(3000)  # a watcher poll: our own forget is not news from another process
     assert "another Flashback process" not in window.statusBar().currentMessage()
 

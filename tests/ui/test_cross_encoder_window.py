@@ -185,7 +185,7 @@ def test_evaluate_compares_threshold_cross_encoder_and_flash_with_the_cost_first
     from ui.evaluate.queries_model import COLUMNS
 
     for query in QUERIES:  # stage 1's second topic is the relevant one, its first is not
-        ids = [c.id for c in demo_service.search.stage1(query).candidates if c.kind == "topic"]
+        ids = [c.id for c in demo_service.search.candidates(query).candidates if c.kind == "topic"]
         demo_service.labels.label_topic(query, QueryFilters(), ids[1], True)
         demo_service.labels.label_topic(query, QueryFilters(), ids[0], False)
     search = SearchPanel(demo_service, FakeKeys())

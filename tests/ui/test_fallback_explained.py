@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import socket
 
+from engine.api import SearchRequest
 from tests.ui.conftest import FakeKeys
 from ui.main_window import MainWindow
 
@@ -37,8 +38,9 @@ def test_the_report_and_run_history_say_why_and_what_was_kept(qtbot, qasync_loop
     panel.search()
     qtbot.waitUntil(lambda: panel._state.stage1 is not None and not panel.is_busy(), timeout=15_000)
     stage1 = panel._state.stage1
-    threshold_kept = demo_service.search.rerank_frozen(
-        stage1, _threshold(settings.settings().threshold_settings())).result.selected_ids("topic")
+    threshold = _threshold(settings.settings().threshold_settings())
+    threshold_kept = demo_service.search.search_sync(SearchRequest(stage1.query, stage1.settings, threshold,
+                                                                   frozen=stage1)).result.selected_ids("topic")
     assert 0 < len(threshold_kept) < 5
 
     panel.flash_button.click()

@@ -213,7 +213,7 @@ def test_cancel_during_the_build_is_a_cancel_and_the_store_stays_usable(qtbot, w
     wait_idle(qtbot, window, timeout=120_000)
     assert window.progress_panel.title.text() == "Done"
     assert service.store.stats().topics > 1000
-    assert service.search.run("встреча бюджет").stage1.candidates
+    assert service.search.candidates("встреча бюджет").candidates
 
 
 def test_gui_thread_keeps_ticking_during_import_and_build(qtbot, window, service, tmp_path):

@@ -178,7 +178,7 @@ def test_runs_and_labels_written_elsewhere_reach_the_views_that_show_them(qtbot,
     """The watcher says what changed (engine.api.Changes): a run recorded elsewhere refreshes the
     run history, a label set elsewhere the shown query's labels; neither is an import or build,
     so the status bar does not say the store was changed."""
-    from engine.api import QueryFilters, make_reranker
+    from engine.api import QueryFilters, SearchRequest, make_reranker
 
     panel = window.search_panel
     panel.query.setText("hotel in Lisbon")
@@ -189,7 +189,7 @@ def test_runs_and_labels_written_elsewhere_reach_the_views_that_show_them(qtbot,
     window.statusBar().clearMessage()
 
     elsewhere = Flashback(tmp_path / "data", origin="command")
-    elsewhere.search.run("Postgres upgrade", reranker=make_reranker("threshold"), record=True)
+    elsewhere.search.search_sync(SearchRequest("Postgres upgrade", reranker=make_reranker("threshold"), record=True))
     qtbot.waitUntil(lambda: window.history.runs.topLevelItemCount() == runs + 1, timeout=15_000)
     topic = next(c.id for c in panel.outcome().stage1.candidates if c.kind == "topic")
     elsewhere.labels.label_topic("hotel in Lisbon", QueryFilters(), topic, True)

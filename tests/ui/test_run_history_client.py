@@ -4,13 +4,13 @@ column stays hidden while only the window and the CLI have searched."""
 
 from __future__ import annotations
 
-from engine.api import RetrievalSettings, make_reranker
+from engine.api import RetrievalSettings, SearchRequest, make_reranker
 from ui.shell.run_history import CLIENT_COLUMN, RunHistoryPanel
 
 
 def record(service, query: str, client: str = "") -> int:
     reranker = make_reranker("threshold")
-    outcome = service.search.run(query, RetrievalSettings(), reranker)
+    outcome = service.search.search_sync(SearchRequest(query, RetrievalSettings(), reranker))
     service.search.record(outcome, reranker, client=client)
     assert outcome.run_id is not None
     return outcome.run_id

@@ -45,7 +45,7 @@ from PySide6.QtWidgets import (
 
 from app.gui import DEMO_EXPORT
 from app.keys import KeyStore
-from engine.api import Flashback, RetrievalSettings, make_reranker
+from engine.api import Flashback, RetrievalSettings, SearchRequest, make_reranker
 from tests.engine.ask.conftest import ScriptedModel
 from tests.fake_openai import FakeOpenAI, FakeResponse
 from tests.fake_rerank import FakeRerank
@@ -326,9 +326,8 @@ def test_a_russian_window_shows_no_english_sentence(qtbot, qasync_loop, russian,
     panel.set_mode("search")
 
     # What was recorded (an assistant's search among them), one topic in full, About and the key dialog.
-    service, reranker = window._service, make_reranker("threshold")
-    asked = service.search.rerank_frozen(service.search.stage1(QUERY, RetrievalSettings()), reranker)
-    service.search.record(asked, reranker, client="Claude Desktop")
+    window._service.search.search_sync(SearchRequest(QUERY, RetrievalSettings(), make_reranker("threshold"),
+                                                     record=True, client="Claude Desktop"))
     window.history.refresh()
     window.history_dock.show()
     window.history_dock.raise_()

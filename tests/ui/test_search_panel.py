@@ -23,20 +23,23 @@ QUERY = "Postgres upgrade incident"
 
 
 class CountingSearch(SearchService):
-    """The real search sub-service, counting stage-1 runs (run() runs stage1() too) and able to stall or fail."""
+    """The real search sub-service, counting stage-1 runs and able to stall or fail. It wraps the
+    pipeline's own stage-1 step (private, so overridden here, never called by a test): every
+    search, a rewrite's second search and Evaluate's all pass through it, and a search on frozen
+    candidates does not."""
 
     def __init__(self, context, owner: CountingService) -> None:
         super().__init__(context)
         self._owner = owner
 
-    def stage1(self, query, settings=None):
+    def _stage1(self, query, settings=None, **options):
         owner = self._owner
         with owner.calls_lock:
             owner.stage1_calls.append(query)
         time.sleep(owner.slow_queries.get(query, 0.0))
         if query in owner.failing_queries:
             raise EngineError("The search index is missing; rebuild the memory (Memory → Build).")
-        return super().stage1(query, settings)
+        return super()._stage1(query, settings, **options)
 
 
 class CountingService(Flashback):

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication, QLineEdit, QMessageBox
 import resources
 from app.gui import DEMO_EXPORT
 from app.keys import KeyStore
-from engine.api import Flashback, make_reranker
+from engine.api import Flashback, SearchRequest, make_reranker
 from tests.ui.test_main_window import isolate_qsettings
 from ui import i18n
 from ui.i18n.update import CATALOGUE
@@ -174,7 +174,7 @@ def test_run_history_lists_runs_shows_one_and_reruns_it(qtbot, tmp_path, screens
     service.memory.build()
     threshold = make_reranker("threshold")
     for query in ("hotel in Lisbon", "прививка для кота"):
-        assert service.search.run(query, reranker=threshold, record=True).run_id is not None
+        assert service.search.search_sync(SearchRequest(query, reranker=threshold, record=True)).run_id is not None
 
     window = MainWindow(service, KeyStore(), demo_export=DEMO_EXPORT)
     qtbot.addWidget(window)
@@ -195,6 +195,6 @@ def test_run_history_lists_runs_shows_one_and_reruns_it(qtbot, tmp_path, screens
     assert reruns and reruns[0][1] == "hotel in Lisbon"
     assert reruns[0][0]["reranker"]["name"] == "threshold"
 
-    service.search.run("Postgres upgrade", reranker=threshold, record=True)
+    service.search.search_sync(SearchRequest("Postgres upgrade", reranker=threshold, record=True))
     window.search_panel.run_recorded.emit(3)  # what the panel says after a recorded search
     qtbot.waitUntil(lambda: history.runs.topLevelItemCount() == 3)

@@ -33,7 +33,7 @@ def test_the_child_imports_and_builds_and_reports_progress(tmp_path):
     assert summary.messages == 60 and summary.chats == 2 and summary.built and summary.topics > 0
     assert {step.phase for step in steps} == {"import", "build"} and phases[-1] == "build"
     assert service.store.stats().topics == summary.topics
-    assert service.search.run("message worth remembering").stage1.candidates  # the parent sees the new index
+    assert service.search.candidates("message worth remembering").candidates  # the parent sees the new index
 
 
 def test_a_broken_file_in_the_child_is_an_engine_error_in_plain_words(tmp_path):

@@ -9,7 +9,7 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QApplication
 
-from engine.api import Selection, make_reranker, msg
+from engine.api import SearchRequest, Selection, make_reranker, msg
 from tests.ui.conftest import FakeKeys
 from ui import i18n
 from ui.search import SearchPanel, SettingsPanel
@@ -117,7 +117,8 @@ def test_a_russian_window_says_the_threshold_reasons_in_russian(qtbot, russian, 
     assert [r.split(",")[0].split()[1:] for r in reasons] == [e.split(",")[0].split()[1:] for e in english]
     assert " мс" in panel.status.text()
 
-    outcome = demo_service.search.run("hotel in Lisbon", reranker=make_reranker("threshold"), record=True)
+    outcome = demo_service.search.search_sync(SearchRequest("hotel in Lisbon", reranker=make_reranker("threshold"),
+                                                            record=True))
     history = RunHistoryPanel(demo_service)
     qtbot.addWidget(history)
     page = history.run_html(demo_service.runs.get(outcome.run_id))

@@ -71,8 +71,10 @@ def _local_reranker(settings: SearchSettings):
 
 def local_rerank(state: SearchState, settings: SearchSettings) -> SearchResult | None:
     """The threshold / vector-only result for the frozen candidates, instantly (GUI thread): the
-    worker's result re-cut (itself, with its run id, at the settings it ran with)."""
-    return state.base.recut(_local_reranker(settings)) if state.base is not None else None
+    worker's result re-cut (itself, with its run id, at the settings it ran with), or after an Ask
+    run, its fused candidates re-cut."""
+    frozen = state.base or state.ask
+    return frozen.recut(_local_reranker(settings)) if frozen is not None else None
 
 
 def shown_candidates(state: SearchState) -> list:

@@ -129,7 +129,7 @@ def make_deps(service: Flashback, data_dir: Path, client: ChatClient | None, rer
         chats, languages = store_profile(connection)
     finally:
         connection.close()
-    options = {"stage1": service.search.stage1, "reranker": reranker or ThresholdReranker(),
+    options = {"stage1": service.search.candidates, "reranker": reranker or ThresholdReranker(),
                "connect": lambda: connect(db_path(data_dir)), "embedder": service.memory.embedder(), "client": client,
                "chats": chats, "languages": languages, **overrides}
     return AskDeps(**options)

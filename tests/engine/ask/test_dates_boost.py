@@ -57,7 +57,7 @@ def _topic_ids(stage1):
 
 
 def test_plain_search_gains_the_date_phrase_as_a_boost(service):
-    stage1 = service.search.stage1("что мама говорила про витамин D в прошлом месяце", RetrievalSettings())
+    stage1 = service.search.candidates("что мама говорила про витамин D в прошлом месяце", RetrievalSettings())
     connection = connect(db_path(service.data_dir))
     try:
         boosted, boost = apply_date_boost(connection, stage1, NOW)
@@ -77,7 +77,7 @@ def test_plain_search_gains_the_date_phrase_as_a_boost(service):
 
 
 def test_a_query_without_a_date_is_left_alone(service):
-    stage1 = service.search.stage1("витамин D", RetrievalSettings())
+    stage1 = service.search.candidates("витамин D", RetrievalSettings())
     connection = connect(db_path(service.data_dir))
     try:
         same, boost = apply_date_boost(connection, stage1, NOW)

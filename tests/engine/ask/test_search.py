@@ -33,7 +33,7 @@ def chats_of(data_dir) -> dict[str, int]:
 
 
 def searched(service, data_dir, plan: Plan, question: str, **kwargs):
-    return search_plan(service.search.stage1, plan, question, chats_of(data_dir), RetrievalSettings(),
+    return search_plan(service.search.candidates, plan, question, chats_of(data_dir), RetrievalSettings(),
                        connect=lambda: connect(db_path(data_dir)), **kwargs)
 
 
@@ -82,7 +82,7 @@ def test_the_users_own_chat_filter_stays(service, data_dir):
     chats = chats_of(data_dir)
     question = "что мама писала про анализы?"
     base = RetrievalSettings(chat_ids=(chats["Backend team"],))
-    found = search_plan(service.search.stage1, plan_of(question, chats=["Мама"]), question, chats, base,
+    found = search_plan(service.search.candidates, plan_of(question, chats=["Мама"]), question, chats, base,
                         connect=lambda: connect(db_path(data_dir)))
     assert {c.chat for c in found.candidates if c.kind == "topic"} <= {"Backend team"}
 

@@ -123,7 +123,7 @@ def test_switching_to_the_local_model_re_embeds_and_finds_across_languages(tmp_p
     assert models == {report.model_id}
     assert items == sum(map(len, passages.values())) > len(topic_ids)  # the summary and short passages
     question, only_topics = "Which vitamin did the doctor prescribe to mom?", RetrievalSettings(people=0, artifacts=0)
-    found = service.search.stage1(question, only_topics).candidates
+    found = service.search.candidates(question, only_topics).candidates
     assert found and found[0].chat == "Мама"  # an English question, a Russian chat: no shared word
 
 

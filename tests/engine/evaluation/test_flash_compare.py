@@ -10,7 +10,7 @@ import pytest
 
 import resources
 from engine.api import Flashback
-from engine.evaluation.flash_compare import Price, compare, estimate, model_price
+from engine.evaluation.flash_compare import Price, estimate, model_price
 from engine.evaluation.frozen import freeze_with_service, labelled_targets
 from engine.evaluation.labels import LabelStore
 from engine.evaluation.qrels import QueryFilters
@@ -30,7 +30,7 @@ def service(tmp_path_factory) -> Flashback:
     service.memory.build()
     labels = LabelStore(service.data_dir)
     for query in QUERIES:  # the best candidate is relevant, the second is not
-        topics = [c.id for c in service.search.stage1(query).candidates if c.kind == "topic"]
+        topics = [c.id for c in service.search.candidates(query).candidates if c.kind == "topic"]
         labels.label_topic(query, QueryFilters(), topics[0], True)
         labels.label_topic(query, QueryFilters(), topics[1], False)
     return service
@@ -67,8 +67,8 @@ def test_flash_runs_once_per_query_recorded_and_scored_beside_the_threshold(serv
     seen: list[int] = []
     runs_before = len(service.runs.list())
 
-    outcomes = asyncio.run(compare(service.search, frozen, reranker, ThresholdSettings(),
-                                   lambda done, _outcome: seen.append(done)))
+    outcomes = asyncio.run(service.evaluation.compare_flash(frozen, reranker, ThresholdSettings(),
+                                                            lambda done, _outcome: seen.append(done)))
     assert seen == [1, 2] and len(outcomes) == 2
     runs = service.runs.list()
     assert len(runs) == runs_before + 2 and {o.run_id for o in outcomes} == {r.id for r in runs[:2]}
@@ -84,8 +84,7 @@ def test_a_failing_server_is_a_query_that_kept_nothing_not_a_lost_comparison(ser
     frozen = freeze_with_service(service.search, labelled_targets(service.search))
     endpoint = Endpoint.from_preset("custom", base_url=server.base_url, model="test/flash")
     reranker = service.search.flash_reranker(endpoint, FlashSettings(model="test/flash"))
-    outcomes = asyncio.run(compare(service.search, frozen, reranker,
-                                   ThresholdSettings()))
+    outcomes = asyncio.run(service.evaluation.compare_flash(frozen, reranker, ThresholdSettings()))
     assert len(outcomes) == 2
     for outcome in outcomes:  # Flash falls back (or fails): either way it is scored, never dropped
         assert outcome.fallback is not None or outcome.error is not None

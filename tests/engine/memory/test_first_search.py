@@ -38,7 +38,7 @@ def test_warm_up_loads_the_topic_index_and_no_label_map(built, tmp_path):
     assert indexes.loaded("topic") is not None
     loaded = indexes._loaded["topic"]
     assert loaded.entities._known == {}  # nothing read per item at load
-    service.search.stage1("hotel in Lisbon", RetrievalSettings(candidates=5))  # 5 topics × 4 windows asked
+    service.search.candidates("hotel in Lisbon", RetrievalSettings(candidates=5))  # 5 topics × 4 windows asked
     with closing(sqlite3.connect(data_dir / "flashback.sqlite3")) as connection:
         items = connection.execute("SELECT count(*) FROM vector_item WHERE kind = 'topic'").fetchone()[0]
     assert 0 < len(loaded.entities._known) <= 20 < items

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.api import Flashback
+from engine.api import Flashback, SearchRequest
 from engine.evaluation.qrels import QueryFilters
 from engine.index.sidecar import read_sidecar
 from engine.store.database import db_path
@@ -66,8 +66,8 @@ def store(tmp_path) -> tuple[Flashback, dict[str, int]]:
     service.imports.import_path(bob)
     service.memory.build()
     chats = {chat.name: chat.id for chat in service.browse.chats()}
-    service.search.run("Zanzibar ferry", record=True)
-    service.search.run("quarterly turbine report", record=True)
+    service.search.search_sync(SearchRequest("Zanzibar ferry", record=True))
+    service.search.search_sync(SearchRequest("quarterly turbine report", record=True))
     alice_topic = next(t.id for t in service.browse.topics(chat_id=chats["Alice"]))
     bob_topic = next(t.id for t in service.browse.topics(chat_id=chats["Bob"]))
     service.labels.label_topic("ferry", QueryFilters(), alice_topic, True)
@@ -120,16 +120,16 @@ def test_forgetting_a_chat_leaves_nothing_of_it(store):
 def test_searches_after_forgetting_never_return_its_topics(store):
     service, chats = store
     gone = {t.id for t in service.browse.topics(chat_id=chats["Alice"])}
-    before = service.search.stage1("Zanzibar ferry snorkel")
+    before = service.search.candidates("Zanzibar ferry snorkel")
     assert gone & {c.id for c in before.candidates if c.kind == "topic"}
     service.store.forget(chat_id=chats["Alice"])
     for text in ("Zanzibar ferry snorkel", "Alice", "pier Dar es Salaam", "quarterly report"):
-        stage1 = service.search.stage1(text)
+        stage1 = service.search.candidates(text)
         assert not gone & {c.id for c in stage1.candidates if c.kind == "topic"}, text
         assert all(c.chat in (None, "Bob") for c in stage1.candidates), text
         assert "topic" not in stage1.rebuilt  # the saved index was updated, not left stale
     # A fresh process (no cached index) sees the same.
-    assert not gone & {c.id for c in Flashback(service.data_dir).search.stage1("Zanzibar").candidates}
+    assert not gone & {c.id for c in Flashback(service.data_dir).search.candidates("Zanzibar").candidates}
 
 
 def test_forgetting_an_import_removes_only_what_it_brought(tmp_path):

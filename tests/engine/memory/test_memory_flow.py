@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import resources
-from engine.api import Flashback
+from engine.api import Flashback, SearchRequest
 from engine.embeddings.base import EmbeddingConfig
 from engine.memory.indexes import INDEX_FOLDER
 from engine.rerank.threshold import ThresholdReranker
@@ -35,8 +35,8 @@ def _copy(built_store: Path, tmp_path: Path) -> Flashback:
 
 
 def _top_topic_text(service: Flashback, query: str, **settings) -> str:
-    outcome = service.search.run(query, RetrievalSettings(**settings))
-    topics = [c for c in outcome.stage1.candidates if c.kind == "topic"]
+    stage1 = service.search.candidates(query, RetrievalSettings(**settings))
+    topics = [c for c in stage1.candidates if c.kind == "topic"]
     assert topics, f"no candidates for {query!r}"
     return " ".join(c.summary for c in topics[:3])
 
@@ -49,16 +49,16 @@ def test_latin_and_cyrillic_queries_find_their_topics(built_store, tmp_path):
 
 def test_scores_are_calibrated_and_sorted_within_kind(built_store, tmp_path):
     service = _copy(built_store, tmp_path)
-    outcome = service.search.run("Postgres upgrade", RetrievalSettings(hybrid=False))
-    topics = [c for c in outcome.stage1.candidates if c.kind == "topic"]
-    assert all(0.0 <= c.score <= 1.0 for c in outcome.stage1.candidates)
+    stage1 = service.search.candidates("Postgres upgrade", RetrievalSettings(hybrid=False))
+    topics = [c for c in stage1.candidates if c.kind == "topic"]
+    assert all(0.0 <= c.score <= 1.0 for c in stage1.candidates)
     assert [c.score for c in topics] == sorted((c.score for c in topics), reverse=True)
     assert all(c.score >= 0.30 for c in topics)  # the safety threshold
 
 
 def test_threshold_reranker_keeps_a_prefix_of_candidates(built_store, tmp_path):
     service = _copy(built_store, tmp_path)
-    outcome = service.search.run("hotel in Lisbon", reranker=ThresholdReranker())
+    outcome = service.search.search_sync(SearchRequest("hotel in Lisbon", reranker=ThresholdReranker()))
     report = outcome.result.report
     assert report["retrieved"] == report["removed_by_threshold"] + report["removed_by_gap"] + \
         report["removed_by_top_k"] + report["kept"]
@@ -68,14 +68,14 @@ def test_threshold_reranker_keeps_a_prefix_of_candidates(built_store, tmp_path):
 
 def test_deleted_or_corrupt_index_is_rebuilt_not_used(built_store, tmp_path):
     service = _copy(built_store, tmp_path)
-    before = [c.id for c in service.search.run("hotel in Lisbon").stage1.candidates]
+    before = [c.id for c in service.search.candidates("hotel in Lisbon").candidates]
     index_file = service.data_dir / INDEX_FOLDER / "topics.hnsw"
     index_file.write_bytes(b"garbage" * 100)
     fresh = Flashback(service.data_dir)
-    result = fresh.search.run("hotel in Lisbon")
-    assert [c.id for c in result.stage1.candidates] == before
+    result = fresh.search.candidates("hotel in Lisbon")
+    assert [c.id for c in result.candidates] == before
     index_file.unlink()
-    assert [c.id for c in Flashback(service.data_dir).search.run("hotel in Lisbon").stage1.candidates] == before
+    assert [c.id for c in Flashback(service.data_dir).search.candidates("hotel in Lisbon").candidates] == before
 
 
 def test_second_build_is_incremental(built_store, tmp_path):
@@ -92,25 +92,25 @@ def test_model_switch_re_embeds_instead_of_mixing(built_store, tmp_path):
     assert report.vectors["topic"] > 0 and report.embedded > 0
     sidecar = json.loads((service.data_dir / INDEX_FOLDER / "topics.hnsw.json").read_text())
     assert sidecar["model_id"] == report.model_id and sidecar["dim"] == 256
-    assert other.search.run("hotel in Lisbon").stage1.candidates
+    assert other.search.candidates("hotel in Lisbon").candidates
 
 
 def test_more_candidates_than_topics_is_fine(built_store, tmp_path):
     service = _copy(built_store, tmp_path)
-    outcome = service.search.run("Lisbon", RetrievalSettings(candidates=5000, safety_threshold=0.0, hybrid=False))
-    topics = [c for c in outcome.stage1.candidates if c.kind == "topic"]
+    stage1 = service.search.candidates("Lisbon", RetrievalSettings(candidates=5000, safety_threshold=0.0, hybrid=False))
+    topics = [c for c in stage1.candidates if c.kind == "topic"]
     assert len(topics) == len({c.id for c in topics}) > 50
 
 
 def test_chat_filter_is_exact(built_store, tmp_path):
     service = _copy(built_store, tmp_path)
-    everything = service.search.run("Lisbon", RetrievalSettings(safety_threshold=0.0)).stage1.candidates
+    everything = service.search.candidates("Lisbon", RetrievalSettings(safety_threshold=0.0)).candidates
     chat_title = next(c.chat for c in everything if c.kind == "topic")
     import sqlite3
     conn = sqlite3.connect(service.data_dir / "flashback.sqlite3")
     chat_id = conn.execute("SELECT id FROM chat WHERE title = ?", (chat_title,)).fetchone()[0]
     only_chat = RetrievalSettings(safety_threshold=0.0, chat_ids=(chat_id,))
-    filtered = service.search.run("Lisbon", only_chat).stage1.candidates
+    filtered = service.search.candidates("Lisbon", only_chat).candidates
     assert filtered and {c.chat for c in filtered if c.kind == "topic"} == {chat_title}
 
 
@@ -118,7 +118,7 @@ def test_empty_store_searches_to_nothing(tmp_path):
     service = Flashback(tmp_path / "empty")
     report = service.memory.build()
     assert report.topics_created == 0
-    assert service.search.run("anything at all").stage1.candidates == []
+    assert service.search.candidates("anything at all").candidates == []
 
 
 def test_a_changed_entity_never_gets_an_id_a_saved_index_may_still_hold(built_store, tmp_path):
@@ -151,7 +151,7 @@ def test_a_stand_in_index_says_why_in_the_persons_language(built_store, tmp_path
     service = _copy(built_store, tmp_path)
     (service.data_dir / INDEX_FOLDER / "topics.hnsw").write_bytes(b"garbage" * 100)
     with StoreWriteLock(service.data_dir, "build", origin="command"):
-        outcome = Flashback(service.data_dir).search.run("hotel in Lisbon")
+        outcome = Flashback(service.data_dir).search.search_sync(SearchRequest("hotel in Lisbon"))
     [note] = [n for n in outcome.notes if getattr(n, "code", "").startswith("memory.stand_in")]
     assert str(note).startswith("the topic index is being rebuilt by the build in this process (pid ")
     assert note.render("ru").startswith("индекс тем перестраивается — построение памяти в этом процессе (pid ")
@@ -179,5 +179,5 @@ def test_files_are_embedded_a_slice_at_a_time_with_one_progress(tmp_path, monkey
 
     with sqlite3.connect(tmp_path / "data" / "flashback.sqlite3") as connection:
         names = [n for (n,) in connection.execute("SELECT file_name FROM artifact WHERE file_name IS NOT NULL")]
-    outcome = service.search.run(names[-1], RetrievalSettings())  # a file of the last slice is found
-    assert any(c.kind == "artifact" for c in outcome.stage1.candidates)
+    stage1 = service.search.candidates(names[-1], RetrievalSettings())  # a file of the last slice is found
+    assert any(c.kind == "artifact" for c in stage1.candidates)

@@ -36,7 +36,7 @@ def _cached(data_dir: Path) -> int:
 
 
 def _top(service: Flashback, query: str) -> str:
-    topics = [c for c in service.search.stage1(query).candidates if c.kind == "topic"]
+    topics = [c for c in service.search.candidates(query).candidates if c.kind == "topic"]
     assert topics, query
     return topics[0].summary
 
@@ -45,7 +45,7 @@ def test_an_old_store_is_searched_as_it_is_then_remade_by_the_next_build(old_sto
     assert read_sidecar(old_store / "index" / "topics.hnsw").meta.dim == 1024 and _cached(old_store) > 0
     service = Flashback(old_store)
     assert not service.memory.status().needs_build  # nothing to do before a search: it searches the old index
-    stage1 = service.search.stage1("ferry to Zanzibar")
+    stage1 = service.search.candidates("ferry to Zanzibar")
     assert not stage1.rebuilt  # no stand-in, no note: the old index is current for its store
     before = _top(service, "ferry to Zanzibar")
     assert "Zanzibar" in before or "ferry" in before

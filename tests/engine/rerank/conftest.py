@@ -75,7 +75,7 @@ def stage1(service):
 
     def candidates(query: str) -> list[Candidate]:
         if query not in cache:
-            cache[query] = service.search.run(query, RetrievalSettings(safety_threshold=0.0)).stage1.candidates
+            cache[query] = service.search.candidates(query, RetrievalSettings(safety_threshold=0.0)).candidates
         return cache[query]
     return candidates
 

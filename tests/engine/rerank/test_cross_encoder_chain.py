@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from engine.api import Flashback, RetrievalSettings
+from engine.api import Flashback, RetrievalSettings, SearchRequest
 from engine.http_retry import RetryPolicy
 from engine.llm import Endpoint
 from engine.rerank.cross_encoder import CrossEncoderSettings, RerankEndpoint
@@ -106,11 +106,12 @@ def test_a_chained_search_through_engine_api_is_recorded_as_flash_with_the_chain
     rerank_server.serve("tei")
     app = Flashback(data_dir)
     _, chained = rerankers(app, server.base_url, rerank_server.root, skip_small=False, skip_flat=False)
-    outcome = app.search.run(QUERY, RetrievalSettings(), chained, record=True)
+    outcome = app.search.search_sync(SearchRequest(QUERY, RetrievalSettings(), chained, record=True))
     shaped = outcome.as_dict()
     chain = shaped["report"]["chain"]
     assert shaped["reranker"] == "flash" and chain["after"] == min(10, chain["before"]) and chain["sent"]
     assert shaped["usage"]["prompt_tokens"] > 0  # Flash's own figures, as for Flash alone
-    assert outcome.settings["reranker"]["cross_encoder"]["chain_keep"] == 10
-    assert outcome.settings["reranker"]["flash"]["model"] == "test/flash"
-    assert app.runs.get(outcome.run_id).reranker == "flash"
+    run = app.runs.get(outcome.run_id)
+    assert run.settings["reranker"]["cross_encoder"]["chain_keep"] == 10
+    assert run.settings["reranker"]["flash"]["model"] == "test/flash"
+    assert run.reranker == "flash"

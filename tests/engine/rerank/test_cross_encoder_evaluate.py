@@ -29,7 +29,7 @@ def app(tmp_path_factory) -> Flashback:
     app.imports.import_path(resources.demo_export())
     app.memory.build()
     for query in QUERIES:  # the second candidate is relevant, the first is not
-        topics = [c.id for c in app.search.stage1(query).candidates if c.kind == "topic"]
+        topics = [c.id for c in app.search.candidates(query).candidates if c.kind == "topic"]
         app.labels.label_topic(query, QueryFilters(), topics[1], True)
         app.labels.label_topic(query, QueryFilters(), topics[0], False)
     return app

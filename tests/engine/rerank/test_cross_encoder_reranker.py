@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from engine.api import Flashback, RetrievalSettings
+from engine.api import Flashback, RetrievalSettings, SearchRequest
 from engine.http_retry import RetryPolicy
 from engine.messages import render
 from engine.rerank.cross_encoder import (
@@ -163,15 +163,15 @@ def test_a_search_through_engine_api_records_the_run_with_its_fallback(rerank_se
     chosen = app.search.cross_encoder_reranker(RerankEndpoint("llamacpp", rerank_server.root),
                                                CrossEncoderSettings(skip_small=False, skip_flat=False),
                                                retry=FAST)
-    outcome = app.search.run(QUERY, RetrievalSettings(), chosen, record=True)
+    outcome = app.search.search_sync(SearchRequest(QUERY, RetrievalSettings(), chosen, record=True))
     shaped = outcome.as_dict()
     assert shaped["reranker"] == "cross-encoder" and shaped["fallback"] == "endpoint_error"
     assert shaped["report"]["endpoint"] == {"preset": "llamacpp", "label": "llama.cpp server", "model": "",
                                             "local": True}
     run = app.runs.get(outcome.run_id)
     assert run.reranker == "cross-encoder" and run.fallback == "endpoint_error"
-    assert outcome.settings["reranker"]["name"] == "cross-encoder"
-    assert outcome.settings["reranker"]["preset"] == "llamacpp"
+    assert run.settings["reranker"]["name"] == "cross-encoder"
+    assert run.settings["reranker"]["preset"] == "llamacpp"
 
 
 def test_a_custom_server_without_an_address_is_refused_before_any_search(data_dir):

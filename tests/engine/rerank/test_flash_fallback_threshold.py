@@ -13,7 +13,7 @@ import json
 import socket
 from dataclasses import replace
 
-from engine.api import Flashback, FlashSettings, RetrievalSettings
+from engine.api import Flashback, FlashSettings, RetrievalSettings, SearchRequest
 from engine.http_retry import RetryPolicy
 from engine.llm import ChatClient, Endpoint
 from engine.messages import render
@@ -104,7 +104,7 @@ def test_the_reason_is_recorded_with_the_run_scrubbed(data_dir):
                                     base_url=f"http://127.0.0.1:{_closed_port()}/v1")
     reranker = service.search.flash_reranker(endpoint, FlashSettings(model="test/flash"), threshold=MINE,
                                              retry=RetryPolicy(max_retries=0))
-    outcome = service.search.run(QUERY, RetrievalSettings(), reranker, record=True)
+    outcome = service.search.search_sync(SearchRequest(QUERY, RetrievalSettings(), reranker, record=True))
     assert outcome.result.fallback == "llm_error" and outcome.run_id is not None
     run_record = service.runs.get(outcome.run_id)
     said = run_record.report["error"]

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 import pytest
 
 from bench import llama_server as cache
+from engine.api import SearchRequest
 from engine.llm import CapabilityMemory, ChatClient, Endpoint
 from engine.rerank.flash import FlashReranker, FlashSettings, fuse_candidates, rewrite_query, store_topic_source
 from engine.rerank.flash.prompt import neutralize
@@ -168,12 +169,12 @@ def test_the_service_search_with_recent_messages_on_llama_server(llama_server, s
                            FlashSettings(model="local", total_timeout=TOTAL_S, rewrite_timeout=120, **SMALL),
                            service._context.connect, RECENT)
     settings = RetrievalSettings(candidates=10)
-    outcome = service.search.run("what did he say?", settings, session)
+    outcome = service.search.search_sync(SearchRequest("what did he say?", settings, session))
     rewrite = outcome.rewrite
     assert rewrite is not None and rewrite.call["request"]["max_tokens"] == 96
     if rewrite.used:  # a 135M model may not manage it: then the reason is recorded and the original searched
-        assert "rewrite_stage1" in outcome.timings_ms
-        own = {c.id for c in service.search.stage1(rewrite.rewritten, settings).candidates if c.kind == "topic"}
+        assert outcome.timings.part("rewrite_stage1") is not None
+        own = {c.id for c in service.search.candidates(rewrite.rewritten, settings).candidates if c.kind == "topic"}
         assert own & {c.id for c in outcome.stage1.candidates if c.kind == "topic"}
     else:
         assert rewrite.reason

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from engine.api import SearchRequest
 from engine.http_retry import RetryPolicy
 from engine.llm import ChatClient, Endpoint
 from engine.rerank.base import Candidate
@@ -137,7 +138,7 @@ def test_the_session_rewrites_only_when_asked_and_given_messages(server, service
 
 
 def zeppelin_topics(service, query, settings):
-    return {c.id for c in service.search.stage1(query, settings).candidates if c.kind == "topic"}
+    return {c.id for c in service.search.candidates(query, settings).candidates if c.kind == "topic"}
 
 
 def test_stage_1_searches_the_rewrite_and_the_original_fused(server, service):
@@ -151,11 +152,11 @@ def test_stage_1_searches_the_rewrite_and_the_original_fused(server, service):
     endpoint = Endpoint(base_url=server.base_url, api_key=KEY, model="test/flash", preset="openrouter")
     session = FlashSession(endpoint, FlashSettings(model="test/flash"), service._context.connect, RECENT)
     server.script(CHAT, answer(REWRITE), answer({"topic_ids": [1]}), answer({}))
-    outcome = service.search.run("what did he say?", settings, session, record=True)
+    outcome = service.search.search_sync(SearchRequest("what did he say?", settings, session, record=True))
     fused = {c.id for c in outcome.stage1.candidates if c.kind == "topic"}
     assert (rewritten - original) & fused and outcome.stage1.query == "what did he say?"
     assert outcome.rewrite.used and outcome.rewrite.rewritten == REWRITE
-    assert "rewrite_stage1" in outcome.timings_ms
+    assert outcome.timings.part("rewrite_stage1") is not None
     first_turn = bodies(server)[1]["messages"][1]["content"]
     assert f"<contextualized_query>\n{REWRITE}\n</contextualized_query>" in first_turn
     for topic in (rewritten - original) & fused:  # Flash was shown what only the rewrite found
@@ -175,8 +176,8 @@ def test_a_failed_rewrite_searches_as_typed(server, service):
     session = FlashSession(endpoint, FlashSettings(model="test/flash", rewrite_timeout=0.3), service._context.connect,
                            RECENT)
     server.script(CHAT, FakeResponse(json=chat_reply("late"), delay=1.0), answer({"topic_ids": [1]}), answer({}))
-    outcome = service.search.run("what did he say?", settings, session)
+    outcome = service.search.search_sync(SearchRequest("what did he say?", settings, session))
     assert not outcome.rewrite.used and outcome.rewrite.reason.startswith("failed (LLMTimeout)")
     assert [c.id for c in outcome.stage1.candidates] == \
-        [c.id for c in service.search.stage1("what did he say?", settings).candidates]
-    assert "rewrite_stage1" not in outcome.timings_ms
+        [c.id for c in service.search.candidates("what did he say?", settings).candidates]
+    assert outcome.timings.part("rewrite_stage1") is None

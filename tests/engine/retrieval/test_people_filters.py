@@ -65,14 +65,14 @@ def _files(stage1) -> set[str]:
 
 def test_without_filters_people_and_files_of_every_chat_are_candidates(store):
     service, _ = store
-    stage1 = service.search.stage1("Lisbon hotel booking", RetrievalSettings(safety_threshold=0.0))
+    stage1 = service.search.candidates("Lisbon hotel booking", RetrievalSettings(safety_threshold=0.0))
     assert {"Anna", "Boris", "Vera"} <= _people(stage1)
     assert len(_files(stage1)) == 2
 
 
 def test_a_chat_filter_keeps_only_its_people_and_files(store):
     service, chats = store
-    stage1 = service.search.stage1("Lisbon hotel booking",
+    stage1 = service.search.candidates("Lisbon hotel booking",
                                    RetrievalSettings(safety_threshold=0.0, chat_ids=(chats["Alpha"],)))
     assert _people(stage1) == {"Anna"}
     assert _files(stage1) == {"photo: lisbon-hotel.jpg"}
@@ -82,7 +82,7 @@ def test_a_chat_filter_keeps_only_its_people_and_files(store):
 def test_a_date_filter_keeps_only_people_who_wrote_then(store):
     service, _ = store
     since, until = day_bounds("2023-01-01", "2023-12-31")
-    stage1 = service.search.stage1("Lisbon hotel booking",
+    stage1 = service.search.candidates("Lisbon hotel booking",
                                    RetrievalSettings(safety_threshold=0.0, date_from=since, date_to=until))
     assert _people(stage1) == {"Boris"}
     assert _files(stage1) == {"photo: lisbon-river-hotel.jpg"}
@@ -90,7 +90,7 @@ def test_a_date_filter_keeps_only_people_who_wrote_then(store):
 
 def test_assistants_are_never_people_candidates(store):
     service, _ = store
-    stage1 = service.search.stage1(TOPIC, RetrievalSettings(safety_threshold=0.0))
+    stage1 = service.search.candidates(TOPIC, RetrievalSettings(safety_threshold=0.0))
     names = _people(stage1)
     assert "ChatGPT" not in names and "Helper" not in names  # ChatGPT's and a JSONL "role": "assistant"
     assert "User" in names  # the person who asked ChatGPT is a person (the owner)
@@ -107,7 +107,7 @@ def test_a_date_range_that_ends_before_it_starts_is_refused(store):
     service, _ = store
     since, until = day_bounds("2024-05-01", "2024-04-01")
     with pytest.raises(EmptyDateRange) as raised:
-        service.search.stage1("Lisbon", RetrievalSettings(date_from=since, date_to=until))
+        service.search.candidates("Lisbon", RetrievalSettings(date_from=since, date_to=until))
     assert str(raised.value) == ("The date range is empty: 2024-05-01 comes after 2024-04-01; choose a first day on "
                                  "or before the last one.")
 
@@ -115,6 +115,6 @@ def test_a_date_range_that_ends_before_it_starts_is_refused(store):
 def test_the_same_day_is_a_range(store):
     service, _ = store
     since, until = day_bounds("2024-03-01", "2024-03-01")
-    stage1 = service.search.stage1("Lisbon hotel booking",
+    stage1 = service.search.candidates("Lisbon hotel booking",
                                    RetrievalSettings(safety_threshold=0.0, date_from=since, date_to=until))
     assert _people(stage1) == {"Anna", "User"}  # ChatGPT's conversation is of 2024-03-01 too

@@ -51,7 +51,7 @@ def with_later(built_demo, tmp_path) -> Flashback:
 
 
 def test_unbuilt_messages_are_found_by_their_words_and_the_search_says_so(with_later):
-    stage1 = with_later.search.stage1("zanzibar ferry")
+    stage1 = with_later.search.candidates("zanzibar ferry")
     found = [c for c in stage1.candidates if c.kind == "message"]
     assert [c.summary.split(":")[0] for c in found[:2]] == ["Boris", "Anna"]  # both words before one of them
     assert all("Zanzibar" in c.summary for c in found) and found[0].score > found[-1].score
@@ -63,14 +63,14 @@ def test_unbuilt_messages_are_found_by_their_words_and_the_search_says_so(with_l
 
 def test_filters_hold_for_unbuilt_messages(with_later):
     chats = {chat.name: chat.id for chat in with_later.browse.chats()}
-    stage1 = with_later.search.stage1("zanzibar", RetrievalSettings(chat_ids=(chats["Garden"],)))
+    stage1 = with_later.search.candidates("zanzibar", RetrievalSettings(chat_ids=(chats["Garden"],)))
     assert [c.summary for c in stage1.candidates if c.kind == "message"] == [
         "Olga: Zanzibar spices for the garden party"]
 
 
 def test_a_build_makes_them_topics_and_the_note_goes(with_later):
     with_later.memory.build()
-    stage1 = with_later.search.stage1("zanzibar ferry")
+    stage1 = with_later.search.candidates("zanzibar ferry")
     assert not [c for c in stage1.candidates if c.kind == "message"]
     assert "unbuilt" not in stage1.rebuilt
     assert any(c.kind == "topic" and "Zanzibar" in c.summary for c in stage1.candidates)
