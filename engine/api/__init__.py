@@ -22,6 +22,17 @@ _EXPORTS: dict[str, str] = {
     "CandidateKind": "engine.retrieval.candidate", "KINDS": "engine.retrieval.candidate",
     "clean_query": "engine.api.search", "make_reranker": "engine.api.search",
     "RunRecord": "engine.api.views",
+    # what each reranker reports, typed (SearchResult.report)
+    "StageCounts": "engine.api.reports",
+    "Usage": "engine.api.reports",
+    "ScoredTopic": "engine.api.reports",
+    "ChainInfo": "engine.api.reports",
+    "EndpointLabel": "engine.api.reports",
+    "ThresholdReport": "engine.api.reports",
+    "KeepAllReport": "engine.api.reports",
+    "FlashReport": "engine.api.reports",
+    "CrossEncoderReport": "engine.api.reports",
+    "RerankReport": "engine.api.reports",
     "AskOutcome": "engine.ask", "AskSettings": "engine.ask", "StepRecord": "engine.ask", "Source": "engine.ask",
     "Claim": "engine.ask", "Answer": "engine.ask", "Plan": "engine.ask", "AskCancelled": "engine.ask",
     "DateRange": "engine.ask.dates", "read_dates": "engine.ask.plan",
@@ -100,6 +111,16 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.api.people import OwnerNameUnknown as OwnerNameUnknown
     from engine.api.pipeline import PipelineSummary as PipelineSummary
     from engine.api.pipeline import Step as Step
+    from engine.api.reports import ChainInfo as ChainInfo
+    from engine.api.reports import CrossEncoderReport as CrossEncoderReport
+    from engine.api.reports import EndpointLabel as EndpointLabel
+    from engine.api.reports import FlashReport as FlashReport
+    from engine.api.reports import KeepAllReport as KeepAllReport
+    from engine.api.reports import RerankReport as RerankReport
+    from engine.api.reports import ScoredTopic as ScoredTopic
+    from engine.api.reports import StageCounts as StageCounts
+    from engine.api.reports import ThresholdReport as ThresholdReport
+    from engine.api.reports import Usage as Usage
     from engine.api.search import EmptyQueryError as EmptyQueryError
     from engine.api.search import clean_query as clean_query
     from engine.api.search import make_reranker as make_reranker
