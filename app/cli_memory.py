@@ -390,10 +390,10 @@ def run_eval(args: argparse.Namespace, data_dir: Path) -> int:
     ensure_built(args, service, whole=True)
     result = service.evaluation.evaluate(args.qrels, settings, reranker)
     if args.json:
-        sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps(result.as_json(), ensure_ascii=False) + "\n")
         return 0
-    rows = {"all": result["metrics"], **result["by_category"]}
-    keys = list(result["metrics"])
-    table = aligned_table(keys, [(name, [metrics.get(k, "") for k in keys]) for name, metrics in rows.items()])
+    rows = {"all": result.metrics, **result.by_category}
+    keys = list(result.metrics.as_json())
+    table = aligned_table(keys, [(name, list(metrics.as_json().values())) for name, metrics in rows.items()])
     sys.stdout.write("\n".join(table) + "\n")
     return 0

@@ -22,6 +22,7 @@ _EXPORTS: dict[str, str] = {
     "CandidateKind": "engine.retrieval.candidate", "KINDS": "engine.retrieval.candidate",
     "clean_query": "engine.api.search", "make_reranker": "engine.api.search",
     "RunRecord": "engine.api.views",
+    "EvaluationFigures": "engine.api.figures", "MetricSet": "engine.api.figures", "RunMetrics": "engine.api.figures",
     # what each reranker reports, typed (SearchResult.report)
     "StageCounts": "engine.api.reports",
     "Usage": "engine.api.reports",
@@ -101,6 +102,9 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__ (engine/lazy.py) loads them
     from engine.api.context import StoreContext as StoreContext
     from engine.api.facade import Flashback as Flashback
+    from engine.api.figures import EvaluationFigures as EvaluationFigures
+    from engine.api.figures import MetricSet as MetricSet
+    from engine.api.figures import RunMetrics as RunMetrics
     from engine.api.memory import EMBEDDING_PRESETS as EMBEDDING_PRESETS
     from engine.api.memory import INSTALL_HINT as INSTALL_HINT
     from engine.api.memory import IndexLost as IndexLost
