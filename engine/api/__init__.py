@@ -15,11 +15,11 @@ from engine.lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     # the facade and its records
-    "Flashback": "engine.api.facade", "StoreContext": "engine.api.context",
+    "Flashback": "engine.api.facade",
     "IndexLost": "engine.api.memory", "MemoryStatus": "engine.api.memory",
     "EmptyQueryError": "engine.api.search", "SearchRequest": "engine.api.search_records",
     "SearchResult": "engine.api.search_records", "Timings": "engine.api.search_records",
-    "CandidateKind": "engine.retrieval.candidate", "KINDS": "engine.retrieval.candidate",
+    "CandidateKind": "engine.retrieval.candidate",
     "clean_query": "engine.api.search", "make_reranker": "engine.api.search",
     "RunRecord": "engine.api.views",
     "EvaluationFigures": "engine.api.figures", "MetricSet": "engine.api.figures", "RunMetrics": "engine.api.figures",
@@ -84,11 +84,9 @@ _EXPORTS: dict[str, str] = {
     "FlashOutcome": "engine.evaluation.flash_compare", "CostEstimate": "engine.evaluation.flash_compare",
     "ImportSummary": "engine.evaluation.labels",
     "fallback_message": "engine.rerank.base",
-    # the cross-encoder reranker (issue 25): its endpoints, settings, fallbacks and the Evaluate comparison
+    # the cross-encoder reranker (issue 25): its endpoints, settings and the Evaluate comparison
     "RERANK_PRESETS": "engine.rerank.cross_encoder.presets", "RerankEndpoint": "engine.rerank.cross_encoder.presets",
     "CrossEncoderSettings": "engine.rerank.cross_encoder.settings",
-    "CROSS_ENCODER_FALLBACKS": "engine.rerank.cross_encoder.errors",
-    "cross_encoder_fallback_message": "engine.rerank.cross_encoder.errors",
     "Comparison": "engine.evaluation.flash_compare", "RerankerRun": "engine.evaluation.flash_compare",
     "side_by_side": "engine.evaluation.flash_compare",
 }
@@ -100,7 +98,6 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
 if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__ (engine/lazy.py) loads them
-    from engine.api.context import StoreContext as StoreContext
     from engine.api.facade import Flashback as Flashback
     from engine.api.figures import EvaluationFigures as EvaluationFigures
     from engine.api.figures import MetricSet as MetricSet
@@ -205,8 +202,6 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.rerank.base import RerankResult as RerankResult
     from engine.rerank.base import Selection as Selection
     from engine.rerank.base import fallback_message as fallback_message
-    from engine.rerank.cross_encoder.errors import CROSS_ENCODER_FALLBACKS as CROSS_ENCODER_FALLBACKS
-    from engine.rerank.cross_encoder.errors import cross_encoder_fallback_message as cross_encoder_fallback_message
     from engine.rerank.cross_encoder.presets import RERANK_PRESETS as RERANK_PRESETS
     from engine.rerank.cross_encoder.presets import RerankEndpoint as RerankEndpoint
     from engine.rerank.cross_encoder.settings import CrossEncoderSettings as CrossEncoderSettings
@@ -215,7 +210,6 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.rerank.flash.settings import FlashSettings as FlashSettings
     from engine.rerank.threshold import ThresholdReranker as ThresholdReranker
     from engine.rerank.threshold import ThresholdSettings as ThresholdSettings
-    from engine.retrieval.candidate import KINDS as KINDS
     from engine.retrieval.candidate import CandidateKind as CandidateKind
     from engine.retrieval.search import EmptyDateRange as EmptyDateRange
     from engine.retrieval.search import RetrievalSettings as RetrievalSettings

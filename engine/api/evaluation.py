@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from engine.api.context import StoreContext
@@ -90,7 +91,8 @@ class EvaluationService:
                                                        client="evaluate", frozen=stage1))
 
     def evaluate(self, qrels_path: Path, settings: RetrievalSettings | None = None,
-                 reranker: Reranker | None = None, on_progress=None) -> EvaluationFigures:
+                 reranker: Reranker | None = None,
+                 on_progress: Callable[[int, int], None] | None = None) -> EvaluationFigures:
         """`flashback eval QRELS`: each judged query searched as a person would search it (its
         own chat and day filters in place of the settings' own), then scored."""
         from engine.evaluation.frozen import retrieval_for
