@@ -11,7 +11,14 @@ import sys
 
 from app.cli_options import add_setting
 from app.keys import KeyStore, MissingKeyError
-from engine.api import RERANK_PRESETS, CrossEncoderSettings, RerankEndpoint
+from engine.api import (
+    RERANK_PRESETS,
+    CrossEncoderReport,
+    CrossEncoderSettings,
+    FlashReport,
+    RerankEndpoint,
+    SearchResult,
+)
 
 SETTING_KEYS = ("ce_threshold", "ce_top_k", "ce_top_n", "ce_passage_tokens", "ce_batch", "ce_skip_small",
                 "ce_skip_flat", "ce_timeout", "ce_chain_keep")
@@ -62,25 +69,24 @@ def chained(args: argparse.Namespace, service, flash):
                                                                                  settings_from(args)), flash)
 
 
-def write_summary(outcome) -> None:
+def write_summary(outcome: SearchResult, report: CrossEncoderReport) -> None:
     """The cross-encoder's line under the candidates: what it kept and why, or its fallback."""
-    result, report = outcome.result, outcome.result.report
+    result = outcome.result
     for selection in result.selected:
         sys.stdout.write(f"  {selection.kind} {selection.id}: {selection.reason}\n")
-    if report.get("note"):
-        sys.stdout.write(f"  {report['note']}\n")
-    fallback = f"{result.fallback} ({report.get('error')})" if result.fallback else "none"
-    endpoint = report.get("endpoint") or {}
-    if report.get("skipped"):
-        sys.stdout.write(f"cross-encoder {endpoint.get('label', '')}: not asked\n")
+    if report.note is not None:
+        sys.stdout.write(f"  {report.note}\n")
+    fallback = f"{result.fallback} ({report.error})" if result.fallback else "none"
+    if report.skipped:
+        sys.stdout.write(f"cross-encoder {report.endpoint.label}: not asked\n")
         return
-    sys.stdout.write(f"cross-encoder {endpoint.get('label', '')}: scored {len(report.get('scores') or [])} in "
-                     f"{report.get('batches', 0)} batches; fallback {fallback}; "
-                     f"{(report.get('timings_ms') or {}).get('total', 0):.0f} ms\n")
+    sys.stdout.write(f"cross-encoder {report.endpoint.label}: scored {len(report.scores)} in "
+                     f"{report.batches} batches; fallback {fallback}; "
+                     f"{report.total_ms:.0f} ms\n")
 
 
-def write_chain(outcome) -> None:
-    chain = outcome.result.report.get("chain")
-    if chain:
-        fallback = f"; fallback {chain['fallback']}" if chain.get("fallback") else ""
-        sys.stdout.write(f"chained: {chain.get('note')}{fallback}\n")
+def write_chain(report: FlashReport) -> None:
+    chain = report.chain
+    if chain is not None:
+        fallback = f"; fallback {chain.fallback}" if chain.fallback else ""
+        sys.stdout.write(f"chained: {chain.note}{fallback}\n")

@@ -12,6 +12,7 @@ import re
 import sys
 from dataclasses import asdict
 from pathlib import Path
+from typing import assert_never
 
 from app import cli_cross_encoder, cli_llm
 from app.cli_chats import resolve_chats
@@ -21,13 +22,18 @@ from app.keys import api_key_for
 from app.privacy import user_umask
 from app.saved_settings import SHARED
 from engine.api import (
+    CrossEncoderReport,
     EmbeddingConfig,
     EngineError,
     Flashback,
+    FlashReport,
+    KeepAllReport,
     RetrievalSettings,
     SearchRequest,
     SearchResult,
+    ThresholdReport,
     ThresholdSettings,
+    Usage,
     clean_query,
     day_bounds,
     make_reranker,
@@ -289,9 +295,9 @@ def _search(args: argparse.Namespace, data_dir: Path) -> tuple[Flashback, Search
     return service, service.search.search_sync(request)
 
 
-def _cause(report: dict) -> str:
+def _cause(report: FlashReport) -> str:
     """The fallback's cause in one short clause: the reranker's own error note, first line."""
-    error = str(report.get("error") or report.get("note") or "").strip()
+    error = str(report.error or report.note or "").strip()
     if not error:
         return ""
     first = _AT_URL.sub("", error.splitlines()[0])  # the address is the one the user gave: not news
@@ -315,27 +321,37 @@ def run_search(args: argparse.Namespace, data_dir: Path) -> int:
         mark = "✔" if (candidate.kind, candidate.id) in kept else " "
         sys.stdout.write(f"{mark} {candidate.kind:<7} {candidate.id:>6} {candidate.score:.2f}  "
                          f"{candidate.date or '':<10} {(candidate.chat or '')[:20]:<20} {candidate.summary[:90]}\n")
-    report = outcome.result.report
-    sys.stdout.write(f"retrieved {report.get('retrieved', 0)}, "
-                     f"removed by threshold {report.get('removed_by_threshold', 0)}, "
-                     f"by gap {report.get('removed_by_gap', 0)}, kept {report.get('kept', 0)}; "
+    report = outcome.report
+    topics = report.topics
+    sys.stdout.write(f"retrieved {topics.retrieved}, "
+                     f"removed by threshold {topics.removed_by_threshold}, "
+                     f"by gap {topics.removed_by_gap}, kept {topics.kept}; "
                      f"{outcome.timings.total_ms:.1f} ms\n")
-    if outcome.result.reranker == "flash":
-        for selection in outcome.result.selected:
-            sys.stdout.write(f"  {selection.kind} {selection.id}: {selection.reason}\n")
-        usage = outcome.result.usage or {}
-        fallback = (outcome.result.fallback + _cause(report)) if outcome.result.fallback else "none"
-        protocol = f"protocol {report['protocol']}; " if report.get("protocol") else ""
-        sys.stdout.write(f"{protocol}tool calls {outcome.result.tool_calls}; fallback {fallback}; "
-                         f"tokens {usage.get('prompt_tokens', 0)}+{usage.get('completion_tokens', 0)}"
-                         + (f"; cost ${usage['cost']:.4f}" if usage.get("cost") else "") + "\n")
-        kept_by = outcome.result.message("fallback_kept") if outcome.result.fallback else None
-        if kept_by is not None:  # what stands in for Flash's choice, and by which rule (issue 23)
-            sys.stdout.write(f"fallback: {say(kept_by)}\n")
-        cli_cross_encoder.write_chain(outcome)
-    if outcome.result.reranker == "cross-encoder":
-        cli_cross_encoder.write_summary(outcome)
+    match report:
+        case FlashReport():
+            _write_flash(outcome, report)
+        case CrossEncoderReport():
+            cli_cross_encoder.write_summary(outcome, report)
+        case ThresholdReport() | KeepAllReport():  # the counts above are all they report
+            pass
+        case unreachable:
+            assert_never(unreachable)
     return 0
+
+
+def _write_flash(outcome: SearchResult, report: FlashReport) -> None:
+    for selection in outcome.result.selected:
+        sys.stdout.write(f"  {selection.kind} {selection.id}: {selection.reason}\n")
+    usage = report.usage or Usage()
+    fallback = (report.fallback + _cause(report)) if report.fallback else "none"
+    protocol = f"protocol {report.protocol}; " if report.protocol else ""
+    sys.stdout.write(f"{protocol}tool calls {outcome.result.tool_calls}; fallback {fallback}; "
+                     f"tokens {usage.prompt_tokens or 0}+{usage.completion_tokens or 0}"
+                     + (f"; cost ${usage.cost:.4f}" if usage.cost else "") + "\n")
+    kept_by = report.fallback_kept if report.fallback else None
+    if kept_by is not None:  # what stands in for Flash's choice, and by which rule (issue 23)
+        sys.stdout.write(f"fallback: {say(kept_by)}\n")
+    cli_cross_encoder.write_chain(report)
 
 
 def _rewrite_line(rewrite) -> str:
@@ -374,10 +390,10 @@ def run_eval(args: argparse.Namespace, data_dir: Path) -> int:
     ensure_built(args, service, whole=True)
     result = service.evaluation.evaluate(args.qrels, settings, reranker)
     if args.json:
-        sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps(result.as_json(), ensure_ascii=False) + "\n")
         return 0
-    rows = {"all": result["metrics"], **result["by_category"]}
-    keys = list(result["metrics"])
-    table = aligned_table(keys, [(name, [metrics.get(k, "") for k in keys]) for name, metrics in rows.items()])
+    rows = {"all": result.metrics, **result.by_category}
+    keys = list(result.metrics.as_json())
+    table = aligned_table(keys, [(name, list(metrics.as_json().values())) for name, metrics in rows.items()])
     sys.stdout.write("\n".join(table) + "\n")
     return 0

@@ -12,7 +12,7 @@ import sys
 from dataclasses import asdict
 
 from app.cli_output import at_least, duration, money, plural
-from engine.api import Flashback
+from engine.api import Flashback, RunMetrics
 
 
 def add_command(commands: argparse._SubParsersAction) -> None:
@@ -31,23 +31,23 @@ def _row(run) -> str:
             f"{duration(run.duration_ms):>9}{tools}{cost}{fallback}  {run.query[:60]}")
 
 
-def summary_line(metrics: dict) -> str:
+def summary_line(metrics: RunMetrics) -> str:
     """One sentence over every run: counts, fallbacks, latency, tokens, cost."""
-    runs = metrics.get("runs") or 0
-    by = ", ".join(f"{name} {count:,}" for name, count in (metrics.get("by_reranker") or {}).items())
+    runs = metrics.runs
+    by = ", ".join(f"{name} {count:,}" for name, count in metrics.by_reranker.items())
     parts = [plural(runs, "run") + (f" ({by})" if by else "")]
-    failed = {reason: n for reason, n in (metrics.get("fallbacks") or {}).items()
+    failed = {reason: n for reason, n in metrics.fallbacks.items()
               if n and reason not in ("none", "model_empty")}
     if failed:
         reasons = ", ".join(f"{reason} {n}" for reason, n in sorted(failed.items()))
-        parts.append(f"fallbacks {sum(failed.values()):,} ({(metrics.get('fallback_rate') or 0):.0%}: {reasons})")
-    parts.append(f"latency median {duration(metrics.get('latency_ms_p50'))}, "
-                 f"95th percentile {duration(metrics.get('latency_ms_p95'))}")
-    prompt, completion = metrics.get("prompt_tokens_total") or 0, metrics.get("completion_tokens_total") or 0
+        parts.append(f"fallbacks {sum(failed.values()):,} ({(metrics.fallback_rate or 0):.0%}: {reasons})")
+    parts.append(f"latency median {duration(metrics.latency_ms_p50)}, "
+                 f"95th percentile {duration(metrics.latency_ms_p95)}")
+    prompt, completion = metrics.prompt_tokens_total, metrics.completion_tokens_total
     if prompt or completion:
         parts.append(f"tokens {prompt:,} in, {completion:,} out")
-    if metrics.get("runs_with_cost"):
-        parts.append(f"cost {money(metrics.get('cost_total'))}")
+    if metrics.runs_with_cost:
+        parts.append(f"cost {money(metrics.cost_total)}")
     return "; ".join(parts)
 
 
@@ -62,7 +62,7 @@ def run_runs(args: argparse.Namespace, service: Flashback) -> int:
     runs = service.runs.list(args.limit)
     metrics = service.runs.metrics()
     if args.json:
-        payload = {"runs": [asdict(r) for r in runs], "metrics": metrics}
+        payload = {"runs": [asdict(r) for r in runs], "metrics": metrics.as_json()}
         sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
         return 0
     if not runs:

@@ -25,9 +25,11 @@ from app.mcp_words import said, say
 from engine.api import (
     AskSettings,
     ChangeToken,
+    CrossEncoderReport,
     EmbeddingConfig,
     EngineError,
     Flashback,
+    FlashReport,
     SearchRequest,
     SearchResult,
     clean_query,
@@ -157,7 +159,9 @@ class MemoryTools:
                                         summary=c.summary, selected=(c.kind, c.id) in kept)
                       for c in outcome.stage1.candidates] if include_candidates else None
         result = outcome.result
-        problem = result.message("error") or result.message("note") if result.fallback else None
+        report = outcome.report
+        why = report.error or report.note if isinstance(report, FlashReport | CrossEncoderReport) else None
+        problem = why if result.fallback else None
         return out.SearchResult(
             query=query, reranker=result.reranker, selected=items, candidates=candidates, fallback=result.fallback,
             run_id=outcome.run_id, notes=notes + [said(n, language) for n in [*outcome.notes, problem] if n],

@@ -73,7 +73,7 @@ def _store(folder: Path, export: Path, provider: str) -> tuple[Flashback, float,
 
 
 def _scores(service: Flashback, qrels: Path, settings: RetrievalSettings) -> dict:
-    metrics = service.evaluation.evaluate(qrels, settings)["metrics"]
+    metrics = service.evaluation.evaluate(qrels, settings).metrics.as_json()
     return {"r@5": metrics["recall@5_any"], "r@10": metrics["recall@10_any"], "mrr": metrics["mrr"]}
 
 

@@ -170,7 +170,7 @@ def main() -> None:
         configurations = {k: v for k, v in configurations.items() if k in (DEFAULT, "vector only")}
     results = {}
     for name, (settings, reranker) in configurations.items():
-        results[name] = service.evaluation.evaluate(qrels, settings, reranker)
+        results[name] = service.evaluation.evaluate(qrels, settings, reranker).as_json()
     connection = connect(db_path(service.data_dir))
     results["Okapi BM25 over the same topics (baseline)"] = bm25_over_topics(connection, queries)
     connection.close()
@@ -179,7 +179,7 @@ def main() -> None:
         for name, alternative in LEXICAL_ALTERNATIVES.items():
             with alternative():
                 _reindex(service)
-                results[name] = service.evaluation.evaluate(qrels, RetrievalSettings())
+                results[name] = service.evaluation.evaluate(qrels, RetrievalSettings()).as_json()
         _reindex(service)  # back to the default index
         for label, subject_chars in (("sessions kept whole", 0), ("subjects of 1,500 chars", 1500),
                                      ("subjects of 2,500 chars", 2500)):
@@ -188,10 +188,10 @@ def main() -> None:
                                                           args.embedder)
             stores[label] = {"topics": alt_build.topics_created, "vectors": alt_build.vectors.get("topic", 0),
                              "build_s": round(alt_built, 2)}
-            results[f"{label}: default search"] = alt_service.evaluation.evaluate(qrels, RetrievalSettings())
+            results[f"{label}: default search"] = alt_service.evaluation.evaluate(qrels, RetrievalSettings()).as_json()
             if subject_chars == 0:
                 results[f"{label}: lexical weight 0.5"] = alt_service.evaluation.evaluate(
-                    qrels, RetrievalSettings(lexical_weight=0.5))
+                    qrels, RetrievalSettings(lexical_weight=0.5)).as_json()
                 alt_connection = connect(db_path(alt_service.data_dir))
                 results[f"{label}: Okapi BM25 baseline"] = bm25_over_topics(alt_connection, queries)
                 alt_connection.close()

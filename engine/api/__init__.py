@@ -15,13 +15,25 @@ from engine.lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     # the facade and its records
-    "Flashback": "engine.api.facade", "StoreContext": "engine.api.context",
+    "Flashback": "engine.api.facade",
     "IndexLost": "engine.api.memory", "MemoryStatus": "engine.api.memory",
     "EmptyQueryError": "engine.api.search", "SearchRequest": "engine.api.search_records",
     "SearchResult": "engine.api.search_records", "Timings": "engine.api.search_records",
-    "CandidateKind": "engine.retrieval.candidate", "KINDS": "engine.retrieval.candidate",
+    "CandidateKind": "engine.retrieval.candidate",
     "clean_query": "engine.api.search", "make_reranker": "engine.api.search",
     "RunRecord": "engine.api.views",
+    "EvaluationFigures": "engine.api.figures", "MetricSet": "engine.api.figures", "RunMetrics": "engine.api.figures",
+    # what each reranker reports, typed (SearchResult.report)
+    "StageCounts": "engine.api.reports",
+    "Usage": "engine.api.reports",
+    "ScoredTopic": "engine.api.reports",
+    "ChainInfo": "engine.api.reports",
+    "EndpointLabel": "engine.api.reports",
+    "ThresholdReport": "engine.api.reports",
+    "KeepAllReport": "engine.api.reports",
+    "FlashReport": "engine.api.reports",
+    "CrossEncoderReport": "engine.api.reports",
+    "RerankReport": "engine.api.reports",
     "AskOutcome": "engine.ask", "AskSettings": "engine.ask", "StepRecord": "engine.ask", "Source": "engine.ask",
     "Claim": "engine.ask", "Answer": "engine.ask", "Plan": "engine.ask", "AskCancelled": "engine.ask",
     "DateRange": "engine.ask.dates", "read_dates": "engine.ask.plan",
@@ -72,11 +84,9 @@ _EXPORTS: dict[str, str] = {
     "FlashOutcome": "engine.evaluation.flash_compare", "CostEstimate": "engine.evaluation.flash_compare",
     "ImportSummary": "engine.evaluation.labels",
     "fallback_message": "engine.rerank.base",
-    # the cross-encoder reranker (issue 25): its endpoints, settings, fallbacks and the Evaluate comparison
+    # the cross-encoder reranker (issue 25): its endpoints, settings and the Evaluate comparison
     "RERANK_PRESETS": "engine.rerank.cross_encoder.presets", "RerankEndpoint": "engine.rerank.cross_encoder.presets",
     "CrossEncoderSettings": "engine.rerank.cross_encoder.settings",
-    "CROSS_ENCODER_FALLBACKS": "engine.rerank.cross_encoder.errors",
-    "cross_encoder_fallback_message": "engine.rerank.cross_encoder.errors",
     "Comparison": "engine.evaluation.flash_compare", "RerankerRun": "engine.evaluation.flash_compare",
     "side_by_side": "engine.evaluation.flash_compare",
 }
@@ -88,8 +98,10 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
 if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__ (engine/lazy.py) loads them
-    from engine.api.context import StoreContext as StoreContext
     from engine.api.facade import Flashback as Flashback
+    from engine.api.figures import EvaluationFigures as EvaluationFigures
+    from engine.api.figures import MetricSet as MetricSet
+    from engine.api.figures import RunMetrics as RunMetrics
     from engine.api.memory import EMBEDDING_PRESETS as EMBEDDING_PRESETS
     from engine.api.memory import INSTALL_HINT as INSTALL_HINT
     from engine.api.memory import IndexLost as IndexLost
@@ -100,6 +112,16 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.api.people import OwnerNameUnknown as OwnerNameUnknown
     from engine.api.pipeline import PipelineSummary as PipelineSummary
     from engine.api.pipeline import Step as Step
+    from engine.api.reports import ChainInfo as ChainInfo
+    from engine.api.reports import CrossEncoderReport as CrossEncoderReport
+    from engine.api.reports import EndpointLabel as EndpointLabel
+    from engine.api.reports import FlashReport as FlashReport
+    from engine.api.reports import KeepAllReport as KeepAllReport
+    from engine.api.reports import RerankReport as RerankReport
+    from engine.api.reports import ScoredTopic as ScoredTopic
+    from engine.api.reports import StageCounts as StageCounts
+    from engine.api.reports import ThresholdReport as ThresholdReport
+    from engine.api.reports import Usage as Usage
     from engine.api.search import EmptyQueryError as EmptyQueryError
     from engine.api.search import clean_query as clean_query
     from engine.api.search import make_reranker as make_reranker
@@ -180,8 +202,6 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.rerank.base import RerankResult as RerankResult
     from engine.rerank.base import Selection as Selection
     from engine.rerank.base import fallback_message as fallback_message
-    from engine.rerank.cross_encoder.errors import CROSS_ENCODER_FALLBACKS as CROSS_ENCODER_FALLBACKS
-    from engine.rerank.cross_encoder.errors import cross_encoder_fallback_message as cross_encoder_fallback_message
     from engine.rerank.cross_encoder.presets import RERANK_PRESETS as RERANK_PRESETS
     from engine.rerank.cross_encoder.presets import RerankEndpoint as RerankEndpoint
     from engine.rerank.cross_encoder.settings import CrossEncoderSettings as CrossEncoderSettings
@@ -190,7 +210,6 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.rerank.flash.settings import FlashSettings as FlashSettings
     from engine.rerank.threshold import ThresholdReranker as ThresholdReranker
     from engine.rerank.threshold import ThresholdSettings as ThresholdSettings
-    from engine.retrieval.candidate import KINDS as KINDS
     from engine.retrieval.candidate import CandidateKind as CandidateKind
     from engine.retrieval.search import EmptyDateRange as EmptyDateRange
     from engine.retrieval.search import RetrievalSettings as RetrievalSettings

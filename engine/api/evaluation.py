@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from engine.api.context import StoreContext
+from engine.api.figures import EvaluationFigures
 from engine.api.search import SearchService
 from engine.api.search_records import SearchRequest, SearchResult
 from engine.evaluation.qrels import JudgedQuery
@@ -89,7 +91,8 @@ class EvaluationService:
                                                        client="evaluate", frozen=stage1))
 
     def evaluate(self, qrels_path: Path, settings: RetrievalSettings | None = None,
-                 reranker: Reranker | None = None, on_progress=None) -> dict:
+                 reranker: Reranker | None = None,
+                 on_progress: Callable[[int, int], None] | None = None) -> EvaluationFigures:
         """`flashback eval QRELS`: each judged query searched as a person would search it (its
         own chat and day filters in place of the settings' own), then scored."""
         from engine.evaluation.frozen import retrieval_for
@@ -104,6 +107,6 @@ class EvaluationService:
 
         connection = self._context.connect()
         try:
-            return evaluate(connection, queries, run, on_progress)
+            return EvaluationFigures.from_json(evaluate(connection, queries, run, on_progress))
         finally:
             connection.close()

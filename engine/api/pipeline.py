@@ -28,6 +28,7 @@ from engine.child_process import ChildEnded, ChildProcess, ParentChannel
 from engine.errors import BuildCancelled, Cancelled, CancelToken, ImportCancelled
 from engine.llm.presets import Endpoint
 from engine.progress import ProgressThrottle
+from engine.store.lock import LockHolder
 
 CHILD = ("engine.api.pipeline", "child_main")  # what the child runs (module, function)
 _KILL_AFTER_CANCEL_S = 30.0  # a cancel is checked between batches; past this the child is stuck
@@ -43,7 +44,28 @@ class Step:
     done: int
     total: int
     messages: int = 0
-    holder: dict | None = None  # phase "wait": the LockHolder's fields, for words in the window's language
+    holder: LockHolder | None = None  # phase "wait": who writes, for words in the window's language
+
+
+def _step_from_json(fields: dict[str, object]) -> Step:
+    """A step as the import child sent it (`dataclasses.asdict`: the holder as its fields)."""
+    holder = fields.get("holder")
+    return Step(str(fields["phase"]), str(fields["name"]), _int(fields["done"]), _int(fields["total"]),
+                _int(fields.get("messages", 0)), _holder(holder) if isinstance(holder, dict) else None)
+
+
+def _int(value: object) -> int:
+    return int(value) if isinstance(value, int | float | str) else 0
+
+
+def _holder(fields: dict[str, object]) -> LockHolder | None:
+    """The LockHolder the child sent as its fields; None for a malformed one (shown by name only)."""
+    try:
+        since = fields.get("since", 0.0)
+        return LockHolder(_int(fields["pid"]), str(fields["operation"]), str(fields.get("origin", "")),
+                          float(since) if isinstance(since, int | float | str) else 0.0)
+    except (KeyError, ValueError):
+        return None
 
 
 @dataclass
@@ -84,8 +106,8 @@ def run_steps(service, paths: Sequence[Path], build: bool, progress: Progress, c
     started = time.perf_counter()
     summary = PipelineSummary(imported=bool(paths))
 
-    def waiting(holder) -> None:  # another window or a command writes the store: say for whom
-        progress(Step("wait", holder.describe(), 0, 0, holder=dataclasses.asdict(holder)))
+    def waiting(holder: LockHolder) -> None:  # another window or a command writes the store: say for whom
+        progress(Step("wait", holder.describe(), 0, 0, holder=holder))
 
     for path in paths:
         phase("import")
@@ -150,7 +172,7 @@ def run_in_child(service, paths: Sequence[Path], build: bool, progress: Progress
                     current = body
                     phase(body)
                 elif kind == "progress":
-                    step = Step(**body)
+                    step = _step_from_json(body)
                     if step.phase != "wait":
                         current = step.phase
                         phase(step.phase)

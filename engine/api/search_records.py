@@ -20,6 +20,7 @@ from engine.rerank.threshold import ThresholdSettings
 from engine.retrieval.search import RetrievalSettings, Stage1Result
 
 if TYPE_CHECKING:
+    from engine.api.reports import RerankReport
     from engine.rerank.flash.contextualize import QueryRewrite
 
 
@@ -116,6 +117,14 @@ class SearchResult:
     @property
     def query(self) -> str:
         return self.stage1.query
+
+    @property
+    def report(self) -> RerankReport:
+        """What the reranker reports, typed by the reranker that ran (engine/api/reports.py): what
+        the faces read, where `result.report` is the dict the traces store."""
+        from engine.api.report_reading import rerank_report
+
+        return rerank_report(self.result)
 
     def candidate(self, selection: Selection) -> Candidate | None:
         return next((c for c in self.stage1.candidates if (c.kind, c.id) == (selection.kind, selection.id)), None)

@@ -10,6 +10,7 @@ from typing import Any
 
 from engine import browse
 from engine.api.context import StoreContext
+from engine.api.figures import RunMetrics
 from engine.changes import Changes
 from engine.evaluation.labels import ImportSummary, LabelledQuery, LabelStore
 from engine.evaluation.qrels import QueryFilters
@@ -98,10 +99,10 @@ class RunService:
         run = self._context.read(lambda connection: get_run(connection, run_id))
         return None if run is None else RunRecord.from_row(run)
 
-    def metrics(self) -> dict:
+    def metrics(self) -> RunMetrics:
         from engine.traces import run_metrics
 
-        return self._context.read(run_metrics)
+        return RunMetrics.from_json(self._context.read(run_metrics))
 
 
 class LabelService:

@@ -140,8 +140,8 @@ def test_evaluation_searches_as_search_does_with_the_files_own_filters(service, 
     path.write_text(json.dumps(qrels), encoding="utf-8")
     figures = service.evaluation.evaluate(path, RetrievalSettings())
     # The filtered query searched only "Island trip", where no topic is built: nothing found.
-    assert figures["by_category"]["filtered"]["recall@5_any"] == 0.0
-    assert figures["by_category"]["travel"]["recall@5_any"] == 1.0
+    assert figures.by_category["filtered"].recall_at_5_any == 0.0
+    assert figures.by_category["travel"].recall_at_5_any == 1.0
     targets, _unmatched = service.evaluation.qrels_targets(path)
     frozen = service.evaluation.freeze(targets, RetrievalSettings())
     assert [q.topics for q in frozen][1] == ()  # the dock's freeze applies the same filter

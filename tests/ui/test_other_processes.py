@@ -10,7 +10,6 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
-from dataclasses import asdict
 from pathlib import Path
 
 import keyring
@@ -168,7 +167,7 @@ def test_who_writes_is_said_in_the_window_language(qapp):
         assert translators
         words = writer_words(holder)
         assert words.startswith("импорт в другом окне Flashback (pid "), words
-        step_words = ProgressPanel().describe(Step("wait", holder.describe(), 0, 0, holder=asdict(holder)))
+        step_words = ProgressPanel().describe(Step("wait", holder.describe(), 0, 0, holder=holder))
         assert step_words.startswith("Ожидание, пока не закончится импорт в другом окне Flashback"), step_words
     finally:
         i18n.uninstall(qapp, translators)

@@ -1,7 +1,7 @@
 """What the search view shows of a cross-encoder run (issue 25): its own cut moved by the
 sliders, its scores on the chart, and the scores Flash read when chained.
 
-The server's scores come back once per search (`report["scores"]`, best first, every topic
+The server's scores come back once per search (`CrossEncoderReport.scores`, best first, every topic
 sent). Score ≥ and top-K only choose among them, so moving those sliders re-cuts the scores
 already here, at once and without a request, as the threshold sliders re-filter stage 1's
 scores; the selections keep the engine's own reasons (message codes, rendered in the window's
@@ -11,11 +11,9 @@ order, as the reranker itself does.
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import QCoreApplication
 
-from engine.api import SearchResult, msg
+from engine.api import CrossEncoderReport, FlashReport, ScoredTopic, SearchResult, msg
 from ui.i18n import engine_words
 from ui.search.score_chart import ChartData, ChartPoint
 
@@ -31,11 +29,12 @@ def recut(outcome: SearchResult | None, threshold: float, top_k: int) -> SearchR
     return outcome.recut_scores(threshold, top_k)
 
 
-def scored(outcome: SearchResult | None) -> list[dict[str, Any]]:
-    """The cross-encoder's scores of a run (best first), or [] when it was not asked or fell back."""
-    if outcome is None or outcome.result.reranker != NAME or outcome.result.fallback:
-        return []
-    return list(outcome.result.report.get("scores") or [])
+def scored(outcome: SearchResult | None) -> tuple[ScoredTopic, ...]:
+    """The cross-encoder's scores of a run (best first), or () when it was not asked or fell back."""
+    report = outcome.report if outcome is not None else None
+    if not isinstance(report, CrossEncoderReport) or report.fallback:
+        return ()
+    return report.scores
 
 
 def chart_data(outcome: SearchResult | None, stage1_points: list[ChartPoint], threshold: float) -> ChartData:
@@ -46,8 +45,8 @@ def chart_data(outcome: SearchResult | None, stage1_points: list[ChartPoint], th
         return ChartData(stage1_points, caption=why)
     kept = set(outcome.result.selected_ids("topic")) if outcome is not None else set()
     label = translate("SearchPanel", "Topic {0} · stage-1 rank {1}")
-    points = [ChartPoint(float(entry["score"]), int(entry["id"]) in kept,
-                         label.format(entry["id"], entry["stage1_rank"])) for entry in scores]
+    points = [ChartPoint(entry.score, entry.id in kept, label.format(entry.id, entry.stage1_rank))
+              for entry in scores]
     return ChartData(points, threshold, None, translate("SearchPanel", "Cross-encoder scores"),
                      above_label=translate("SearchPanel", "cut by top-K"))
 
@@ -62,8 +61,8 @@ def _unscored_caption(outcome: SearchResult | None) -> str:
 
 def chain_scores(outcome: SearchResult | None) -> dict[int, str]:
     """Chained Flash: topic id → "cross-encoder score 0.83", for the topics the cross-encoder scored."""
-    chain = (outcome.result.report or {}).get("chain") if outcome is not None else None
-    if not isinstance(chain, dict):
+    report = outcome.report if outcome is not None else None
+    if not isinstance(report, FlashReport) or report.chain is None:
         return {}
-    return {int(entry["id"]): engine_words(msg("rerank.cross_encoder.reason", score=float(entry["score"])))
-            for entry in chain.get("scores") or []}
+    return {entry.id: engine_words(msg("rerank.cross_encoder.reason", score=entry.score))
+            for entry in report.chain.scores}

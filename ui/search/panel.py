@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.api import Changes, Flashback, QueryFilters, SearchResult, filters_of
+from engine.api import Changes, CrossEncoderReport, Flashback, QueryFilters, SearchResult, filters_of
 from ui.i18n import engine_words
 from ui.search.ask_mode import AskMode, recorded_plan
 from ui.search.ask_view import AskView
@@ -403,7 +403,7 @@ class SearchPanel(QWidget):
         self.cards.show_cards(cards, empty)
         self._show_labels()
         if outcome is not None:
-            self.report.show_result(outcome.result)
+            self.report.show_result(outcome)
         elif state.stage1 is not None and settings.mode == "flash":
             self.report.show_pending_flash(sum(1 for c in state.stage1.candidates if c.kind == "topic"))
         elif state.stage1 is not None and settings.mode == "cross-encoder" and self.cross_encoder.running():
@@ -512,7 +512,8 @@ class SearchPanel(QWidget):
     def _on_cross_encoder_finished(self, outcome: SearchResult) -> None:
         self._state.cross = outcome
         self._apply_reranker()
-        said = outcome.result.message("error") if outcome.result.fallback else None
+        report = outcome.report
+        said = report.error if isinstance(report, CrossEncoderReport) and report.fallback else None
         error = [self.tr("the cross-encoder fell back: {0}").format(engine_words(said))] if said is not None else []
         self._say(" — ".join([self._with_notes(self._timings_text(), outcome), *error]), error=bool(error))
         if outcome.run_id is not None:
@@ -560,7 +561,7 @@ class SearchPanel(QWidget):
         if stage1 is None:
             return ""
         rerank_ms = outcome.timings.rerank_ms if outcome is not None else None
-        usage = outcome.result.usage if outcome is not None else None
+        usage = outcome.report.usage if outcome is not None else None
         name = {"threshold": self.tr("threshold"), "flash": self.tr("Flash"),
                 "cross-encoder": self.tr("cross-encoder")}.get(
             outcome.result.reranker if outcome else "", self.tr("rerank"))

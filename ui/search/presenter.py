@@ -11,7 +11,18 @@ from urllib.parse import urlsplit
 
 from PySide6.QtCore import QCoreApplication
 
-from engine.api import PRESETS, Flashback, SearchRequest, SearchResult, Stage1Result, Timings, make_reranker
+from engine.api import (
+    PRESETS,
+    CrossEncoderReport,
+    Flashback,
+    SearchRequest,
+    SearchResult,
+    Stage1Result,
+    StageCounts,
+    ThresholdReport,
+    Timings,
+    make_reranker,
+)
 from ui.i18n import engine_words
 from ui.search import cross_encoder_view
 from ui.search.cards import CardData
@@ -99,9 +110,10 @@ def chart_data(state: SearchState, settings: SearchSettings) -> ChartData:
         return cross_encoder_view.chart_data(outcome, points, settings.ce_threshold)
     if settings.mode != "threshold":
         return ChartData(points, caption=translate("SearchPanel", "Topic scores"))
-    report = outcome.result.report if outcome is not None and outcome.result.reranker == "threshold" else {}
-    above = report.get("retrieved", len(topics)) - report.get("removed_by_threshold", 0)
-    gap_cut = above - report["removed_by_gap"] if report.get("removed_by_gap") else None
+    report = outcome.report if outcome is not None else None
+    counts = report.topics if isinstance(report, ThresholdReport) else StageCounts(retrieved=len(topics))
+    above = counts.retrieved - counts.removed_by_threshold
+    gap_cut = above - counts.removed_by_gap if counts.removed_by_gap else None
     return ChartData(points, settings.threshold, gap_cut, translate("SearchPanel", "Topic scores"))
 
 
@@ -130,7 +142,8 @@ def selection_cards(state: SearchState, settings: SearchSettings) -> tuple[list[
     if outcome.result.reranker == "threshold":
         return [], translate("SearchPanel", "Nothing passed the threshold. Lower the similarity or widen the gap.")
     if outcome.result.reranker == cross_encoder_view.NAME:
-        note = outcome.result.message("note")
+        report = outcome.report
+        note = report.note if isinstance(report, CrossEncoderReport) else None
         return [], engine_words(note) if note is not None else translate("SearchPanel", "Nothing was kept.")
     if outcome.result.fallback:
         return [], translate("SearchPanel", "Flash kept nothing ({0}).").format(fallback_name(outcome.result.fallback))

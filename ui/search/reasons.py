@@ -33,14 +33,22 @@ def fallback_name(reason: str | None) -> str:
 
 
 def fallback_explained(report: dict[str, Any]) -> str:
-    """Why Flash fell back and what it kept instead, from its report (a result's or a recorded
-    run's): the reason's sentence ("Could not reach Ollama … Check that the server is
+    """Why Flash fell back and what it kept instead, from a recorded run's report (`RunRecord.report`):
+    the reason's sentence ("Could not reach Ollama … Check that the server is
     running.") and the rule the kept topics came by (issue 23); "" when neither was said."""
     said = []
     for key, text in (("error_message", report.get("error")),
                       ("fallback_kept_message", (report.get("fallback_kept") or {}).get("text"))):
         message = Message.from_json(report.get(key))
-        words = engine_words(message) if message is not None else str(text or "")
+        said.append(message if message is not None else Message("error.text", {"text": str(text or "")}))
+    return fallback_said(*said)
+
+
+def fallback_said(error: Message | None, kept: Message | None) -> str:
+    """`fallback_explained` from a search's typed report (`FlashReport.error`, `.fallback_kept`)."""
+    said = []
+    for message in (error, kept):
+        words = engine_words(message) if message is not None else ""
         if words:
             said.append(words.rstrip("."))
     return "; ".join(said)

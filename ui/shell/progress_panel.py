@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QPushBu
 from engine.api import msg, names_list
 from ui.i18n import engine_words
 from ui.shell.import_controller import PipelineSummary, Step
-from ui.shell.writer_words import holder_from_dict, writer_words
+from ui.shell.writer_words import writer_words
 
 
 class ProgressPanel(QFrame):
@@ -98,8 +98,7 @@ class ProgressPanel(QFrame):
     # -- words ----------------------------------------------------------------------------
     def describe(self, step: Step) -> str:
         if step.phase == "wait":
-            holder = holder_from_dict(step.holder)
-            who = writer_words(holder) if holder is not None else step.name
+            who = writer_words(step.holder) if step.holder is not None else step.name
             return self.tr("Waiting for {holder} to finish…").format(holder=who)
         if step.phase == "import":
             return self.tr("Reading {name}: {messages} messages so far").format(

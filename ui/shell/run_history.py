@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.api import Changes, Flashback, RunRecord
+from engine.api import Changes, Flashback, RunMetrics, RunRecord
 from ui.search.ask_words import ASK_RERANKER, duration, step_fallback, step_name
 from ui.search.reasons import fallback_explained, fallback_name, recorded_reasons
 from ui.shell.formatting import minute, row
@@ -82,7 +82,7 @@ class RunHistoryPanel(QWidget):
         layout.addWidget(self.metrics)
         layout.addWidget(splitter, stretch=1)
         layout.addLayout(buttons)
-        self._show_metrics({"runs": 0})
+        self._show_metrics(RunMetrics())
 
     # -- loading --------------------------------------------------------------------------
     def refresh(self, *_args) -> None:
@@ -120,19 +120,19 @@ class RunHistoryPanel(QWidget):
                 self.runs.setCurrentItem(item)
         self.runs.setColumnHidden(CLIENT_COLUMN, not any(run.client for run in runs))
 
-    def _show_metrics(self, metrics: dict) -> None:
-        runs = metrics.get("runs", 0)
+    def _show_metrics(self, metrics: RunMetrics) -> None:
+        runs = metrics.runs
         if not runs:
             self.metrics.setText(self.tr("No searches recorded yet. Each search you run is kept here."))
             return
         fallbacks = ", ".join(f"{fallback_name(name)} {count}" for name, count in
-                              (metrics.get("fallbacks") or {}).items() if count and name != "none")
+                              metrics.fallbacks.items() if count and name != "none")
         self.metrics.setText(self.tr(
             "Runs: {runs} · fallbacks: {fallbacks} · tool calls per run: {tools} · cost: ${cost} · "
             "p50 {p50} ms").format(runs=runs, fallbacks=fallbacks or "0",
-                                   tools=f"{metrics.get('tool_calls_mean') or 0:.1f}",
-                                   cost=f"{metrics.get('cost_total') or 0:.4f}",
-                                   p50=f"{metrics.get('latency_ms_p50') or 0:,.0f}"))
+                                   tools=f"{metrics.tool_calls_mean or 0:.1f}",
+                                   cost=f"{metrics.cost_total or 0:.4f}",
+                                   p50=f"{metrics.latency_ms_p50 or 0:,.0f}"))
 
     def _show_run(self, run: RunRecord | None) -> None:
         self._run = run

@@ -16,13 +16,3 @@ def writer_words(holder: LockHolder) -> str:
     """"the import in another Flashback window (pid 4242, since 14:02:10)"."""
     return engine_words(holder.message())
 
-
-def holder_from_dict(fields: dict | None) -> LockHolder | None:
-    """A holder sent over the import child's JSON lines (`Step.holder`)."""
-    if not fields:
-        return None
-    try:
-        return LockHolder(int(fields["pid"]), str(fields["operation"]), str(fields.get("origin", "")),
-                          float(fields.get("since", 0.0)))
-    except (KeyError, TypeError, ValueError):
-        return None

@@ -194,7 +194,8 @@ def test_a_passage_is_the_longest_start_within_the_budget_counted_as_everywhere(
 
 
 def test_every_cross_encoder_fallback_has_words_in_both_languages_where_the_faces_look():
-    from engine.api import CROSS_ENCODER_FALLBACKS, fallback_message
+    from engine.api import fallback_message
+    from engine.rerank.cross_encoder.errors import CROSS_ENCODER_FALLBACKS
 
     for reason in CROSS_ENCODER_FALLBACKS:
         said = fallback_message(reason)  # what the search view and the run history call
