@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.api.context import StoreContext
 from engine.api.search import SearchService, clean_query
@@ -14,6 +15,10 @@ from engine.errors import CancelToken
 from engine.llm import ChatClient, Endpoint
 from engine.rerank.base import Reranker
 from engine.retrieval.search import RetrievalSettings, Stage1Result
+
+if TYPE_CHECKING:  # eval-answers loads these when it runs
+    from engine.ask.answer_data import QAItem
+    from engine.ask.answer_eval import AnswerEvalResult, ProgressFn
 
 
 class AskService:
@@ -52,7 +57,8 @@ class AskService:
 
     async def evaluate(self, qa_path: Path, reranker: Reranker, *, endpoint: Endpoint | None,
                        judge_endpoint: Endpoint | None = None, settings: AskSettings | None = None,
-                       limit: int | None = None, on_progress=None, cancel: CancelToken | None = None):
+                       limit: int | None = None, on_progress: ProgressFn | None = None,
+                       cancel: CancelToken | None = None) -> AnswerEvalResult:
         """`flashback eval-answers`: every question of a LoCoMo-format (or dated-questions) file
         through the whole Ask flow, scored against its gold answer and evidence (seed 002's eval
         plan: accuracy by an LLM judge, citation precision and coverage, fully-supported share,
@@ -65,7 +71,7 @@ class AskService:
         judge_on = judge_endpoint or endpoint
         judge_client = ChatClient(judge_on) if judge_on is not None else None
 
-        async def one(item):
+        async def one(item: QAItem) -> AskOutcome:
             return await self.ask(item.question, reranker, endpoint=endpoint, settings=settings,
                                   now=item.now, client_name="eval-answers")
 

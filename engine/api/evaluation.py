@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.api.context import StoreContext
 from engine.api.figures import EvaluationFigures
@@ -13,6 +14,19 @@ from engine.evaluation.qrels import JudgedQuery
 from engine.evaluation.runner import evaluate, load_qrels
 from engine.rerank.base import Reranker, RerankResult
 from engine.retrieval.search import RetrievalSettings, Stage1Result
+
+if TYPE_CHECKING:  # loaded where used: the window's first search pays for none of them
+    from engine.errors import CancelToken
+    from engine.evaluation.flash_compare import Comparison, CostEstimate, FlashOutcome
+    from engine.evaluation.frozen import FrozenQuery, Target
+    from engine.evaluation.tune import TuneResult
+    from engine.llm.presets import Endpoint
+    from engine.rerank.cross_encoder.presets import RerankEndpoint
+    from engine.rerank.cross_encoder.settings import CrossEncoderSettings
+    from engine.rerank.flash.settings import FlashSettings
+    from engine.rerank.threshold import ThresholdSettings
+
+Progress = Callable[[int, int], None]  # (done, total)
 
 
 class EvaluationService:
@@ -38,15 +52,17 @@ class EvaluationService:
         judged = load_qrels(qrels_path)
         return self._context.read(lambda connection: targets_from_qrels(connection, judged))
 
-    def freeze(self, targets, settings: RetrievalSettings | None = None, on_progress=None, cancel=None,
-               cache: dict | None = None) -> list:
+    def freeze(self, targets: Sequence[Target], settings: RetrievalSettings | None = None,
+               on_progress: Progress | None = None, cancel: CancelToken | None = None,
+               cache: dict[tuple[str, str], Stage1Result] | None = None) -> list[FrozenQuery]:
         """Stage 1 of every target, frozen for sweeps and the Flash comparison (blocking)."""
         from engine.evaluation.frozen import freeze_with_service
 
         return freeze_with_service(self._search, targets, settings, on_progress, cancel, cache)
 
-    def tune(self, targets, retrieval: RetrievalSettings, current, objective: str = "f1", budget: int | None = None,
-             folds: int = 5, lexical: bool = True, seed: int = 0, on_progress=None, cancel=None):
+    def tune(self, targets: Sequence[Target], retrieval: RetrievalSettings, current: ThresholdSettings,
+             objective: str = "f1", budget: int | None = None, folds: int = 5, lexical: bool = True, seed: int = 0,
+             on_progress: Progress | None = None, cancel: CancelToken | None = None) -> TuneResult:
         """k-fold tuned threshold settings (engine.evaluation.tune; blocking)."""
         from engine.evaluation.sweep import DEFAULT_BUDGET
         from engine.evaluation.tune import tune_service
@@ -54,13 +70,15 @@ class EvaluationService:
         return tune_service(self._search, targets, retrieval, current, objective,
                             DEFAULT_BUDGET if budget is None else budget, folds, lexical, seed, on_progress, cancel)
 
-    async def compare_flash(self, queries, reranker, threshold, on_outcome=None) -> list:
+    async def compare_flash(self, queries: Sequence[FrozenQuery], reranker: Reranker, threshold: ThresholdSettings,
+                            on_outcome: Callable[[int, FlashOutcome], None] | None = None) -> list[FlashOutcome]:
         """Flash against the threshold filter on frozen labelled queries (each Flash call recorded)."""
         from engine.evaluation.flash_compare import compare
 
         return await compare(self._rerank_frozen, queries, reranker, threshold, on_outcome)
 
-    def estimate_flash(self, queries, flash_settings, endpoint):
+    def estimate_flash(self, queries: Sequence[FrozenQuery], flash_settings: FlashSettings,
+                       endpoint: Endpoint) -> CostEstimate:
         """What Flash would cost on these frozen queries (a CostEstimate): tokens counted here, the
         price asked of the provider (a GET of its model list, never a chat call; none for a local
         server). Blocking: run it in a worker."""
@@ -69,7 +87,9 @@ class EvaluationService:
         price = None if endpoint.is_local else model_price(endpoint.url, flash_settings.model, endpoint.api_key)
         return estimate(queries, flash_settings, price)
 
-    async def compare_rerankers(self, queries, rerankers, on_outcome=None) -> list:
+    async def compare_rerankers(self, queries: Sequence[FrozenQuery],
+                                rerankers: Mapping[str, Reranker | ThresholdSettings],
+                                on_outcome: Callable[[int, Comparison], None] | None = None) -> list[Comparison]:
         """Any rerankers side by side on frozen labelled queries: a name → reranker mapping (a
         ThresholdSettings is cut from the frozen scores; the others run recorded). Each query's
         `Comparison`; `side_by_side` makes the table."""
@@ -77,7 +97,8 @@ class EvaluationService:
 
         return await compare_rerankers(self._rerank_frozen, queries, rerankers, on_outcome)
 
-    def estimate_cross_encoder(self, queries, settings, endpoint, usd_per_million: float | None = None):
+    def estimate_cross_encoder(self, queries: Sequence[FrozenQuery], settings: CrossEncoderSettings,
+                               endpoint: RerankEndpoint, usd_per_million: float | None = None) -> CostEstimate:
         """What the cross-encoder would send for these frozen queries (a CostEstimate, tokens
         counted here, nothing sent): free on a local server, priced by the caller's price per
         million tokens for an API, tokens only without one."""

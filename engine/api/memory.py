@@ -18,6 +18,7 @@ from engine.store.lock import StoreWriteLock, WaitCallback
 if TYPE_CHECKING:  # the build, its agents and the HTTP client load when a build runs, not for a search's status
     from engine.llm import Endpoint
     from engine.memory.build import BuildOptions, BuildReport, StageProgress
+    from engine.memory.check import CheckReport
 
 # What a face offers for the embedder (Settings → Embeddings, About): exported by engine.api.
 __all__ = ["BUILD_CHANGES", "EMBEDDING_PRESETS", "INSTALL_HINT", "IndexLost", "MemoryService", "MemoryStatus",  # noqa: F822
@@ -111,7 +112,7 @@ class MemoryService:
                 context.invalidate()  # the model id (IDF refit) or the indexes may have changed
         return report
 
-    def check(self, on_progress: StageProgress | None = None, on_wait: WaitCallback | None = None):
+    def check(self, on_progress: StageProgress | None = None, on_wait: WaitCallback | None = None) -> CheckReport:
         """`flashback check`: quick_check, vectors, indexes and calibration, repairing what it can
         (engine.memory.check); under the write lock, as it may write."""
         from engine.memory.build import build_memory

@@ -28,8 +28,15 @@ from engine.retrieval.unbuilt import first_unbuilt, unbuilt_candidates, unbuilt_
 from engine.store.faults import plain_faults
 from engine.store.lock import current_holder
 
-if TYPE_CHECKING:  # loaded where used: a cold `flashback search` pays for neither
+if TYPE_CHECKING:  # loaded where used: a cold `flashback search` pays for none of them
+    import httpx
+
     from engine.export.pack import ContextPack
+    from engine.llm.presets import Endpoint
+    from engine.rerank.cross_encoder.presets import RerankEndpoint
+    from engine.rerank.cross_encoder.reranker import CrossEncoderReranker
+    from engine.rerank.cross_encoder.settings import CrossEncoderSettings
+    from engine.rerank.flash.settings import FlashSettings
 
 
 class EmptyQueryError(EngineError):
@@ -278,31 +285,32 @@ class SearchService:
             reason = exc.message if isinstance(exc, EngineError) else str(exc)
             outcome.notes.append(msg("search.not_recorded", reason=reason))
 
-    def flash_reranker(self, endpoint, flash=None, recent_messages: str = "", *,
-                       threshold: ThresholdSettings | None = None, **client_options) -> Reranker:
+    def flash_reranker(self, endpoint: Endpoint, flash: FlashSettings | None = None, recent_messages: str = "", *,
+                       threshold: ThresholdSettings | None = None) -> Reranker:
         """The Flash reranker over this store, a fresh HTTP client per run (see rerank/flash/session.py).
         `threshold`: the person's threshold settings; a fallback keeps what that filter keeps."""
         from engine.rerank.flash import FlashSettings
         from engine.rerank.flash.session import FlashSession
 
-        return FlashSession(endpoint, flash or FlashSettings(), self._context.connect, recent_messages,
-                            client_options, threshold)
+        return FlashSession(endpoint, flash or FlashSettings(), self._context.connect, recent_messages, None,
+                            threshold)
 
-    def cross_encoder_reranker(self, endpoint, settings=None, others: ThresholdSettings | None = None,
-                               **client_options) -> Reranker:
+    def cross_encoder_reranker(self, endpoint: RerankEndpoint, settings: CrossEncoderSettings | None = None,
+                               others: ThresholdSettings | None = None, *,
+                               transport: httpx.AsyncBaseTransport | None = None) -> Reranker:
         """The cross-encoder over this store (rerank/cross_encoder): passages read from the store
         per run; people and files by `others`' threshold cut (none kept without it)."""
         from engine.rerank.cross_encoder import CrossEncoderReranker, store_log_source
 
         endpoint.check()
         return CrossEncoderReranker(endpoint, settings, store_log_source(self._context.connect), others,
-                                    **client_options)
+                                    transport=transport)
 
-    def chained_reranker(self, cross_encoder: Reranker, flash: Reranker) -> Reranker:
+    def chained_reranker(self, cross_encoder: CrossEncoderReranker, flash: Reranker) -> Reranker:
         """Flash reading only the cross-encoder's best topics (rerank/cross_encoder/chain.py)."""
         from engine.rerank.cross_encoder import ChainedReranker
 
-        return ChainedReranker(cross_encoder, flash)  # type: ignore[arg-type]
+        return ChainedReranker(cross_encoder, flash)
 
     def context(self, outcome: SearchResult, budget_tokens: int = 8000) -> ContextPack:
         """The selected context packed into a token budget, ready for `engine.export` export."""

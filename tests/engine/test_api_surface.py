@@ -43,23 +43,11 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("Message", "params"): "a message code's parameters, any JSON value or a nested message",
     # A setting's default is of the setting's own type (int, float, bool, str): one schema for all.
     ("Setting", "default"): "the default of whichever setting, of its own type",
-    # Not converted in this change (issue 31 deliverable 2 left them; see the report): Ask's records
-    # keep the usage and step details as the Ask flow writes them, and these sub-service methods
-    # (engine/api/search.py, evaluation.py, memory.py, ask.py, outside this change's files) still
-    # take unannotated arguments. Each entry goes when its signature is typed.
+    # Not converted yet: Ask's records keep the usage and step details as the Ask flow writes them
+    # (the Ask trace's JSON; typing them is the next step of deliverable 2).
     ("AskOutcome", "usage"): "left: Ask's usage as the flow writes it",
     ("StepRecord", "detail"): "left: an Ask step's detail as the flow writes it",
     ("StepRecord", "usage"): "left: an Ask step's usage as the flow writes it",
-    ("AskService", "evaluate"): "left: engine/api/ask.py, not annotated yet",
-    ("EvaluationService", "compare_flash"): "left: engine/api/evaluation.py, not annotated yet",
-    ("EvaluationService", "compare_rerankers"): "left: engine/api/evaluation.py, not annotated yet",
-    ("EvaluationService", "estimate_cross_encoder"): "left: engine/api/evaluation.py, not annotated yet",
-    ("EvaluationService", "estimate_flash"): "left: engine/api/evaluation.py, not annotated yet",
-    ("EvaluationService", "freeze"): "left: engine/api/evaluation.py, not annotated yet",
-    ("EvaluationService", "tune"): "left: engine/api/evaluation.py, not annotated yet",
-    ("MemoryService", "check"): "left: engine/api/memory.py, not annotated yet",
-    ("SearchService", "cross_encoder_reranker"): "left: engine/api/search.py, not annotated yet",
-    ("SearchService", "flash_reranker"): "left: engine/api/search.py, not annotated yet",
 }
 
 
