@@ -184,7 +184,8 @@ class Retriever:
         return {topic: script_overlap(shares, summary) for topic, summary in rows}
 
     def _allowed_topics(self, connection: sqlite3.Connection, settings: RetrievalSettings) -> list[int] | None:
-        clauses, params = [], []
+        clauses: list[str] = []
+        params: list[float] = []  # chat ids and epoch seconds
         if settings.chat_ids:
             clauses.append(f"chat_id IN ({_in(list(settings.chat_ids))})")
             params += list(settings.chat_ids)
@@ -300,7 +301,8 @@ def _passing_entities(connection: sqlite3.Connection, kind: str, ids: list[int],
     chats and days; a file sent there. Without filters every file passes."""
     if not ids:
         return set()
-    clauses, params = [], []
+    clauses: list[str] = []
+    params: list[float] = []  # chat ids and epoch seconds
     if settings.chat_ids:
         clauses.append(f"m.chat_id IN ({_in(list(settings.chat_ids))})")
         params += list(settings.chat_ids)
