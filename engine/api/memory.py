@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +19,7 @@ from engine.store.lock import StoreWriteLock, WaitCallback
 if TYPE_CHECKING:  # the build, its agents and the HTTP client load when a build runs, not for a search's status
     from engine.llm import Endpoint
     from engine.memory.build import BuildOptions, BuildReport, StageProgress
+    from engine.memory.check import CheckReport
 
 # What a face offers for the embedder (Settings → Embeddings, About): exported by engine.api.
 __all__ = ["BUILD_CHANGES", "EMBEDDING_PRESETS", "INSTALL_HINT", "IndexLost", "MemoryService", "MemoryStatus",  # noqa: F822
@@ -81,7 +83,7 @@ class MemoryService:
     def build(self, options: BuildOptions | None = None, on_progress: StageProgress | None = None,
               cancel: CancelToken | None = None, topic_llm: Endpoint | None = None,
               llm_timeout: float | None = None, on_wait: WaitCallback | None = None,
-              **client_options) -> BuildReport:
+              **client_options: Any) -> BuildReport:
         """Topics, embeddings, indexes (blocking: run it in a worker). With `topic_llm`, seed
         004's splitter and merger agents on that chat model make and merge the topics; any
         chunk they fail on is summarised extractively and counted in `report.agents`.
@@ -111,7 +113,7 @@ class MemoryService:
                 context.invalidate()  # the model id (IDF refit) or the indexes may have changed
         return report
 
-    def check(self, on_progress: StageProgress | None = None, on_wait: WaitCallback | None = None):
+    def check(self, on_progress: StageProgress | None = None, on_wait: WaitCallback | None = None) -> CheckReport:
         """`flashback check`: quick_check, vectors, indexes and calibration, repairing what it can
         (engine.memory.check); under the write lock, as it may write."""
         from engine.memory.build import build_memory
@@ -140,7 +142,7 @@ class MemoryService:
         embedder = self._context.embedder() if config.provider == "builtin" else make_embedder(config)
         model_id = embedder.model_id
 
-        def read(connection) -> MemoryStatus:
+        def read(connection: sqlite3.Connection) -> MemoryStatus:
             newest = connection.execute(
                 "SELECT topic_id FROM message WHERE is_service = 0 ORDER BY id DESC LIMIT 1").fetchone()
             topics = connection.execute("SELECT EXISTS (SELECT 1 FROM topic)").fetchone()[0]
