@@ -82,7 +82,8 @@ def topics(connection: sqlite3.Connection, chat_id: int | None = None, text: str
            limit: int = 500) -> list[TopicInfo]:
     """Newest first; `text` matches the summary case-insensitively (a substring, not BM25:
     the user is filtering a list they are looking at, not searching)."""
-    where, params = [], []
+    where: list[str] = []
+    params: list[int | str] = []
     if chat_id is not None:
         where.append("t.chat_id = ?")
         params.append(chat_id)

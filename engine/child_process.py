@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import io
 import marshal
 import os
 import queue
@@ -77,11 +78,15 @@ class ChildProcess:
         self.process = subprocess.Popen(
             [sys.executable, "-c", boot], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0,
             creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0))
+        # stdin=PIPE and stdout=PIPE with bufsize=0: Popen opened both, unbuffered (io.FileIO).
+        assert isinstance(self.process.stdin, io.FileIO) and isinstance(self.process.stdout, io.FileIO)
+        self._to_child: io.FileIO = self.process.stdin
+        self._from_child: io.FileIO = self.process.stdout
         self.frames = 0  # frames received from the child
         self._kill_at: float | None = None
         try:
-            _binary(self.process.stdout.fileno())
-            _binary(self.process.stdin.fileno())
+            _binary(self._from_child.fileno())
+            _binary(self._to_child.fileno())
         except OSError:
             self.close()
             raise
@@ -95,14 +100,14 @@ class ChildProcess:
     def send(self, message: tuple) -> bool:
         """Frame `message` to the child's stdin; False when the child is gone (its output says why)."""
         try:
-            _write_frame(self.process.stdin.fileno(), marshal.dumps(message))
+            _write_frame(self._to_child.fileno(), marshal.dumps(message))
             return True
         except (OSError, ValueError):  # a broken pipe, or stdin already closed
             return False
 
     def end_input(self) -> None:
         try:
-            self.process.stdin.close()
+            self._to_child.close()
         except OSError:
             pass
 
@@ -124,7 +129,7 @@ class ChildProcess:
             self.process.kill()  # a cancel is checked between steps: past this the child is stuck
         # Read on the calling thread: a reader thread would need the GIL for every 64 KiB the
         # pipe delivers and, with the caller busy writing rows, wait ~5 ms for it each time.
-        if not _readable(self.process.stdout.fileno(), timeout):
+        if not _readable(self._from_child.fileno(), timeout):
             return None
         header = self._read_exactly(_HEADER)
         frame = self._read_exactly(int.from_bytes(header, "little")) if header is not None else None
@@ -145,7 +150,7 @@ class ChildProcess:
         view = memoryview(buffer)
         got = 0
         while got < size:
-            count = self.process.stdout.readinto(view[got:])
+            count = self._from_child.readinto(view[got:])
             if not count:
                 return None
             got += count
@@ -160,7 +165,7 @@ class ChildProcess:
             process.wait(_WAIT_S)
         except subprocess.TimeoutExpired:  # pragma: no cover - kill is not refused
             pass
-        for stream in (process.stdin, process.stdout):
+        for stream in (self._to_child, self._from_child):
             try:
                 stream.close()
             except OSError:
@@ -357,7 +362,7 @@ def _read_fd(fd: int, size: int) -> bytes | None:
     return b"".join(chunks)
 
 
-if os.name == "nt":  # pragma: no cover - Windows
+if sys.platform == "win32":  # pragma: no cover - Windows (os.name == "nt"; the form mypy reads)
     import _winapi
     import msvcrt
 

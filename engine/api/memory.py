@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -82,7 +83,7 @@ class MemoryService:
     def build(self, options: BuildOptions | None = None, on_progress: StageProgress | None = None,
               cancel: CancelToken | None = None, topic_llm: Endpoint | None = None,
               llm_timeout: float | None = None, on_wait: WaitCallback | None = None,
-              **client_options) -> BuildReport:
+              **client_options: Any) -> BuildReport:
         """Topics, embeddings, indexes (blocking: run it in a worker). With `topic_llm`, seed
         004's splitter and merger agents on that chat model make and merge the topics; any
         chunk they fail on is summarised extractively and counted in `report.agents`.
@@ -141,7 +142,7 @@ class MemoryService:
         embedder = self._context.embedder() if config.provider == "builtin" else make_embedder(config)
         model_id = embedder.model_id
 
-        def read(connection) -> MemoryStatus:
+        def read(connection: sqlite3.Connection) -> MemoryStatus:
             newest = connection.execute(
                 "SELECT topic_id FROM message WHERE is_service = 0 ORDER BY id DESC LIMIT 1").fetchone()
             topics = connection.execute("SELECT EXISTS (SELECT 1 FROM topic)").fetchone()[0]

@@ -7,6 +7,9 @@ WhatsApp or JSONL chat imported afterwards that names Alice counts her as you to
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Callable
+
 from engine.api.context import StoreContext
 from engine.changes import Changes
 from engine.errors import EngineError
@@ -48,7 +51,7 @@ class PeopleService:
             raise OwnerNameUnknown(name=name.strip())
         return self.owner(), OWNER_CHANGES
 
-    def _write(self, change, on_wait: WaitCallback | None) -> int:
+    def _write(self, change: Callable[[sqlite3.Connection], int], on_wait: WaitCallback | None) -> int:
         context = self._context
         with plain_faults(context.data_dir, "owner"), StoreWriteLock(context.data_dir, "owner", context.origin,
                                                                        on_wait):

@@ -23,12 +23,20 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.child_process import ChildEnded, ChildProcess, ParentChannel
 from engine.errors import BuildCancelled, Cancelled, CancelToken, ImportCancelled
 from engine.llm.presets import Endpoint
 from engine.progress import ProgressThrottle
 from engine.store.lock import LockHolder
+
+if TYPE_CHECKING:  # loaded where they run (the child starts with as little as it can)
+    from engine.api.context import StoreContext
+    from engine.embeddings.base import EmbeddingConfig
+    from engine.importers.base import ImportProgress, ProgressCallback
+    from engine.importers.runner import ImportReport
+    from engine.store.lock import WaitCallback
 
 CHILD = ("engine.api.pipeline", "child_main")  # what the child runs (module, function)
 _KILL_AFTER_CANCEL_S = 30.0  # a cancel is checked between batches; past this the child is stuck
@@ -99,7 +107,7 @@ Progress = Callable[[Step], None]
 Phase = Callable[[str], None]
 
 
-def run_steps(service, paths: Sequence[Path], build: bool, progress: Progress, cancel: CancelToken,
+def run_steps(service: PipelineSteps, paths: Sequence[Path], build: bool, progress: Progress, cancel: CancelToken,
               phase: Phase, topic_llm: Endpoint | None = None) -> PipelineSummary:
     """Import each path (one transaction each), then build (with the chat model's topic agents
     when `topic_llm` is given); in whatever process calls it."""
@@ -124,9 +132,8 @@ def run_steps(service, paths: Sequence[Path], build: bool, progress: Progress, c
                 (summary.recognised if match.by == "content" else summary.existing).append(match.title)
     if build:
         phase("build")
-        extra = {"topic_llm": topic_llm} if topic_llm is not None else {}
         built = service.build(on_progress=lambda s, d, t: progress(Step("build", s, d, t)), cancel=cancel,
-                              on_wait=waiting, **extra)
+                              on_wait=waiting, topic_llm=topic_llm)  # None: build's own default
         summary.topics = built.topics_created - built.topics_merged
         agents = getattr(built, "agents", None) or {}
         summary.model_chunks = int(agents.get("split_chunks", 0))
@@ -136,13 +143,13 @@ def run_steps(service, paths: Sequence[Path], build: bool, progress: Progress, c
     return summary
 
 
-def _import_step(progress) -> Step:
+def _import_step(progress: ImportProgress) -> Step:
     # Bytes can pass 2**31 (a QProgressBar's int): report per-mille instead.
     total = max(progress.bytes_total, 1)
     return Step("import", progress.source, int(1000 * progress.bytes_done / total), 1000, progress.messages)
 
 
-def run_in_child(service, paths: Sequence[Path], build: bool, progress: Progress, cancel: CancelToken,
+def run_in_child(service: PipelineSteps, paths: Sequence[Path], build: bool, progress: Progress, cancel: CancelToken,
                  phase: Phase, topic_llm: Endpoint | None = None) -> PipelineSummary:
     """`run_steps` in a child Python; blocks the calling (worker) thread until it ends. What
     the child raises is raised here as the same class (a cancel too, by the phase it stopped)."""
@@ -189,7 +196,7 @@ def _cancel_error(importing: bool) -> Cancelled:
     return ImportCancelled() if importing else BuildCancelled()
 
 
-def _forget_cached_state(service) -> None:
+def _forget_cached_state(service: PipelineSteps) -> None:
     """The child rewrote the store and indexes behind this process's service (a new fitted
     embedder, new index files): drop the retriever it cached, as its own `build()` does."""
     invalidate = getattr(service, "invalidate", None)
@@ -242,14 +249,15 @@ class PipelineSteps:
     """What `run_steps` calls (import one path, build), over one store's sub-services; the
     window's process and the child each make one over their own StoreContext."""
 
-    def __init__(self, context) -> None:
+    def __init__(self, context: StoreContext) -> None:
         from engine.api.memory import MemoryService
         from engine.importers.runner import import_path
 
         self._context = context
         self.build = MemoryService(context).build
 
-        def import_one(path: Path, format_name: str = "auto", on_progress=None, cancel=None, on_wait=None):
+        def import_one(path: Path, format_name: str = "auto", on_progress: ProgressCallback | None = None,
+                       cancel: CancelToken | None = None, on_wait: WaitCallback | None = None) -> ImportReport:
             return import_path(context.data_dir, Path(path), format_name, on_progress, cancel, on_wait,
                                context.origin)
 
@@ -260,7 +268,7 @@ class PipelineSteps:
         return self._context.data_dir
 
     @property
-    def embedding(self):
+    def embedding(self) -> EmbeddingConfig:
         return self._context.embedding
 
     def invalidate(self) -> None:

@@ -13,6 +13,7 @@ import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from engine.api.context import StoreContext, idf_lost
@@ -57,7 +58,7 @@ def clean_query(query: str) -> str:
     return _LONE_SURROGATE.sub("\ufffd", query)
 
 
-def _with_date_boost(connection, stage1: Stage1Result, now: datetime | None) -> Stage1Result:
+def _with_date_boost(connection: sqlite3.Connection, stage1: Stage1Result, now: datetime | None) -> Stage1Result:
     from engine.ask.dates import apply_date_boost
 
     boosted, boost = apply_date_boost(connection, stage1, now or datetime.now().astimezone())
@@ -111,7 +112,7 @@ class SearchService:
         self._unbuilt_counts: dict[tuple[int, int], int] = {}  # (first unbuilt id, newest id) → how many
 
     @property
-    def data_dir(self):
+    def data_dir(self) -> Path:
         return self._context.data_dir
 
     def candidates(self, query: str, settings: RetrievalSettings | None = None, *, client: str = "",

@@ -274,4 +274,4 @@ def _resolve_evidence(connect: Callable[[], sqlite3.Connection], items: list[QAI
         found = resolve_messages(connection, (pair for item in items for pair in item.evidence))
     finally:
         connection.close()
-    return {item.id: {found[pair] for pair in item.evidence if found.get(pair) is not None} for item in items}
+    return {item.id: {m for m in (found.get(pair) for pair in item.evidence) if m is not None} for item in items}

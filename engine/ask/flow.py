@@ -159,10 +159,10 @@ class _Run:
         self.check_cancel()
         form = self.steps.answer_form()
         if not sources:
-            answer = not_found_answer(self.language, form)
+            not_found = not_found_answer(self.language, form)
             self.steps.add(StepRecord("answer", 0.0, True, None, {"round": round_, "format": form,
                                                                    "note": "no sources: nothing to ask the model"}))
-            return answer
+            return not_found
         mark = time.perf_counter()
         timeout = self.deadline.remaining() if round_ > 1 else self.timeout("answer")
         answer, call = await write_answer(deps.client, self.question, sources, language=self.language, form=form,

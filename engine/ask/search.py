@@ -67,7 +67,8 @@ def confident_chats(plan: Plan, question: str, chats: dict[str, int] | Any) -> t
         return list(plan.chats), []
     asked = question.casefold()
     words = set(_WORD.findall(asked))
-    named, guessed = [], []
+    named: list[str] = []
+    guessed: list[str] = []
     for name in plan.chats:
         own = {w for w in _WORD.findall(name.casefold())}
         (named if name.casefold() in asked or own & words else guessed).append(name)

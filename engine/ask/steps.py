@@ -140,7 +140,9 @@ class Steps:
     def answer_form(self) -> str:
         if self.settings.answer_format != "auto":
             return self.settings.answer_format
-        constrained = schema_protocol(self.deps.client, self.deps.model) == "constrained"
+        client = self.deps.client
+        assert client is not None  # asked only on the way to an answer, which Flow starts only with a client
+        constrained = schema_protocol(client, self.deps.model) == "constrained"
         return "schema" if constrained else "text"
 
     @staticmethod

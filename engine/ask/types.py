@@ -139,7 +139,7 @@ class AskSettings:
             raise ValueError("budget_tokens and source_messages must be > 0, max_subqueries 1 to 6")
 
     def resolved(self, local: bool) -> AskSettings:
-        defaults = LOCAL_BUDGETS if local else CLOUD_BUDGETS
+        defaults: dict[str, Any] = LOCAL_BUDGETS if local else CLOUD_BUDGETS  # seconds (float) and tokens (int)
         return replace(self, **{k: v for k, v in defaults.items() if getattr(self, k) is None})
 
     def as_dict(self) -> dict[str, Any]:
@@ -204,7 +204,7 @@ class AskOutcome:
             selection = {"reranker": self.selection.reranker, "fallback": self.selection.fallback,
                          "selected": [s.as_dict() for s in self.selection.selected],
                          "usage": self.selection.usage or {}}
-        data = {"question": self.question, "plan": self.plan.as_dict(),
+        data: dict[str, Any] = {"question": self.question, "plan": self.plan.as_dict(),
                 "candidates": [c.as_dict() for c in self.candidates], "selection": selection,
                 "sources": [s.as_dict() for s in self.sources],
                 "answer": self.answer.as_dict() if self.answer is not None else None,

@@ -98,6 +98,10 @@ class EmbeddingConfig:
     timeout: float = 60.0          # seconds per request
 
 
+# The services whose model ids read "<provider>:<model>[@<dimensions>]", by the id's prefix.
+_SERVICE_BY_PREFIX: dict[str, Provider] = {"openrouter": "openrouter", "openai": "openai", "ollama": "ollama"}
+
+
 def config_for_model(model_id: str) -> EmbeddingConfig | None:
     """The config that makes an embedder with this `model_id` (as stored beside every vector),
     without its key; None when the id does not say enough (a custom server's address)."""
@@ -107,9 +111,10 @@ def config_for_model(model_id: str) -> EmbeddingConfig | None:
         return EmbeddingConfig("builtin", dimensions=int(dim.group(1)) if dim else None)
     if provider == "local":
         return EmbeddingConfig("local")
-    if provider in ("openrouter", "openai", "ollama") and rest:
-        model, _, dim = rest.rpartition("@") if "@" in rest else (rest, "", "")
-        return EmbeddingConfig(provider, model=model, dimensions=int(dim) if dim.isdigit() else None)
+    service = _SERVICE_BY_PREFIX.get(provider)
+    if service is not None and rest:
+        model, _, dimensions = rest.rpartition("@") if "@" in rest else (rest, "", "")
+        return EmbeddingConfig(service, model=model, dimensions=int(dimensions) if dimensions.isdigit() else None)
     return None
 
 

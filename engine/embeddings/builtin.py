@@ -180,7 +180,8 @@ class BuiltinEmbedder(Embedder):
     def embed_one(self, text: str, kind: EmbedKind = "document") -> np.ndarray:
         keys, weights = self.weighted_features(text, kind)
         signs = 1.0 - 2.0 * (keys >> _SIGN_SHIFT).astype(np.float64)  # signed hashing: collisions cancel on average
-        vector = np.bincount((keys % np.uint64(self.dim)).astype(np.intp), weights=signs * weights, minlength=self.dim)
+        vector: np.ndarray = np.bincount((keys % np.uint64(self.dim)).astype(np.intp), weights=signs * weights,
+                                         minlength=self.dim)
         norm = float(np.linalg.norm(vector))
         if norm == 0.0:  # no features ("", punctuation only): a fixed unit vector keeps rows valid
             vector = np.zeros(self.dim)

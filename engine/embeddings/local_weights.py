@@ -92,7 +92,7 @@ class _Reader:
         self.raw, self.at = raw, 0
 
     def take(self, fmt: str) -> tuple:
-        values = struct.unpack_from("<" + fmt, self.raw, self.at)
+        values = struct.unpack_from("<" + fmt, self.raw.data, self.at)
         self.at += struct.calcsize("<" + fmt)
         return values
 
@@ -124,10 +124,10 @@ def read_weights(path: str | Path) -> E5Weights:
     tensors: dict[str, tuple[int, int, int, int]] = {}
     for _ in range(count):
         (name_length,) = reader.take("H")
-        name = bytes(raw[reader.at:reader.at + name_length]).decode("ascii")
+        tensor_name = bytes(raw[reader.at:reader.at + name_length]).decode("ascii")
         reader.skip(name_length)
         dtype, elements, offset, size = reader.take("BIQQ")
-        tensors[name] = (dtype, elements, offset, size)
+        tensors[tensor_name] = (dtype, elements, offset, size)
 
     def tensor(name: str, dtype: int, elements: int) -> np.ndarray:
         found = tensors.get(name)

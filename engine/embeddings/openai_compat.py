@@ -191,7 +191,9 @@ class OpenAICompatibleEmbedder(Embedder):
             raise _first_error(group_error) from None
         if not batches:
             return np.empty((0, self.dim), dtype=np.float32)
-        return np.concatenate(results, axis=0)
+        embedded = [batch for batch in results if batch is not None]
+        assert len(embedded) == len(batches)  # the workers took every batch from `pending`, none failed
+        return np.concatenate(embedded, axis=0)
 
     # ---- one batch: request, retries, parsing ----
 

@@ -89,6 +89,8 @@ class FlashOutcome:
 def estimate(queries: Sequence[FrozenQuery], settings: FlashSettings, price: Price | None) -> CostEstimate:
     """What running Flash once per query would send and get back, roughly (before any call)."""
     budgets = settings.resolved(local=False)
+    # resolved() fills every budget left None
+    assert budgets.prompt_budget_tokens is not None and budgets.read_budget_tokens is not None
     prompt = 0
     for query in queries:
         shown = query.stage1.candidates if query.stage1 is not None else []

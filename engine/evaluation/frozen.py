@@ -70,7 +70,7 @@ def targets_from_qrels(connection: sqlite3.Connection, judged: Sequence[JudgedQu
     """The judged queries in store terms, and how many of their messages the store lacks."""
     messages = resolve_messages(connection, (p for q in judged for p in q.relevant))
     targets = [Target(q.id, q.query, q.filters, q.category,
-                      tuple(dict.fromkeys(messages[p] for p in q.relevant if messages[p] is not None)))
+                      tuple(dict.fromkeys(m for m in (messages[p] for p in q.relevant) if m is not None)))
                for q in judged]
     return targets, sum(1 for m in messages.values() if m is None)
 

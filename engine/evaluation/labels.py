@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from engine.evaluation.qrels import (
     JudgedQuery,
@@ -73,7 +74,9 @@ def _ensure_query(connection: sqlite3.Connection, query: str, filters: QueryFilt
         "INSERT INTO label_query (query, filters, category, external_id, created_at, updated_at) "
         "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (query, filters) DO UPDATE SET updated_at = excluded.updated_at",
         (query, filters.as_json(), category, external_id, now, now))
-    return find_query(connection, query, filters)
+    query_id = find_query(connection, query, filters)
+    assert query_id is not None  # inserted (or kept) just above, in the caller's transaction
+    return query_id
 
 
 def _set(connection: sqlite3.Connection, query_id: int, message_ids: list[int], relevant: bool) -> None:
@@ -148,9 +151,10 @@ def export_qrels(connection: sqlite3.Connection) -> dict:
 
     shaped = []
     for q in queries:
-        entry = {"id": q.key, "query": q.query, "category": q.category, "relevant": named(q.relevant),
-                 "not_relevant": named(q.not_relevant),
-                 "labelled_at": datetime.fromtimestamp(q.created_at, UTC).isoformat(timespec="seconds")}
+        entry: dict[str, Any] = {
+            "id": q.key, "query": q.query, "category": q.category, "relevant": named(q.relevant),
+            "not_relevant": named(q.not_relevant),
+            "labelled_at": datetime.fromtimestamp(q.created_at, UTC).isoformat(timespec="seconds")}
         if not q.filters.is_empty():
             entry["filters"] = {"chat_ids": list(q.filters.chat_ids), "since": q.filters.since,
                                 "until": q.filters.until}
@@ -173,7 +177,7 @@ def import_judged(connection: sqlite3.Connection, judged: list[JudgedQuery],
         for q in judged:
             query_id = _ensure_query(connection, q.query, q.filters, q.category, q.id)
             for verdict, group in ((False, q.not_relevant), (True, q.relevant)):  # relevant wins a clash
-                ids = [messages[p] for p in group if messages.get(p) is not None]
+                ids = [m for m in (messages.get(p) for p in group) if m is not None]
                 _set(connection, query_id, ids, verdict)
                 labels += len(ids)
     return ImportSummary(len(judged), labels, sum(1 for m in messages.values() if m is None))

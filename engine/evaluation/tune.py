@@ -89,7 +89,8 @@ def _best(means: np.ndarray, current: ThresholdSettings) -> tuple[int, int, int]
     distance = (np.abs(GRID_THRESHOLDS[top[:, 0]] - current.threshold) / SPANS[0]
                 + np.abs(GRID_GAPS[top[:, 1]] - current.gap) / SPANS[1]
                 + np.abs(GRID_TOP_KS[top[:, 2]] - current.top_k) / SPANS[2])
-    return tuple(int(i) for i in top[int(np.argmin(distance))])
+    threshold, gap, top_k = (int(i) for i in top[int(np.argmin(distance))])  # the grid's three axes
+    return threshold, gap, top_k
 
 
 def _settings(index: tuple[int, int, int]) -> ThresholdSettings:

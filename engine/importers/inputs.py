@@ -92,7 +92,7 @@ def _zip_inputs(archive: Path, scratch: Path) -> list[ExportInput]:
     try:
         with zipfile.ZipFile(archive) as bundle:
             members = [info for info in bundle.infolist() if not info.is_dir()]
-            inputs = []
+            inputs: list[ExportInput] = []
             for info in members:
                 if Path(info.filename).suffix.lower() not in _CANDIDATE_SUFFIXES:
                     continue

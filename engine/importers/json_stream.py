@@ -209,7 +209,7 @@ class _Window:
     def skip_space(self, pos: int) -> int:
         """Index of the next non-space character (reading more as needed); the window may move."""
         while True:
-            pos = _SPACE.match(self.text, pos).end()
+            pos = _end_of(_SPACE, self.text, pos)
             if pos < len(self.text):
                 return pos
             if not self.more(pos):
@@ -250,7 +250,7 @@ class _Window:
     def expect_end(self, pos: int) -> None:
         """Only whitespace from `pos` to the end of the input, else `JsonDamaged`."""
         while True:
-            pos = _SPACE.match(self.text, pos).end()
+            pos = _end_of(_SPACE, self.text, pos)
             if pos < len(self.text):
                 raise JsonDamaged("more follows the JSON value")
             if not self.more(pos):
@@ -260,13 +260,13 @@ class _Window:
     def elide_string(self, pos: int, quote: int) -> None:
         """Keep the element from `pos` with the string opening at `quote` cut to its head;
         read past the rest of the string (dropping it) up to its closing quote."""
-        head_end = _STRING_HEAD.match(self.text, quote + 1).end()
+        head_end = _end_of(_STRING_HEAD, self.text, quote + 1)
         kept = self.text[pos:head_end]
         if _HIGH_SURROGATE_END.search(kept):  # half of an escaped pair would decode to a lone surrogate
             kept = kept[:-6]
         rest = head_end
         while True:
-            skipped = _STRING_BODY.match(self.text, rest).end()
+            skipped = _end_of(_STRING_BODY, self.text, rest)
             if skipped < len(self.text) and self.text[skipped] == '"':
                 self.text = kept + self.text[skipped:]
                 return
@@ -275,6 +275,13 @@ class _Window:
                 self.text = kept + self.text  # the input ends inside the string: the decoder says so
                 return
             rest = 0
+
+
+def _end_of(pattern: re.Pattern[str], text: str, pos: int) -> int:
+    """Where `pattern` stops matching at `pos`."""
+    found = pattern.match(text, pos)
+    assert found is not None  # _SPACE, _STRING_HEAD and _STRING_BODY all match the empty string
+    return found.end()
 
 
 def _open_string(text: str, pos: int, exc: json.JSONDecodeError) -> int | None:

@@ -137,7 +137,9 @@ def _parse(send: Callable[[tuple], None], export: ExportInput, format_name: str,
             if type(record) is MessageRecord:
                 where = record.where
                 if builder.add_message(record) >= limit:
-                    ops, messages, artifacts = builder.take_batch()
+                    taken = builder.take_batch()
+                    assert taken is not None  # a message was just added
+                    ops, messages, artifacts = taken
                     send(("batch", ops, messages, artifacts, len(messages), position))
                     limit = BATCH_MESSAGES
             else:

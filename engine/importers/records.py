@@ -9,11 +9,13 @@ content hash when the format has no ids (WhatsApp), so re-imports add nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import final
 
 ROLES = ("user", "assistant", "other")
 ARTIFACT_KINDS = ("photo", "file", "voice", "video", "sticker", "audio", "animation", "other")
 
 
+@final  # consumers test `type(record) is MessageRecord` (the hot path); no subclass may slip past that
 @dataclass(slots=True)
 class ChatRecord:
     key: str  # stable id of the chat inside its format, e.g. "telegram:5000"
@@ -31,6 +33,7 @@ class AttachmentRecord:
     missing: str | None = None  # why the file is absent (Telegram's "File not included" etc.)
 
 
+@final
 @dataclass(slots=True)
 class MessageRecord:
     chat_key: str

@@ -157,6 +157,7 @@ def _import_one(writer: ImportWriter, export: ExportInput, format_name: str, pat
                         writer.write_batch(batch, count)
                         seen += count
                     report_bytes(done)
+                assert child.ids is not None  # `run` returns only after the child's result set them
                 writer.adopt(child.ids)
                 chat_count = child.chats
             except parse_child.WorkerUnavailable:

@@ -189,6 +189,7 @@ def _not_a_date(value: object, name: str) -> ImportFormatError:
 def _message_record(raw: dict, chat_key: str, self_id: str | None, name: str, where: str) -> MessageRecord | None:
     # The hot path of a big import (once per message): plain lookups, positional record.
     unix = raw.get("date_unixtime")
+    sent_at: float | None
     if type(unix) is str:  # what tdesktop writes
         try:
             sent_at = float(unix)

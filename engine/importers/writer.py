@@ -128,7 +128,7 @@ class ImportWriter:
         try:
             self._transaction.__exit__(exc_type, exc, tb)  # commits, or rolls back and lets `exc` go on
         finally:
-            self._conn.close()
+            self.conn.close()
             self._conn = None
 
     def bulk_mode(self, expected_bytes: int) -> None:
@@ -311,7 +311,9 @@ def _execute(conn: sqlite3.Connection, sql: str, *params) -> None:
 
 
 def _insert(conn: sqlite3.Connection, sql: str, *params) -> int:
-    return conn.execute(sql, params).lastrowid
+    row_id = conn.execute(sql, params).lastrowid
+    assert row_id is not None  # set by every INSERT, which is all this runs
+    return row_id
 
 
 def _apply_op(conn: sqlite3.Connection, op: tuple) -> None:

@@ -39,7 +39,7 @@ class LevelZero:
         if mapped.size < _HEADER.size:
             raise LevelZeroUnreadable("shorter than its header")
         (offset_level0, _max_elements, count, stride, label_offset, data_offset,
-         _max_level, _enter_point, _max_m, max_m0, m, _mult, ef_construction) = _HEADER.unpack_from(mapped, 0)
+         _max_level, _enter_point, _max_m, max_m0, m, _mult, ef_construction) = _HEADER.unpack_from(mapped.data, 0)
         expected_links = _LINK_BYTES + max_m0 * _LINK_BYTES
         if (offset_level0 != 0 or count != elements or data_offset != expected_links
                 or label_offset != data_offset + 4 * dim or stride != label_offset + 8

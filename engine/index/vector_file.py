@@ -40,7 +40,7 @@ def encode(vectors: np.ndarray, stored_as: str) -> tuple[np.ndarray, np.ndarray]
     return scales, np.round(vectors / scales[:, None]).astype(np.int8)
 
 
-def decode(scales: np.ndarray, rows: np.ndarray) -> np.ndarray:
+def decode(scales: np.ndarray | None, rows: np.ndarray) -> np.ndarray:
     if rows.dtype == np.float16:
         return rows.astype(np.float32)
     return rows.astype(np.float32) * np.asarray(scales, dtype=np.float32)[:, None]
@@ -165,6 +165,9 @@ class VectorFile:
             """Rows `picked[start:stop]` of one column (3: the rows, 2: the scales), in order."""
             chunk, parts = picked[start:stop], part_of[start:stop]
             first = self._parts[0][column] if self._parts else None
+            # Called only for picked rows, so a part exists; column 2 (the scales) only when
+            # stored as int8, where every part has its scales.
+            assert first is not None
             out = np.empty((len(chunk), *np.shape(first)[1:]), dtype=np.asarray(first[:0]).dtype)
             for part in np.unique(parts):
                 mine = parts == part

@@ -124,7 +124,7 @@ class VectorIndex:
 
     @property
     def dim(self) -> int:
-        return self._hnsw.dim if self._hnsw is not None else self._saved[1].dim
+        return self._hnsw.dim if self._hnsw is not None else self._saved_vectors().dim
 
     @property
     def capacity(self) -> int:
@@ -134,7 +134,7 @@ class VectorIndex:
     @property
     def params(self) -> dict:
         """Build and search parameters, as written to the sidecar."""
-        built = self._hnsw if self._hnsw is not None else self._saved[1]
+        built = self._hnsw if self._hnsw is not None else self._saved_vectors()
         return {"M": built.M, "ef_construction": built.ef_construction, "ef_search": self._ef_search, "space": SPACE}
 
     @property
@@ -174,7 +174,7 @@ class VectorIndex:
         """Live labels, ascending (int64)."""
         with self._lock:
             if self._hnsw is None:
-                stored = self._saved[1].labels()
+                stored = self._saved_vectors().labels()
             else:
                 stored = np.asarray(self._hnsw.get_ids_list(), dtype=np.int64)
             deleted = np.fromiter(self._deleted, dtype=np.int64, count=len(self._deleted))
@@ -249,7 +249,7 @@ class VectorIndex:
                 # The first search of a loaded index reads the saved vectors in place: exact, and
                 # no graph to build for a process that searches once (the class docstring).
                 self._scanned = True
-                return [self._saved[1].search(query, k, self._deleted) for query in queries]
+                return [self._saved_vectors().search(query, k, self._deleted) for query in queries]
             hnsw = self._graph()
             try:
                 found = [hnsw.knn_query(queries, k=k)]
@@ -319,12 +319,20 @@ class VectorIndex:
     # -- helpers (the caller holds the lock where it matters) --------------------------------------
 
     def _live_count(self) -> int:
-        stored = self._hnsw.element_count if self._hnsw is not None else self._saved[1].count
+        stored = self._hnsw.element_count if self._hnsw is not None else self._saved_vectors().count
         return stored - len(self._deleted)
+
+    def _saved_vectors(self) -> LevelZero:
+        """The saved file's vectors, read while the graph is not (`self._hnsw` is None)."""
+        # One of the two is always set: __init__ refuses neither, `_graph` drops `_saved` only
+        # once `_hnsw` is read.
+        assert self._saved is not None
+        return self._saved[1]
 
     def _graph(self) -> hnswlib.Index:
         """hnswlib's index, read from the saved file the first time it is needed."""
         if self._hnsw is None:
+            assert self._saved is not None  # the graph is not read: the saved file is held (above)
             path, saved = self._saved
             saved.close()
             self._hnsw = _read_graph(path, saved.dim, saved.count, len(self._deleted))

@@ -218,7 +218,7 @@ class ChatClient:
 
         def make(suffix: Message | str) -> LLMError:
             said = msg("llm.embedded_error", server=server, suffix=suffix, detail=detail, error_code=code)
-            return LLMResponseError(said, code=code, server_message=detail)
+            return LLMResponseError(said, error_code=code, server_message=detail)
         if isinstance(code, int) and should_retry(code):
             raise RetryableFailure(self._final(state, make), reason=f"{code} in a 200")
         raise make("")
@@ -243,17 +243,20 @@ class ChatClient:
 
     def _final_error(self, status: int, message: str, model: str) -> LLMError:
         server, url = self.preset.label_message(), self.endpoint.url
-        kw = {"status": status, "server_message": message}
         if status == 401:
             code = "llm.key_rejected" if self.endpoint.api_key else "llm.key_rejected_none_set"
-            return LLMAuthError(msg(code, server=server, detail=message), **kw)
+            return LLMAuthError(msg(code, server=server, detail=message), status=status, server_message=message)
         if status == 402:
-            return LLMAuthError(msg("llm.no_credits", server=server, detail=message), **kw)
+            return LLMAuthError(msg("llm.no_credits", server=server, detail=message),
+                                status=status, server_message=message)
         if status == 403:
-            return LLMAuthError(msg("llm.forbidden", server=server, detail=message, model=model), **kw)
+            return LLMAuthError(msg("llm.forbidden", server=server, detail=message, model=model),
+                                status=status, server_message=message)
         if status == 404:
-            return LLMBadRequest(msg("llm.not_found", server=server, model=model, url=url, detail=message), **kw)
-        return LLMBadRequest(msg("llm.rejected", server=server, status=status, detail=message, model=model), **kw)
+            return LLMBadRequest(msg("llm.not_found", server=server, model=model, url=url, detail=message),
+                                 status=status, server_message=message)
+        return LLMBadRequest(msg("llm.rejected", server=server, status=status, detail=message, model=model),
+                             status=status, server_message=message)
 
     def _json_body(self, response: httpx.Response) -> dict[str, Any]:
         try:

@@ -32,8 +32,9 @@ class LLMAuthError(LLMError):
 class LLMRateLimited(LLMError):
     """429 that did not clear within the retries and the call's time budget."""
 
-    def __init__(self, message: Message | str, *, retry_after: float | None = None, **kwargs) -> None:
-        super().__init__(message, **kwargs)
+    def __init__(self, message: Message | str, *, retry_after: float | None = None, status: int | None = None,
+                 server_message: str | None = None) -> None:
+        super().__init__(message, status=status, server_message=server_message)
         self.retry_after = retry_after
 
 
@@ -60,9 +61,12 @@ class LLMBadRequest(LLMError):
 class LLMResponseError(LLMError):
     """A 2xx whose body is unusable: not JSON, no choices, or an error object (OpenRouter)."""
 
-    def __init__(self, message: Message | str, *, code: object = None, **kwargs) -> None:
-        super().__init__(message, **kwargs)
-        self.code = code
+    def __init__(self, message: Message | str, *, error_code: object = None, status: int | None = None,
+                 server_message: str | None = None) -> None:
+        super().__init__(message, status=status, server_message=server_message)
+        # The server's own code from its error object (OpenRouter's 400, 502, ...), not the
+        # message's code: `code` is every engine error's message code (EngineError.code).
+        self.error_code = error_code
 
 
 class LLMCancelled(LLMError, Cancelled):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,11 +78,13 @@ class Assembler:
         return grew
 
     def _feed_call(self, piece: dict[str, Any], position: int) -> bool:
-        index = piece.get("index") if isinstance(piece.get("index"), int) else position
+        given_index = piece.get("index")
+        index = given_index if isinstance(given_index, int) else position
         call = self._calls.setdefault(index, {"id": None, "name": None, "arguments": []})
         if isinstance(piece.get("id"), str):
             call["id"] = piece["id"]
-        function = piece.get("function") if isinstance(piece.get("function"), dict) else {}
+        given_function = piece.get("function")
+        function = given_function if isinstance(given_function, dict) else {}
         if isinstance(function.get("name"), str) and function["name"]:
             call["name"] = function["name"]
         arguments = function.get("arguments")
@@ -119,7 +121,7 @@ class Assembler:
         return body
 
 
-async def events(response: httpx.Response) -> AsyncIterator[Any]:
+async def events(response: httpx.Response) -> AsyncGenerator[Any, None]:
     """Each event's JSON (an event whose data is not JSON is skipped), until `[DONE]`.
 
     Comment lines (": OPENROUTER PROCESSING", a keep-alive) and fields other than `data` are

@@ -82,7 +82,8 @@ class MalformedCompletion(ValueError):
 def parse_tool_call(raw: Any, index: int) -> ToolCall:
     if not isinstance(raw, dict):
         raise MalformedCompletion(msg("llm.completion.call_not_an_object", index=index))
-    function = raw.get("function") if isinstance(raw.get("function"), dict) else {}
+    given_function = raw.get("function")
+    function = given_function if isinstance(given_function, dict) else {}
     name = function.get("name")
     if not isinstance(name, str) or not name:
         raise MalformedCompletion(msg("llm.completion.call_without_name", index=index))
@@ -96,7 +97,8 @@ def parse_tool_call(raw: Any, index: int) -> ToolCall:
         except json.JSONDecodeError:
             parsed = None
     # Servers that omit ids still need one: the tool reply must quote it.
-    call_id = raw.get("id") if isinstance(raw.get("id"), str) and raw.get("id") else f"call_{index}"
+    given_id = raw.get("id")
+    call_id = given_id if isinstance(given_id, str) and given_id else f"call_{index}"
     return ToolCall(call_id, name, arguments_raw, parsed if isinstance(parsed, dict) else None)
 
 

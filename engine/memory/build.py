@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.embeddings.base import Embedder
+from engine.embeddings.builtin import BuiltinEmbedder
 from engine.errors import CancelToken
 from engine.index.vector_index import InvalidVector
 from engine.memory import calibration as calibration_store
@@ -168,7 +169,7 @@ def _build(data_dir: Path, connection: sqlite3.Connection, embedder: Embedder, *
                              stragglers=topics.stragglers, fallback_examples=list(topics.fallback_examples))
     timed("topics", started)
 
-    if needs_refit(connection, embedder):
+    if isinstance(embedder, BuiltinEmbedder) and needs_refit(connection, embedder):  # only it is fitted
         started = time.perf_counter()
         progress("fit", 0, 1)
         embedder = refit(data_dir, connection, embedder, options.chunk_chars, cancel)
@@ -294,11 +295,13 @@ def _build_vectors(connection: sqlite3.Connection, embedder: Embedder, indexes: 
         artifacts = artifact_documents(connection, pending[first:first + ARTIFACT_SLICE])
         if isinstance(options.chunk_chars, PassageShape):
             artifacts = options.chunk_chars.entities(artifacts)
+
+        def slice_progress(done: int, total: int, first: int = first) -> None:
+            progress("artifacts", first + round(done / max(total, 1) * min(ARTIFACT_SLICE, len(pending) - first)),
+                     len(pending))
         absorb("artifact", replace_items(
             connection, embedder, "artifact", artifacts, cancel=cancel, on_vectors=into_index("artifact"),
-            on_progress=lambda done, total, first=first: progress(
-                "artifacts", first + round(done / max(total, 1) * min(ARTIFACT_SLICE, len(pending) - first)),
-                len(pending))))
+            on_progress=slice_progress))
         del artifacts
     timed("people_artifacts", started)
 

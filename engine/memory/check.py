@@ -13,13 +13,16 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.embeddings.base import Embedder
 from engine.memory import calibration as calibration_store
 from engine.memory.health import find_damaged_vectors, remove_damaged, repair_message
 from engine.memory.indexes import INDEX_FOLDER, IndexSet
 from engine.messages import Message, msg
+
+if TYPE_CHECKING:  # the build pulls in topics and retrieval; a check runs one only to repair
+    from engine.memory.build import BuildReport
 
 _SHOWN_PROBLEMS = 5
 
@@ -54,7 +57,7 @@ def quick_check(connection: sqlite3.Connection) -> list[str]:
 
 
 def check_memory(data_dir: Path, connection: sqlite3.Connection, embedder: Embedder,
-                 build: Callable[[], object], *, index_lost: bool = False) -> CheckReport:
+                 build: Callable[[], BuildReport], *, index_lost: bool = False) -> CheckReport:
     """Check and repair; `build` runs a build (used when damaged vectors must be embedded
     again). `index_lost`: the built-in embedder's fitted table is gone with the `index/`
     folder, so `embedder` cannot read the stored vectors: a build refits the same table from
@@ -98,7 +101,7 @@ def _store_damaged(report: CheckReport, damage: list[str]) -> None:
     report.problems.append(msg("memory.check.store_damaged", count=len(damage), shown=shown))
 
 
-def _check_memory(data_dir: Path, connection: sqlite3.Connection, embedder: Embedder, build: Callable[[], object],
+def _check_memory(data_dir: Path, connection: sqlite3.Connection, embedder: Embedder, build: Callable[[], BuildReport],
                   report: CheckReport) -> None:
     vectors = find_damaged_vectors(connection, embedder.model_id, embedder.dim, embedder.cache_vectors)
     if vectors:

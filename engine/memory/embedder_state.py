@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from engine.embeddings.base import Embedder, EmbeddingConfig, make_embedder
 from engine.embeddings.builtin import BuiltinEmbedder
 from engine.errors import CancelToken
+from engine.memory.documents import PassageShape
 from engine.memory.topic_documents import topic_documents_for
 
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ def needs_refit(connection: sqlite3.Connection, embedder: Embedder) -> bool:
     return fitted == 0 or topics >= REFIT_GROWTH * fitted
 
 
-def refit(data_dir: Path, connection: sqlite3.Connection, embedder: BuiltinEmbedder, chunk_chars: int,
+def refit(data_dir: Path, connection: sqlite3.Connection, embedder: BuiltinEmbedder, chunk_chars: int | PassageShape,
           cancel: CancelToken | None = None) -> BuiltinEmbedder:
     """Fit IDF on the topics' texts (one document per topic; an even sample of at most
     `FIT_SAMPLE` topics in a bigger store), save it, return the new embedder."""

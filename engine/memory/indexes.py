@@ -135,7 +135,8 @@ class IndexSet:
         self.embedder = embedder
         self.chunk_chars = chunk_chars
         self._loaded: dict[str, LoadedIndex] = {}
-        self._on_disk: dict[str, tuple[tuple, VectorIndex | None]] = {}  # kind → (sidecar stat, older index)
+        # kind → (sidecar stat, (older index, whether it holds sketches))
+        self._on_disk: dict[str, tuple[tuple[int, int], tuple[VectorIndex | None, bool]]] = {}
         self._lock = threading.Lock()
         self._feed: queue.Queue | None = None
         self._feeder: threading.Thread | None = None

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import sqlite3
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from engine.memory.topic_documents import topic_search_texts
 from engine.store.sql import execute_in, select_in
@@ -107,7 +107,7 @@ def clear_topic_fts(connection: sqlite3.Connection) -> None:
             connection.execute("DROP TABLE IF EXISTS topic_fts")
 
 
-def sync_topic_fts(connection: sqlite3.Connection, changed: list[int] = (),
+def sync_topic_fts(connection: sqlite3.Connection, changed: Sequence[int] = (),
                    on_progress: Callable[[int, int], None] | None = None) -> int:
     """Drop rows of deleted topics and of `changed` ones, index every topic without a row; returns rows added.
 

@@ -35,7 +35,7 @@ def topic_documents_for(connection: sqlite3.Connection, topic_ids: list[int],
             row = MessageRow(*columns)
             # A sentence model gains nothing from timestamps but pays a pass over their tokens.
             lines[topic_id].append(f"{author_label(row)}: {row.text}" if passages else format_log([row]))
-    if passages:
+    if isinstance(chunk_chars, PassageShape):
         return {t: chunk_chars.documents(summaries[t], lines.get(t, [])) for t in topic_ids if t in summaries}
     return {t: topic_documents(summaries[t], lines.get(t, []), chunk_chars) for t in topic_ids if t in summaries}
 

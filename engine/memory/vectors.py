@@ -182,7 +182,8 @@ def replace_items(connection: sqlite3.Connection, embedder: Embedder, kind: str,
                     cursor = connection.execute(
                         "INSERT INTO vector_item (kind, entity_id, chunk, model_id, text_hash) VALUES (?, ?, ?, ?, ?)",
                         (kind, entity_id, chunk, model, digest))
-                    added.append((int(cursor.lastrowid), entity_id, digest))
+                    assert cursor.lastrowid is not None  # set by every INSERT
+                    added.append((cursor.lastrowid, entity_id, digest))
             removed = [item_id for entity_id in batch for item_id in stale[entity_id]]
             delete_items(connection, removed)
         changes.added.extend(label for label, _, _ in added)

@@ -73,7 +73,7 @@ class ThresholdReranker(Reranker):
                 else:
                     why = msg("rerank.threshold.reason", score=score, threshold=threshold)
                 selected.append(Selection.because(kind, candidate.id, why))
-        report = dict(by_kind["topic"])
+        report: dict[str, object] = dict(by_kind["topic"])
         report["settings"] = self.settings.__dict__
         report["by_kind"] = by_kind
         return RerankResult(self.name, selected, report)

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from engine.embeddings.base import Embedder
 
 RRF_K = 60  # Cormack et al. 2009; seed 002
 # BM25's share in score fusion when the settings leave it open. With the built-in embedder
@@ -29,7 +33,7 @@ LEXICAL_WEIGHT_LOCAL = 0.7
 LEXICAL_WEIGHT_OTHER = 0.5
 
 
-def lexical_weight_for(embedder: object) -> float:
+def lexical_weight_for(embedder: Embedder) -> float:
     from engine.embeddings.builtin import BuiltinEmbedder  # here, not at import: fusion is plain arithmetic
 
     if isinstance(embedder, BuiltinEmbedder):

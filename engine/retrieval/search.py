@@ -18,6 +18,7 @@ import sqlite3
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Literal
 
 import numpy as np
 
@@ -163,7 +164,9 @@ class Retriever:
             scored = self._mmr(connection, scored, settings)
         mark = time.perf_counter()
         result.candidates = self._topic_candidates(connection, scored, cosine)
-        for kind, limit in (("person", settings.people), ("artifact", settings.artifacts)):
+        entities: tuple[tuple[Literal["person", "artifact"], int], ...] = (
+            ("person", settings.people), ("artifact", settings.artifacts))
+        for kind, limit in entities:
             if limit > 0:
                 result.candidates += self._entity_candidates(connection, kind, query_vector, limit, settings,
                                                              background)
@@ -184,7 +187,8 @@ class Retriever:
         return {topic: script_overlap(shares, summary) for topic, summary in rows}
 
     def _allowed_topics(self, connection: sqlite3.Connection, settings: RetrievalSettings) -> list[int] | None:
-        clauses, params = [], []
+        clauses: list[str] = []
+        params: list[float] = []  # chat ids and epoch seconds
         if settings.chat_ids:
             clauses.append(f"chat_id IN ({_in(list(settings.chat_ids))})")
             params += list(settings.chat_ids)
@@ -259,7 +263,7 @@ class Retriever:
                 for rank, (t, score) in enumerate(((t, s) for t, s in scored if t in meta), 1)]
 
     # -- people and artifacts -----------------------------------------------------------
-    def _entity_candidates(self, connection: sqlite3.Connection, kind: str, vector: np.ndarray, limit: int,
+    def _entity_candidates(self, connection: sqlite3.Connection, kind: Literal["person", "artifact"], vector: np.ndarray, limit: int,
                            settings: RetrievalSettings,
                            background: tuple[float, float] | None = None) -> list[Candidate]:
         hits = self._entity_hits(connection, kind, vector, limit, settings)
@@ -300,7 +304,8 @@ def _passing_entities(connection: sqlite3.Connection, kind: str, ids: list[int],
     chats and days; a file sent there. Without filters every file passes."""
     if not ids:
         return set()
-    clauses, params = [], []
+    clauses: list[str] = []
+    params: list[float] = []  # chat ids and epoch seconds
     if settings.chat_ids:
         clauses.append(f"m.chat_id IN ({_in(list(settings.chat_ids))})")
         params += list(settings.chat_ids)

@@ -23,11 +23,11 @@ from __future__ import annotations
 import sqlite3
 from datetime import UTC, datetime
 
-from engine.retrieval.candidate import Candidate
+from engine.retrieval.candidate import Candidate, CandidateKind
 from engine.retrieval.lexical import HALF_MATCH, query_stopwords
 from engine.text.stemming import fold, stem_word
 
-KIND = "message"
+KIND: CandidateKind = "message"
 LIMIT = 20  # message candidates at most
 _SUMMARY_CHARS = 200
 _MIN_PREFIX = 3

@@ -92,7 +92,7 @@ def _rerank_runs_v3(connection: sqlite3.Connection, engine: Engine) -> None:
     # them ahead of their own migrations. A fresh store already has it (create_all in v1).
     from engine.store import models
 
-    _create_tables(connection, engine, [models.RerankRun.__table__])
+    _create_tables(connection, engine, [models.RerankRun.__table__])  # type: ignore[attr-defined]  # SQLModel's metaclass adds it; its stubs do not say so
 
 
 # Every insert or delete of a vector item bumps its (model, kind) generation, so "has the

@@ -92,11 +92,12 @@ def translate(exc: BaseException, data_dir: Path, what: str) -> EngineError | No
     already rolled back), for the error it was raised while handling; None when no error
     in the chain is a disk or store fault."""
     seen = 0
-    while exc is not None and seen < _CHAIN_LIMIT:
-        plain = _translate_one(exc, Path(data_dir), what)
+    link: BaseException | None = exc
+    while link is not None and seen < _CHAIN_LIMIT:
+        plain = _translate_one(link, Path(data_dir), what)
         if plain is not None:
             return plain
-        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+        link, seen = link.__cause__ or link.__context__, seen + 1
     return None
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -37,12 +38,6 @@ _POLL_S = 0.2
 _NOTIFY_EVERY_S = 1.0  # a waiting writer's progress callback repeats at this pace
 _QUICK_TRIES, _QUICK_PAUSE_S = 3, 0.01  # wait=False: a few tries before "busy"
 _WINDOWS_OFFSET = 1 << 30  # msvcrt locks a byte range: one far past the note, which stays readable
-
-try:
-    import fcntl
-except ImportError:  # Windows
-    fcntl = None
-    import msvcrt
 
 _held = threading.local()  # lock path → depth, for the thread that holds it (nested writers)
 
@@ -283,24 +278,30 @@ def _open(path: Path) -> int:
     return fd
 
 
-def _try_lock(fd: int) -> bool:
-    if fcntl is not None:
+# One pair per platform, keyed on sys.platform (the form mypy reads): fcntl exists everywhere but Windows.
+if sys.platform == "win32":  # pragma: no cover - Windows
+    import msvcrt
+
+    def _try_lock(fd: int) -> bool:
+        os.lseek(fd, _WINDOWS_OFFSET, os.SEEK_SET)
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+
+    def _unlock(fd: int) -> None:
+        os.lseek(fd, _WINDOWS_OFFSET, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+else:
+    import fcntl
+
+    def _try_lock(fd: int) -> bool:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except (BlockingIOError, PermissionError):
             return False
         return True
-    os.lseek(fd, _WINDOWS_OFFSET, os.SEEK_SET)
-    try:
-        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-    except OSError:
-        return False
-    return True
 
-
-def _unlock(fd: int) -> None:
-    if fcntl is not None:
+    def _unlock(fd: int) -> None:
         fcntl.flock(fd, fcntl.LOCK_UN)
-        return
-    os.lseek(fd, _WINDOWS_OFFSET, os.SEEK_SET)
-    msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)

@@ -10,7 +10,7 @@ to the loop that opened them. Closing the session closes the client on that loop
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from engine.llm import ChatClient, Endpoint
 from engine.messages import msg
@@ -21,6 +21,17 @@ from engine.topics.agents import GIVE_UP_AFTER, AgentLoop, FailureGate, MergerAg
 DEFAULT_REASONING = None
 DEFAULT_TIMEOUT_S = 60.0  # per call: a 400-message chunk is a long prompt for a small model
 LOCAL_CONCURRENCY = 1  # llama.cpp, Ollama, LM Studio generate one reply at a time by default
+
+
+class _AgentOptions(TypedDict):
+    """What the splitter and the merger share (`_Agent.__init__`'s keywords)."""
+
+    model: str | None
+    timeout: float | None
+    reasoning_effort: str | None
+    loop: AgentLoop | None
+    max_concurrency: int | None
+    gate: FailureGate | None
 
 
 class TopicAgents:
@@ -38,8 +49,9 @@ class TopicAgents:
             raise ValueError("concurrency must be at least 1")
         self.concurrency = concurrency
         self.gate = FailureGate(msg("topics.server_at", label=endpoint.spec.label, url=endpoint.url), give_up_after)
-        options = {"model": endpoint.default_model, "timeout": timeout, "reasoning_effort": reasoning_effort,
-                   "loop": self.loop, "max_concurrency": concurrency, "gate": self.gate}
+        options: _AgentOptions = {"model": endpoint.default_model, "timeout": timeout,
+                                  "reasoning_effort": reasoning_effort, "loop": self.loop,
+                                  "max_concurrency": concurrency, "gate": self.gate}
         self.splitter = SplitterAgent(self.client, **options)
         self.merger = MergerAgent(self.client, **options)
 

@@ -223,9 +223,9 @@ class MergerAgent(_Agent):
             should = should.strip().lower() == "true"
         if not isinstance(should, bool):
             raise AgentError("invalid_shape", msg("topics.agent.should_merge_not_bool"))
-        summary = payload.get("merged_summary")
+        merged = payload.get("merged_summary")
         return MergeDecision(should, str(payload.get("reason") or ""),
-                             " ".join(summary.split()) if isinstance(summary, str) else "")
+                             " ".join(merged.split()) if isinstance(merged, str) else "")
 
     def evaluate_sync(self, first: tuple[str, str], second: tuple[str, str], language: str) -> MergeDecision:
         return self.loop.run(self.evaluate(first, second, language))

@@ -31,7 +31,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import numpy as np
 
@@ -154,6 +154,7 @@ def _adjacent_merges(topics: list[_Topic], vectors_for: VectorsFor, settings: To
                     joins = group_size + topics[i].size <= settings.max_merged_chars
                     report.over_cap += not joins
             if joins:
+                assert group_sum is not None and vector is not None  # `joins` is set only when both are
                 group.append(i)
                 group_sum = group_sum + vector
                 group_size += topics[i].size
@@ -200,7 +201,8 @@ class _MergerPass:
                     merges.append(outcome)
             yield merges, checked
 
-    def _judge(self, topic: _Topic, around: list[_Topic], position: dict[int, int], vectors) -> tuple | bool | None:
+    def _judge(self, topic: _Topic, around: list[_Topic], position: dict[int, int],
+               vectors: dict[int, np.ndarray]) -> tuple[list[int], str | None] | Literal[False] | None:
         """A merge (ids, summary), False for "nothing to merge", None to leave it unchecked."""
         if topic.id in self.touched:
             return False  # merged already this run; its new vector is compared next run

@@ -117,6 +117,7 @@ class Summarizer:
 
     def _document_frequencies(self, terms: list[str]) -> None:
         """Look up terms not seen before in this build (one query per 500 of them)."""
+        assert self._connection is not None  # called only when `_vocab`, which only a connection sets
         missing = [term for term in terms if term not in self._df]
         for term in missing:
             self._df[term] = 1  # not indexed (only in service messages?): as rare as can be
@@ -178,8 +179,8 @@ class Summarizer:
         """The folded term of a spelling, or None for stop words and noise (cached per build)."""
         if token in self._terms:
             return self._terms[token]
-        term = fold_term(token)
-        term = None if term in _STOPWORDS or not _useful(term) else term
+        folded = fold_term(token)
+        term = None if folded in _STOPWORDS or not _useful(folded) else folded
         self._terms[token] = term
         return term
 

@@ -122,8 +122,10 @@ def save_run(connection: sqlite3.Connection, *, query: str, reranker: str, setti
         scrubbed_json(timings_ms, secrets), scrubbed_json(result.report, secrets),
         None if result.trace is None else scrubbed_json(result.trace, secrets),
     )
-    row = tuple(_storable(value) if isinstance(value, str) else value for value in row)
-    return int(_write(connection, _INSERT, row, msg("traces.action.record")).lastrowid)
+    storable = tuple(_storable(value) if isinstance(value, str) else value for value in row)
+    run_id = _write(connection, _INSERT, storable, msg("traces.action.record")).lastrowid
+    assert run_id is not None  # set by every INSERT
+    return run_id
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -146,8 +148,11 @@ def _write(connection: sqlite3.Connection, sql: str, params: tuple, what: Messag
 
 
 def _summary(row: tuple) -> RunSummary:
-    *columns, client = row
-    return RunSummary(columns[0], iso(columns[1]), *columns[2:], client=client if isinstance(client, str) else "")
+    (run_id, created_at, query, reranker, model, candidates, selected, tool_calls, fallback, duration_ms,
+     prompt_tokens, completion_tokens, cost, client) = row  # _SUMMARY_COLUMNS, then _CLIENT
+    return RunSummary(run_id, iso(created_at), query, reranker, model, candidates, selected, tool_calls, fallback,
+                      duration_ms, prompt_tokens, completion_tokens, cost,
+                      client=client if isinstance(client, str) else "")
 
 
 def list_runs(connection: sqlite3.Connection, limit: int = 50, offset: int = 0) -> list[RunSummary]:

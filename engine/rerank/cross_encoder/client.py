@@ -26,7 +26,7 @@ from typing import Any
 import httpx
 
 from engine.http_retry import GiveUp, RetryableFailure, RetryPolicy, call_with_retries, parse_retry_after, should_retry
-from engine.messages import msg
+from engine.messages import Message, msg
 from engine.rerank.cross_encoder.errors import (
     CrossEncoderError,
     RerankEndpointError,
@@ -177,7 +177,7 @@ class RerankClient:
         return text[:_DETAIL_CHARS] + ("…" if len(text) > _DETAIL_CHARS else "")
 
 
-def parse_scores(payload: Any, expected: int, label: str) -> list[float]:
+def parse_scores(payload: Any, expected: int, label: Message | str) -> list[float]:
     """One score per passage sent, by `index`, from any server's answer shape."""
     entries = payload
     if isinstance(payload, dict):

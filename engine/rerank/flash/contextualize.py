@@ -122,8 +122,9 @@ async def rewrite_query(client: ChatClient | None, query: str, recent: str, *, t
                                        reasoning_effort=reasoning_effort)
     except LLMError as exc:
         elapsed = (time.perf_counter() - started) * 1000
-        call = {"request": {"intended": True, "model": model, "messages": messages, "max_tokens": max_tokens},
-                "response": None, "error": str(exc)}
+        call: dict[str, Any] = {"request": {"intended": True, "model": model, "messages": messages,
+                                            "max_tokens": max_tokens},
+                                "response": None, "error": str(exc)}
         return QueryRewrite.kept(query, msg("rerank.rewrite.failed", kind=type(exc).__name__, error=exc.message),
                                  elapsed_ms=round(elapsed, 2), model=model, call=call)
     elapsed = round((time.perf_counter() - started) * 1000, 2)

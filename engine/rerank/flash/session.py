@@ -41,7 +41,7 @@ class FlashSession(Reranker):
         self._client_options = {"capabilities": _CAPABILITIES, **(client_options or {})}
 
     @property
-    def api_key(self) -> str | None:
+    def api_key(self) -> str | None:  # type: ignore[override]  # Reranker declares a plain attribute; never stored here
         """For scrubbing traces; never stored."""
         return self.endpoint.api_key
 

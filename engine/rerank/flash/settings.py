@@ -9,10 +9,12 @@ with an 8K context. Those fields default to None, meaning "the endpoint's defaul
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.messages import msg
 from engine.rerank.flash.errors import FlashSettingsError
+
+_T = TypeVar("_T")
 
 PROMPT_LANGUAGES = ("auto", "en", "ru")
 PROTOCOLS = ("auto", "tools", "constrained")
@@ -114,13 +116,17 @@ class FlashSettings:
         budgets = LOCAL if local else CLOUD
         answer = budgets.max_tokens_answer if not self.excerpts else max(budgets.max_tokens_answer,
                                                                           EXCERPT_ANSWER_TOKENS)
-        defaults = {"total_timeout": budgets.total_timeout, "rewrite_timeout": budgets.rewrite_timeout,
-                    "max_tokens_rewrite": budgets.max_tokens_rewrite,
-                    "max_tokens_read": budgets.max_tokens_read, "max_tokens_answer": answer,
-                    "read_budget_tokens": budgets.read_budget_tokens,
-                    "prompt_budget_tokens": budgets.prompt_budget_tokens, "max_candidates": budgets.max_candidates,
-                    "people_shown": budgets.people_shown, "artifacts_shown": budgets.artifacts_shown}
-        return replace(self, **{k: v for k, v in defaults.items() if getattr(self, k) is None})
+        return replace(
+            self, total_timeout=_or(self.total_timeout, budgets.total_timeout),
+            rewrite_timeout=_or(self.rewrite_timeout, budgets.rewrite_timeout),
+            max_tokens_rewrite=_or(self.max_tokens_rewrite, budgets.max_tokens_rewrite),
+            max_tokens_read=_or(self.max_tokens_read, budgets.max_tokens_read),
+            max_tokens_answer=_or(self.max_tokens_answer, answer),
+            read_budget_tokens=_or(self.read_budget_tokens, budgets.read_budget_tokens),
+            prompt_budget_tokens=_or(self.prompt_budget_tokens, budgets.prompt_budget_tokens),
+            max_candidates=_or(self.max_candidates, budgets.max_candidates),
+            people_shown=_or(self.people_shown, budgets.people_shown),
+            artifacts_shown=_or(self.artifacts_shown, budgets.artifacts_shown))
 
     @property
     def total(self) -> float:
@@ -151,3 +157,8 @@ class FlashSettings:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def _or(value: _T | None, default: _T) -> _T:
+    """`value`, or `default` when it is None (a budget left to the endpoint)."""
+    return value if value is not None else default

@@ -99,7 +99,7 @@ def test_200_with_error_object_is_response_error(server):
     server.script(CHAT, FakeResponse(json={"error": {"code": 400, "message": "Provider returned error"}}))
     with pytest.raises(LLMResponseError, match="Provider returned error") as caught:
         complete(make_client(server))
-    assert caught.value.code == 400
+    assert caught.value.error_code == 400
     assert len(server.requests_to(CHAT)) == 1
 
 
