@@ -263,8 +263,8 @@ class Retriever:
                 for rank, (t, score) in enumerate(((t, s) for t, s in scored if t in meta), 1)]
 
     # -- people and artifacts -----------------------------------------------------------
-    def _entity_candidates(self, connection: sqlite3.Connection, kind: Literal["person", "artifact"], vector: np.ndarray, limit: int,
-                           settings: RetrievalSettings,
+    def _entity_candidates(self, connection: sqlite3.Connection, kind: Literal["person", "artifact"],
+                           vector: np.ndarray, limit: int, settings: RetrievalSettings,
                            background: tuple[float, float] | None = None) -> list[Candidate]:
         hits = self._entity_hits(connection, kind, vector, limit, settings)
         scored = [(e, float(self.calibration.score(s, background)), s) for e, s in hits]
