@@ -20,7 +20,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, TypeVar, overload
 
-from engine.api.settings import SAVED, SETTINGS, Setting, SettingError
+from engine.api.settings import SAVED, SETTINGS, Setting, SettingError, WindowEmbedder
 from engine.api.settings_file import format_value, read_sections, unescape, write_keys
 from engine.llm.presets import PRESETS, Endpoint
 from engine.messages import Message
@@ -73,7 +73,7 @@ class UserSettings:
     chain_cross_encoder: bool = _default("chain_cross_encoder")
     ce_chain_keep: int = _default("ce_chain_keep")
     topics_llm: bool = _default("topics_llm")
-    embedder: str = _default("embedder")
+    embedder: WindowEmbedder = _default("embedder")
     language: str = _default("language")
 
     # -- what the engine runs with, built from the saved values ---------------------------

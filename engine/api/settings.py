@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from engine.errors import EngineError
 from engine.llm.presets import PRESETS
@@ -84,7 +84,8 @@ def _plain(number: float | None) -> str:
 
 EFFORTS = ("none", "minimal", "low", "medium", "high")  # "none": no reasoning field is sent
 MODES = ("vector", "threshold", "cross-encoder", "flash")  # the window's reranker
-EMBEDDERS = ("builtin", "local")  # the window's; API embedders are set up from the command line
+WindowEmbedder = Literal["builtin", "local"]  # the window's; API embedders are set up from the command line
+EMBEDDERS: tuple[WindowEmbedder, ...] = ("builtin", "local")
 LANGUAGE_CHOICES = ("system", "en", "ru")  # "system": the OS locale's when it is one of ours
 _FLASH = FlashSettings()
 _RETRIEVAL = RetrievalSettings()
