@@ -9,12 +9,11 @@ live window with half its strings built from data is more fragile than it is wor
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QSettings, QTranslator
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
 import resources
 from engine.api import SETTINGS, EngineError, Message, read_settings, render, write_settings
+from ui.settings_file import settings_file
 
 SETTING = "ui/language"  # the QSettings key of the engine's setting `language`
 CHOICES = SETTINGS["language"].choices
@@ -22,24 +21,14 @@ LANGUAGES = {"en": "English", "ru": "Русский"}  # each in its own languag
 _current = "en"  # what `install` put in place: the language engine messages are rendered in
 
 
-def _settings_file() -> Path | None:
-    store = QSettings()
-    store.sync()  # Qt's pending writes first: the engine replaces the file whole
-    return Path(store.fileName()) if store.format() == QSettings.Format.IniFormat else None
-
-
 def saved_choice() -> str:
-    path = _settings_file()
-    return read_settings(path).language if path is not None else "system"
+    return read_settings(settings_file()).language
 
 
 def save_choice(choice: str) -> None:
     if choice not in CHOICES:
         raise ValueError(f"unknown language choice {choice!r}")
-    path = _settings_file()
-    if path is None:
-        raise ValueError("the window's settings are not an INI file (app/gui.py makes them one)")
-    write_settings(path, {"language": choice})
+    write_settings(settings_file(), {"language": choice})
 
 
 def resolve(choice: str, locale: QLocale | None = None) -> str:

@@ -12,7 +12,6 @@ when a search or a rerank run starts, so the engine never sees Qt.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSettings
@@ -32,6 +31,7 @@ from engine.api import (
     read_settings,
     write_settings,
 )
+from ui.settings_file import settings_file
 
 MODES = SETTINGS["mode"].choices
 EFFORTS = SETTINGS["reasoning_effort"].choices
@@ -97,18 +97,8 @@ class SearchSettings(UserSettings):
 UNSAVED = frozenset({"chat_id", "date_from", "date_to"})
 
 
-def settings_file(store: QSettings) -> Path:
-    """The settings file `store` keeps (app/gui.py points QSettings at the data folder's INI
-    file, the one the engine reads and writes for every face)."""
-    if store.format() != QSettings.Format.IniFormat:
-        raise ValueError(f"the window's settings must be an INI file, not {store.fileName()!r}")
-    return Path(store.fileName())
-
-
 def load(store: QSettings) -> SearchSettings:
-    """What was saved, read by the engine (a missing or malformed value is its default). Qt's
-    own pending writes to the file (the window's layout) are flushed first."""
-    store.sync()
+    """What was saved, read by the engine (a missing or malformed value is its default)."""
     return read_settings(settings_file(store), SearchSettings)
 
 
@@ -116,5 +106,4 @@ def save(store: QSettings, values: dict[str, Any]) -> None:
     """Save the changed fields `values` (name → value) through the engine; the filters are never saved."""
     saved = {name: value for name, value in values.items() if name not in UNSAVED}
     if saved:
-        store.sync()  # Qt's pending writes first: the engine replaces the file whole
         write_settings(settings_file(store), saved)
