@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import shutil
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar, overload
 
@@ -167,11 +167,6 @@ def write_settings(path: Path, values: dict[str, Any]) -> None:
     for section in dict.fromkeys(SETTINGS[key].section for key in checked):
         write_keys(path, section, {key: format_value(value) for key, value in checked.items()
                                    if SETTINGS[key].section == section})
-
-
-def saved_values(settings: UserSettings) -> dict[str, Any]:
-    """The record's saved fields, key → value (a face's own extra fields left out)."""
-    return {spec.name: getattr(settings, spec.name) for spec in fields(UserSettings)}
 
 
 def migrate_settings(path: Path, legacy: Path | None) -> bool:

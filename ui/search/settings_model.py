@@ -33,12 +33,10 @@ from engine.api import (
 )
 from ui.settings_file import settings_file
 
-MODES = SETTINGS["mode"].choices
 EFFORTS = SETTINGS["reasoning_effort"].choices
 PRESET_ORDER = SETTINGS["preset"].choices
 # Rerank servers (issue 25): the ones on this computer first (no key, nothing leaves it), then the APIs.
 RERANK_PRESET_ORDER = SETTINGS["rerank_preset"].choices
-EMBEDDERS = SETTINGS["embedder"].choices
 
 # A few well-known model names per endpoint; the combo box stays editable for any other.
 MODEL_CHOICES: dict[str, tuple[str, ...]] = {
