@@ -20,12 +20,18 @@ _ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v
 _WRITTEN = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v",
             "\0": "\\0", '"': '\\"', "\\": "\\\\"}
 _HEX = "0123456789abcdefABCDEF"
+_BLANK = " \t\r\n\v\f"  # what Qt trims: ASCII only (Python's strip() also takes U+0085, U+2028, …)
+
+
+def _lines(text: str) -> list[str]:
+    """Lines as Qt splits them: at \n and \r only (str.splitlines also splits at U+0085, U+2028, …)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
 def unescape(raw: str) -> str | None:
     """A value as the string Qt wrote; None for what no setting holds (a string list, a
     @ByteArray or @Variant). Qt 5 wrote non-ASCII as `\\xHHHH` UTF-16 units; Qt 6 as UTF-8."""
-    raw = raw.strip()
+    raw = raw.strip(_BLANK)
     if raw.startswith("@"):
         if raw.startswith("@@"):
             raw = raw[1:]
@@ -109,13 +115,13 @@ def read_sections(path: Path) -> dict[str, dict[str, str]]:
         return {}
     sections: dict[str, dict[str, str]] = {}
     section = "General"
-    for line in text.splitlines():
-        line = line.strip()
+    for line in _lines(text):
+        line = line.strip(_BLANK)
         if line.startswith("[") and line.endswith("]"):
-            section = line[1:-1].strip()
+            section = line[1:-1].strip(_BLANK)
         elif "=" in line and not line.startswith(";"):
             key, _, raw = line.partition("=")
-            sections.setdefault(section, {})[key.strip()] = raw
+            sections.setdefault(section, {})[key.strip(_BLANK)] = raw
     return sections
 
 
@@ -123,7 +129,9 @@ def write_keys(path: Path, section: str, values: dict[str, str]) -> None:
     """Set `values` (already formatted) in `[section]` of the file at `path` (made if missing):
     keys already there are replaced where they stand, new ones follow the section's last key."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = _lines(path.read_text(encoding="utf-8"))
+        if lines and lines[-1] == "":
+            lines.pop()  # the final newline
     except FileNotFoundError:
         lines = []
     out: list[str] = []
@@ -138,17 +146,17 @@ def write_keys(path: Path, section: str, values: dict[str, str]) -> None:
         pending = {}
 
     for line in lines:
-        stripped = line.strip()
+        stripped = line.strip(_BLANK)
         if stripped.startswith("[") and stripped.endswith("]"):
             if in_section:
                 flush()
-            in_section = stripped[1:-1].strip() == section
+            in_section = stripped[1:-1].strip(_BLANK) == section
             found = found or in_section
             out.append(line)
             last_key_at = len(out) - 1
             continue
         if in_section and "=" in stripped and not stripped.startswith(";"):
-            key = stripped.partition("=")[0].strip()
+            key = stripped.partition("=")[0].strip(_BLANK)
             if key in pending:
                 line = f"{key}={pending.pop(key)}"
         out.append(line)
@@ -157,7 +165,7 @@ def write_keys(path: Path, section: str, values: dict[str, str]) -> None:
     if in_section:
         flush()
     if not found:
-        if out and out[-1].strip():
+        if out and out[-1].strip(_BLANK):
             out.append("")
         out.append(f"[{section}]")
         out.extend(f"{key}={value}" for key, value in values.items())

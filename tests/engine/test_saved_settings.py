@@ -6,8 +6,10 @@ the log. Qt-free (the Qt side of the format: tests/ui/test_settings_file_qt.py).
 from __future__ import annotations
 
 import logging
+import tempfile
 import typing
 from dataclasses import fields, replace
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -105,6 +107,12 @@ def test_qt_ini_values_unescape():
 @given(st.text())
 def test_every_string_is_written_so_it_reads_back(text):
     assert unescape(escape(text)) == text
+    with tempfile.TemporaryDirectory() as folder:  # hypothesis runs the test many times: no tmp_path
+        path = Path(folder) / "settings.ini"
+        write_settings(path, {"model": text, "rerank_model": "after"})
+        write_settings(path, {"base_url": text})  # a second write finds the first's lines again
+        assert (read_settings(path).model, read_settings(path).base_url) == (text, text)
+        assert read_settings(path).rerank_model == "after"
 
 
 @given(st.floats(allow_nan=False, allow_infinity=False) | st.integers(-10**9, 10**9) | st.booleans())

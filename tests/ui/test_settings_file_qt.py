@@ -115,3 +115,19 @@ def settings_path_of(panel: SettingsPanel):
     from ui.settings_file import settings_file as window_file
 
     return window_file(panel._store)
+
+
+TRICKY = ["", " edge ", "a,b", "x;y=z", '"quoted"', "back\\slash", "@at", "@@two", "tab\there", "line\nbreak",
+          "\x01\x1f3", "\x85 nel \u2028", "ё и 😀", "\\x41", "true", "0.15"]
+
+
+@pytest.mark.parametrize("text", TRICKY)
+def test_tricky_strings_cross_between_qt_and_the_engine(tmp_path, text):
+    by_qt = tmp_path / "qt.ini"
+    store = QSettings(str(by_qt), QSettings.Format.IniFormat)
+    store.setValue("search/model", text)
+    store.sync()
+    assert read_settings(by_qt).model == text
+    by_engine = tmp_path / "engine.ini"
+    write_settings(by_engine, {"model": text})
+    assert QSettings(str(by_engine), QSettings.Format.IniFormat).value("search/model") == text
