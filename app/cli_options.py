@@ -1,6 +1,8 @@
 """CLI options derived from the engine's one settings schema (engine.api.SETTINGS): the flag,
-type, default, range and help of `--threshold`, `--max-tool-calls`, … are written once, in the
-engine, and the window's controls come from the same definitions."""
+type, default, range and help (a message code, in $FLASHBACK_LANG's language) of `--threshold`,
+`--max-tool-calls`, … are written once, in the engine, and the window's controls come from the
+same definitions; an option marked `saved` defaults to the engine's saved record
+(app/saved_settings.py), as the window and the MCP server read it."""
 
 from __future__ import annotations
 
@@ -34,7 +36,7 @@ def _argparse_type(setting: Setting):
 
 
 class Saved:
-    """An option's default until `fill_saved` runs: the window's saved value, else `value`."""
+    """An option's default until `fill_saved` runs: the saved value (the schema's default where unsaved)."""
 
     def __init__(self, key: str, value: Any) -> None:
         self.key, self.value = key, value
@@ -45,12 +47,13 @@ class Saved:
 
 def _help(setting: Setting, default: Any, saved: bool = False) -> str:
     where = "as the window saved it (or `tune --save`), else " if saved else ""
+    words = say(setting.help).replace("%", "%%")  # argparse formats help with %
     if setting.kind is bool:
-        return f"{setting.help} (default {where}{'on' if default else 'off'})"
+        return f"{words} (default {where}{'on' if default else 'off'})"
     span = "" if setting.choices else (
         f"; {setting.minimum:g} to {setting.maximum:g}" if setting.minimum is not None else "")
     shown = "the endpoint's" if default is None else default
-    return f"{setting.help} (default {where}{shown}{span})"
+    return f"{words} (default {where}{shown}{span})"
 
 
 def add_setting(parser: argparse.ArgumentParser | argparse._ArgumentGroup, key: str, *,

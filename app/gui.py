@@ -37,13 +37,16 @@ def check_display(environ: Mapping[str, str] = os.environ, platform: str = sys.p
     raise NoDisplayError()
 
 
-def create_app(settings_dir: Path | None = None):
+def create_app(settings_dir: Path | None = None, copy_native_settings: bool = False):
     """The QApplication, named, with its settings placed and translations installed.
 
-    With `settings_dir` (a data folder given by --data-dir or FLASHBACK_DATA_DIR), QSettings
-    is an INI file inside it (`<dir>/Flashback/Flashback.ini`) instead of ~/.config: a
-    second, separate Flashback (a test, a demo, another person's folder) keeps its own
-    language and layout and leaves the user's untouched. Must run before any QSettings exists.
+    With `settings_dir` (the data folder), QSettings is the INI file the engine reads and writes
+    for every face (`<dir>/Flashback/Flashback.ini`, engine.api.settings_path): the window's
+    layout beside the search settings and the language, and a second, separate Flashback (a
+    test, a demo, another person's folder) keeps its own. `copy_native_settings` (the default
+    data folder): on macOS and Windows, an older window's settings (a plist, the registry) are
+    copied in once (Linux's INI file was copied by app.saved_settings.settings_file). Must run
+    before any QSettings exists.
     """
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
@@ -58,9 +61,28 @@ def create_app(settings_dir: Path | None = None):
     app.setApplicationName("Flashback")
     app.setOrganizationName("Flashback")
     app.setOrganizationDomain("flashback.local")
+    if settings_dir is not None and copy_native_settings and sys.platform in ("darwin", "win32"):
+        _copy_native_settings(app)
     i18n.install(app)  # before any widget exists: texts are set in constructors
     app_icon.install(app)  # the window icon, and the .desktop id Wayland finds the icon by
     return app
+
+
+def _copy_native_settings(app) -> None:
+    """Once, while the data folder's settings file does not exist: every key an older window
+    kept in the platform's store (named as QSettings() named it: the domain first on macOS)."""
+    from PySide6.QtCore import QSettings
+
+    target = QSettings()
+    if Path(target.fileName()).exists():
+        return
+    old = QSettings(QSettings.Format.NativeFormat, QSettings.Scope.UserScope,
+                    app.organizationDomain() if sys.platform == "darwin" else app.organizationName(),
+                    app.applicationName())
+    for key in old.allKeys():
+        target.setValue(key, old.value(key))
+    target.sync()
+    log.info("settings: copied %d keys from %s to %s", len(old.allKeys()), old.fileName(), target.fileName())
 
 
 _QT_LEVELS = {"QtDebugMsg": logging.DEBUG, "QtInfoMsg": logging.INFO, "QtWarningMsg": logging.WARNING,
@@ -112,16 +134,19 @@ def open_service(data_dir: Path):
 def open_window(data_dir: Path, demo: bool = False, settings_in_data_dir: bool = False):
     """Everything `run_gui` does before it waits: the app with its log and error hooks, the
     qasync loop, the service and the window, shown. None when the store cannot be opened
-    (a dialog has said why)."""
+    (a dialog has said why). The settings always live in the data folder; `settings_in_data_dir`:
+    the person named that folder, so nothing is copied from the platform's config folder."""
     import qasync
     from PySide6.QtCore import QTimer
 
     from app import __version__
     from app.keys import KeyStore
+    from app.saved_settings import settings_file
     from ui.main_window import MainWindow
     from ui.shell.about import AboutInfo
 
-    app = create_app(data_dir if settings_in_data_dir else None)
+    settings_file(data_dir, settings_in_data_dir)  # an older window's settings copied in once (Linux)
+    app = create_app(data_dir, copy_native_settings=not settings_in_data_dir)
     errors = watch_errors(app, data_dir)
     service = open_service(data_dir)
     if service is None:

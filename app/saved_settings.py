@@ -1,151 +1,57 @@
-"""The window's saved search settings, shared with the command line (issue 23).
+"""Where the saved settings are for every face, and the command line's share of them (issue 23).
 
-One place holds them: the window's QSettings, group "search" (ui/search/settings_model.py).
+The engine reads and writes one settings file (`engine.api.settings_path`: the data folder's
+`Flashback/Flashback.ini`); the window, the CLI and the MCP server all use it. An older
+Flashback kept the window's settings in the platform's config folder unless a data folder was
+named; the first face to start with the default data folder copies that file in once
+(`settings_file`; on macOS and Windows, where it was a plist or the registry, the window does
+it with Qt: app/gui.py).
+
 `flashback search`, `eval`, `export`, `ask` and `tune` take their defaults for the settings
-the window shows (`SHARED`: candidates, hybrid, threshold, gap, top-K) from there, so what
-the person set in the window, or what `flashback tune --save` wrote, is what a plain
-`flashback search` uses; a flag on the command line still wins.
-
-Where the file is, is app/gui.py's choice (`app.mcp_settings.settings_file`): an INI file in
-the data folder when --data-dir or $FLASHBACK_DATA_DIR names one, else the platform's place,
-an INI file too on Linux and the BSDs. An INI file is read and written here without Qt, in
-the format QSettings' IniFormat reads (`[search]`, `key=value`, `true`/`false`); only the keys
-written change, every other line stays as it was. On macOS (a plist) and Windows (the
-registry) QtCore's QSettings does it, named as the window names itself (no window, no display).
+the window shows (`SHARED`) from the file, so what the person set in the window, or what
+`flashback tune --save` wrote, is what a plain `flashback search` uses; a flag still wins.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from app.mcp_settings import GROUP, read_group, settings_file
-from engine.api import SETTINGS
+from engine.api import migrate_settings, read_settings, settings_path, write_settings
 
 SHARED = ("candidates", "hybrid", "threshold", "gap", "top_k")
 
 
-def location(data_dir: Path, in_data_dir: bool) -> Path | None:
-    """The window's settings file, or None where they are not a file (macOS, Windows)."""
-    return settings_file(data_dir, in_data_dir)
+def legacy_file(environ: Mapping[str, str] = os.environ, platform: str = sys.platform) -> Path | None:
+    """Where an older window kept its settings without a named data folder, where that was an
+    INI file (Linux and the BSDs: QSettings' native format); None elsewhere."""
+    if platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
+        config = environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+        return Path(config) / "Flashback" / "Flashback.conf"
+    return None
 
 
-def _coerce(key: str, raw: Any) -> Any:
-    spec = SETTINGS[key]
-    if spec.kind is bool:
-        return raw if isinstance(raw, bool) else str(raw).strip().lower() in ("true", "1", "yes")
-    return spec.clamp(raw)  # as the window reads it: out of range → the nearest end
+def settings_file(data_dir: Path, data_dir_named: bool, environ: Mapping[str, str] = os.environ,
+                  platform: str = sys.platform) -> Path:
+    """The settings file of `data_dir`; with the default data folder (not named by --data-dir or
+    $FLASHBACK_DATA_DIR), the older config-folder file is copied in first if this one is new."""
+    path = settings_path(data_dir)
+    if not data_dir_named:
+        migrate_settings(path, legacy_file(environ, platform))
+    return path
 
 
-def saved_values(data_dir: Path, in_data_dir: bool) -> dict[str, Any]:
-    """The `SHARED` settings the window saved (only those it saved), in the schema's types and ranges."""
-    path = location(data_dir, in_data_dir)
-    raw: dict[str, Any] = read_group(path) if path is not None else _qt_read()
-    return {key: _coerce(key, raw[key]) for key in SHARED if key in raw}
+def saved_values(data_dir: Path, data_dir_named: bool) -> dict[str, Any]:
+    """The `SHARED` settings as saved (each its default where unsaved or not allowed)."""
+    saved = read_settings(settings_file(data_dir, data_dir_named))
+    return {key: getattr(saved, key) for key in SHARED}
 
 
-def save_values(data_dir: Path, in_data_dir: bool, values: dict[str, Any]) -> str:
-    """Write `values` (SHARED keys) where the window reads them; returns where, for the person."""
-    checked = {key: SETTINGS[key].check(value) for key, value in values.items()}
-    path = location(data_dir, in_data_dir)
-    if path is None:
-        return _qt_write(checked)
-    write_group(path, GROUP, {key: _ini_value(value) for key, value in checked.items()})
+def save_values(data_dir: Path, data_dir_named: bool, values: dict[str, Any]) -> str:
+    """Write `values` (SHARED keys, checked by the schema) where every face reads them; returns where."""
+    path = settings_file(data_dir, data_dir_named)
+    write_settings(path, values)
     return str(path)
-
-
-def _ini_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return repr(round(value, 6))  # "0.42", as QSettings writes a double
-    return str(value)
-
-
-def write_group(path: Path, group: str, values: dict[str, str]) -> None:
-    """Set `values` in `[group]` of the INI file at `path` (made if missing), atomically; keys
-    already there are replaced where they stand, new ones follow the group's last key."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        lines = []
-    out: list[str] = []
-    pending = dict(values)
-    in_group = found = False
-    last_key_at = -1  # where the group's new keys go: after its last line that is not blank
-
-    def flush() -> None:
-        nonlocal pending
-        at = last_key_at + 1
-        out[at:at] = [f"{key}={value}" for key, value in pending.items()]
-        pending = {}
-
-    for line in lines:
-        stripped = line.strip()
-        if stripped.startswith("[") and stripped.endswith("]"):
-            if in_group:
-                flush()
-            in_group = stripped[1:-1].strip() == group
-            found = found or in_group
-            out.append(line)
-            last_key_at = len(out) - 1
-            continue
-        if in_group and "=" in stripped and not stripped.startswith((";", "#")):
-            key = stripped.partition("=")[0].strip()
-            if key in pending:
-                line = f"{key}={pending.pop(key)}"
-        out.append(line)
-        if in_group and stripped:
-            last_key_at = len(out) - 1
-    if in_group:
-        flush()
-    if not found:
-        if out and out[-1].strip():
-            out.append("")
-        out.append(f"[{group}]")
-        out.extend(f"{key}={value}" for key, value in values.items())
-    _replace(path, "\n".join(out) + "\n")
-
-
-def _replace(path: Path, text: str) -> None:
-    """Write the whole file at once: the window (or another command) never reads half of it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o777 if path.exists() else None
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        if mode is not None:
-            os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def _qt_settings():
-    """The window's own QSettings (the names app/gui.py gives the application), with no window."""
-    from PySide6.QtCore import QCoreApplication, QSettings
-
-    QCoreApplication.setApplicationName("Flashback")
-    QCoreApplication.setOrganizationName("Flashback")
-    QCoreApplication.setOrganizationDomain("flashback.local")
-    return QSettings()
-
-
-def _qt_read() -> dict[str, Any]:
-    if sys.platform not in ("darwin", "win32"):
-        return {}  # settings_file covers every platform whose window keeps an INI file
-    store = _qt_settings()
-    return {key: store.value(f"{GROUP}/{key}") for key in SHARED if store.contains(f"{GROUP}/{key}")}
-
-
-def _qt_write(values: dict[str, Any]) -> str:
-    store = _qt_settings()
-    for key, value in values.items():
-        store.setValue(f"{GROUP}/{key}", value)
-    store.sync()
-    return store.fileName()

@@ -38,7 +38,10 @@ _EXPORTS: dict[str, str] = {
     "Claim": "engine.ask", "Answer": "engine.ask", "Plan": "engine.ask", "AskCancelled": "engine.ask",
     "DateRange": "engine.ask.dates", "read_dates": "engine.ask.plan",
     "SETTINGS": "engine.api.settings", "Setting": "engine.api.settings", "SettingError": "engine.api.settings",
-    "setting": "engine.api.settings", "SavedSearchChoices": "engine.api.settings",
+    "setting": "engine.api.settings", "SAVED": "engine.api.settings",
+    "UserSettings": "engine.api.saved_settings", "read_settings": "engine.api.saved_settings",
+    "write_settings": "engine.api.saved_settings", "settings_path": "engine.api.saved_settings",
+    "migrate_settings": "engine.api.saved_settings",
     "Changes": "engine.changes", "ChangeToken": "engine.changes",
     # messages
     "LANGUAGES": "engine.messages", "Message": "engine.messages", "msg": "engine.messages",
@@ -122,14 +125,19 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.api.reports import StageCounts as StageCounts
     from engine.api.reports import ThresholdReport as ThresholdReport
     from engine.api.reports import Usage as Usage
+    from engine.api.saved_settings import UserSettings as UserSettings
+    from engine.api.saved_settings import migrate_settings as migrate_settings
+    from engine.api.saved_settings import read_settings as read_settings
+    from engine.api.saved_settings import settings_path as settings_path
+    from engine.api.saved_settings import write_settings as write_settings
     from engine.api.search import EmptyQueryError as EmptyQueryError
     from engine.api.search import clean_query as clean_query
     from engine.api.search import make_reranker as make_reranker
     from engine.api.search_records import SearchRequest as SearchRequest
     from engine.api.search_records import SearchResult as SearchResult
     from engine.api.search_records import Timings as Timings
+    from engine.api.settings import SAVED as SAVED
     from engine.api.settings import SETTINGS as SETTINGS
-    from engine.api.settings import SavedSearchChoices as SavedSearchChoices
     from engine.api.settings import Setting as Setting
     from engine.api.settings import SettingError as SettingError
     from engine.api.settings import setting as setting

@@ -1,22 +1,22 @@
-"""One definition per setting a person can change (name, type, default, range, unit, help),
-from which every face derives its controls: the CLI's argparse options (`app/cli_options.py`),
-the window's sliders and spin boxes and its QSettings keys (`ui/search/settings_model.py`),
-and the validation both apply (`Setting.check`). A test checks the CLI and the window accept
-the same range for every setting they share.
+"""One definition of every setting a person can change (section, key, type, default, range or
+choices, unit, help), from which every face derives what it shows and accepts: the CLI's
+argparse options (`app/cli_options.py`), the window's controls (`ui/search/settings_panel.py`),
+and the one record of saved values the engine reads and writes for all of them
+(`engine/api/saved_settings.py`, in the data folder's settings file).
 
-Below the schema, `SavedSearchChoices`: what both faces that save these settings (the window's
-`SearchSettings`, the MCP server's `SavedSettings`) build from them, written once."""
+Help is a message code (`settings.help.<key>`, engine/messages/en.py and ru.py), so the CLI's
+--help and the window's tooltips say the same in the person's language."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from engine.errors import EngineError
-from engine.llm.presets import PRESETS, Endpoint
+from engine.llm.presets import PRESETS
 from engine.messages import Message
-from engine.rerank.cross_encoder.presets import RERANK_PRESETS, RerankEndpoint
+from engine.rerank.cross_encoder.presets import RERANK_PRESETS
 from engine.rerank.cross_encoder.settings import CrossEncoderSettings
 from engine.rerank.flash.settings import CLOUD, FlashSettings
 from engine.rerank.threshold import ThresholdSettings
@@ -29,21 +29,27 @@ class SettingError(EngineError):
 
 @dataclass(frozen=True)
 class Setting:
-    key: str  # the window's QSettings key (under search/) and SearchSettings attribute
+    key: str  # the key in the settings file (under `section`) and the record's attribute
     kind: type  # int | float | bool | str
     default: Any
     minimum: float | None = None
     maximum: float | None = None
     decimals: int = 0  # the spin box's decimals (0 for whole numbers)
     unit: str = ""  # " s", " tokens": shown after the number
-    choices: tuple[str, ...] = ()
+    choices: tuple[str, ...] = ()  # a closed set, in the order the window offers it
     cli: str = ""  # the CLI flag, "" where the CLI has none
-    window: bool = True  # the window's settings panel has a control for it
-    help: str = ""  # one line for --help and the control's tooltip (English; the window translates its own)
+    window: bool = True  # saved in the settings file (the window edits it); False: a CLI-only option
+    section: str = "search"  # the settings file's [section]
+    help_params: dict[str, Any] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
         return self.cli or self.key
+
+    @property
+    def help(self) -> Message:
+        """One line for --help and the control's tooltip, in the reader's language."""
+        return Message(f"settings.help.{self.key}", self.help_params)
 
     def check(self, value: Any) -> Any:
         """`value` as this setting's type, or SettingError naming the range."""
@@ -69,22 +75,6 @@ class Setting:
                 "unit": self.unit, "value": str(value)}))
         return int(number) if whole else number
 
-    def clamp(self, value: Any) -> Any:
-        """For values read back from a settings file: the nearest allowed value, never an error."""
-        try:
-            return self.check(value)
-        except SettingError:
-            if self.kind in (int, float):
-                try:
-                    number = float(value)
-                except (TypeError, ValueError):
-                    return self.default
-                if math.isfinite(number):
-                    low = self.minimum if self.minimum is not None else number
-                    high = self.maximum if self.maximum is not None else number
-                    return self.kind(min(max(number, low), high))
-            return self.default
-
 
 def _plain(number: float | None) -> str:
     if number is None:
@@ -93,127 +83,71 @@ def _plain(number: float | None) -> str:
 
 
 EFFORTS = ("none", "minimal", "low", "medium", "high")  # "none": no reasoning field is sent
+MODES = ("vector", "threshold", "cross-encoder", "flash")  # the window's reranker
+WindowEmbedder = Literal["builtin", "local"]  # the window's; API embedders are set up from the command line
+EMBEDDERS: tuple[WindowEmbedder, ...] = ("builtin", "local")
+LANGUAGE_CHOICES = ("system", "en", "ru")  # "system": the OS locale's when it is one of ours
 _FLASH = FlashSettings()
 _RETRIEVAL = RetrievalSettings()
 _THRESHOLD = ThresholdSettings()
 _CROSS_ENCODER = CrossEncoderSettings()
 
 SETTINGS: dict[str, Setting] = {s.key: s for s in (
-    Setting("candidates", int, _RETRIEVAL.candidates, 1, 200, cli="--candidates", help="stage-1 candidates"),
-    Setting("safety_threshold", float, _RETRIEVAL.safety_threshold, 0.0, 1.0, 2, cli="--safety", window=False,
-            help="stage-1 minimum calibrated score, 0 to 1"),
-    Setting("threshold", float, _THRESHOLD.threshold, 0.0, 1.0, 2, cli="--threshold",
-            help="similarity threshold, 0 to 1"),
-    Setting("gap", float, _THRESHOLD.gap, 0.0, 1.0, 2, cli="--gap", help="score-gap cut, 0 to 1"),
-    Setting("top_k", int, _THRESHOLD.top_k, 1, 50, cli="--top-k", help="final top-K"),
-    Setting("hybrid", bool, _RETRIEVAL.hybrid, cli="--hybrid", help="fuse BM25 with the vector ranking"),
-    Setting("timeout", float, CLOUD.total_timeout, 1, 600, 0, " s", cli="--timeout",
-            help="total seconds for the whole Flash rerank (default 60; 180 for a local server)"),
-    Setting("max_tool_calls", int, _FLASH.max_tool_calls, 1, 10, cli="--max-tool-calls",
-            help="get_topics_content calls Flash may make"),
-    Setting("max_topics", int, _FLASH.max_topics, 1, 25, cli="--max-topics", help="topics Flash may keep"),
-    Setting("max_people", int, _FLASH.max_people, 0, 20, cli="--max-people", help="people Flash may keep"),
-    Setting("max_artifacts", int, _FLASH.max_artifacts, 0, 20, cli="--max-artifacts", help="files Flash may keep"),
-    Setting("reasoning_effort", str, _FLASH.reasoning_effort or "none", choices=EFFORTS,
-            cli="--reasoning", help="reasoning effort of the Flash model"),
-    Setting("budget_tokens", int, 8000, 100, 200_000, unit=" tokens", cli="--budget",
-            help="context budget of an export, in tokens"),
+    # [search]: what a search runs with
+    Setting("mode", str, "threshold", choices=MODES),
+    Setting("candidates", int, _RETRIEVAL.candidates, 1, 200, cli="--candidates"),
+    Setting("safety_threshold", float, _RETRIEVAL.safety_threshold, 0.0, 1.0, 2, cli="--safety", window=False),
+    Setting("threshold", float, _THRESHOLD.threshold, 0.0, 1.0, 2, cli="--threshold"),
+    Setting("gap", float, _THRESHOLD.gap, 0.0, 1.0, 2, cli="--gap"),
+    Setting("top_k", int, _THRESHOLD.top_k, 1, 50, cli="--top-k"),
+    Setting("hybrid", bool, _RETRIEVAL.hybrid, cli="--hybrid"),
+    # Flash: the LLM endpoint (empty URL: the preset's) and its limits
+    Setting("preset", str, "openrouter", choices=tuple(PRESETS)),
+    Setting("base_url", str, ""),
+    Setting("model", str, PRESETS["openrouter"].default_model),
+    # whole seconds (the spin box shows none); the CLI's default is the endpoint's own
+    Setting("timeout", int, int(CLOUD.total_timeout), 1, 600, 0, " s", cli="--timeout"),
+    Setting("max_tool_calls", int, _FLASH.max_tool_calls, 1, 10, cli="--max-tool-calls"),
+    Setting("max_topics", int, _FLASH.max_topics, 1, 25, cli="--max-topics"),
+    Setting("max_people", int, _FLASH.max_people, 0, 20, cli="--max-people"),
+    Setting("max_artifacts", int, _FLASH.max_artifacts, 0, 20, cli="--max-artifacts"),
+    Setting("reasoning_effort", str, _FLASH.reasoning_effort or "none", choices=EFFORTS, cli="--reasoning"),
+    # seed 000 step 1: with recent messages, Flash first restates the query (nothing sent without them)
+    Setting("rewrite_query", bool, _FLASH.contextualize_query),
+    Setting("budget_tokens", int, 8000, 100, 200_000, unit=" tokens", cli="--budget"),
     # issue 23: `flashback tune --budget` (characters of kept topics recall@budget counts), the
     # export's range so every command's --budget takes the same numbers; the default is
     # engine.evaluation.sweep.DEFAULT_BUDGET (not imported: it would load the store for --help)
-    Setting("evidence_budget", int, 8000, 100, 200_000, unit=" characters", cli="--budget", window=False,
-            help="characters of kept topics, taken whole, that --objective recall@budget counts"),
-    Setting("turn1_share", float, _FLASH.turn1_share, 0.05, 1.0, 2, cli="--turn1-share", window=False,
-            help="share of --timeout turn 1 (reading every candidate) may take"),
-    # engine/rerank/cross_encoder (seed 002 §7): Settings → Cross-encoder in the window (issue 25)
-    Setting("ce_threshold", float, _CROSS_ENCODER.threshold, 0.0, 1.0, 2, cli="--ce-threshold",
-            help="cross-encoder score to keep a topic, 0 to 1"),
-    Setting("ce_top_k", int, _CROSS_ENCODER.top_k, 1, 50, cli="--ce-top-k",
-            help="topics the cross-encoder keeps"),
-    Setting("ce_top_n", int, _CROSS_ENCODER.top_n, 1, 200, cli="--ce-top-n",
-            help="stage-1 topics sent to the cross-encoder"),
+    Setting("evidence_budget", int, 8000, 100, 200_000, unit=" characters", cli="--budget", window=False),
+    Setting("turn1_share", float, _FLASH.turn1_share, 0.05, 1.0, 2, cli="--turn1-share", window=False),
+    # engine/rerank/cross_encoder (seed 002 §7): Settings → Cross-encoder in the window (issue 25);
+    # empty URL and model: the preset's
+    Setting("rerank_preset", str, "llamacpp", choices=tuple(RERANK_PRESETS)),
+    Setting("rerank_url", str, ""),
+    Setting("rerank_model", str, ""),
+    Setting("ce_threshold", float, _CROSS_ENCODER.threshold, 0.0, 1.0, 2, cli="--ce-threshold"),
+    Setting("ce_top_k", int, _CROSS_ENCODER.top_k, 1, 50, cli="--ce-top-k"),
+    Setting("ce_top_n", int, _CROSS_ENCODER.top_n, 1, 200, cli="--ce-top-n"),
     Setting("ce_passage_tokens", int, _CROSS_ENCODER.passage_tokens, 16, 4096, unit=" tokens",
-            cli="--ce-passage-tokens", help="each topic's passage cut to about this many tokens"),
-    Setting("ce_batch", int, _CROSS_ENCODER.batch, 1, 128, cli="--ce-batch",
-            help="passages per rerank request"),
+            cli="--ce-passage-tokens"),
+    Setting("ce_batch", int, _CROSS_ENCODER.batch, 1, 128, cli="--ce-batch"),
     Setting("ce_skip_small", bool, _CROSS_ENCODER.skip_small, cli="--ce-skip-small",
-            help=f"skip the cross-encoder when stage 1 finds ≤ {_CROSS_ENCODER.small_limit} topics (with "
-                 "--ce-skip-flat: only if their scores are also clearly apart)"),
-    Setting("ce_skip_flat", bool, _CROSS_ENCODER.skip_flat, cli="--ce-skip-flat",
-            help="skip the cross-encoder when stage 1's top scores are clearly apart; run it when they are flat"),
-    Setting("ce_timeout", float, _CROSS_ENCODER.timeout, 1, 600, 0, " s", cli="--rerank-timeout",
-            help="total seconds for the cross-encoder's requests"),
-    Setting("ce_chain_keep", int, _CROSS_ENCODER.chain_keep, 1, 50, cli="--chain-keep",
-            help="topics Flash reads after the cross-encoder (--chain-cross-encoder)"),
+            help_params={"limit": _CROSS_ENCODER.small_limit}),
+    Setting("ce_skip_flat", bool, _CROSS_ENCODER.skip_flat, cli="--ce-skip-flat"),
+    Setting("ce_timeout", int, int(_CROSS_ENCODER.timeout), 1, 600, 0, " s", cli="--rerank-timeout"),
+    # Flash reads only the cross-encoder's best `ce_chain_keep` topics (fewer tokens)
+    Setting("chain_cross_encoder", bool, False),
+    Setting("ce_chain_keep", int, _CROSS_ENCODER.chain_keep, 1, 50, cli="--chain-keep"),
+    # builds: seed 004's splitter and merger agents on the Flash endpoint (API calls, so off until asked)
+    Setting("topics_llm", bool, False),
+    # which model turns topics and questions into vectors; a change re-embeds
+    Setting("embedder", str, "builtin", choices=EMBEDDERS),
+    # [ui]: the window's language, taking effect at its next start
+    Setting("language", str, "system", choices=LANGUAGE_CHOICES, section="ui"),
 )}
+
+SAVED: tuple[Setting, ...] = tuple(spec for spec in SETTINGS.values() if spec.window)
 
 
 def setting(key: str) -> Setting:
     return SETTINGS[key]
-
-
-class SavedSearchChoices:
-    """What the window's `SearchSettings` and the MCP server's `SavedSettings` (frozen dataclasses of
-    the same saved fields, same names) build from those fields, written once for both: the
-    threshold filter's, Flash's and the cross-encoder's settings, the LLM and rerank endpoints,
-    and what the chosen presets ask of the key store. The annotations are what it reads."""
-
-    threshold: float
-    gap: float
-    top_k: int
-    preset: str
-    base_url: str
-    model: str
-    reasoning_effort: str
-    timeout: int
-    max_tool_calls: int
-    max_topics: int
-    max_people: int
-    max_artifacts: int
-    rewrite_query: bool
-    rerank_preset: str
-    rerank_url: str
-    rerank_model: str
-    ce_threshold: float
-    ce_top_k: int
-    ce_top_n: int
-    ce_passage_tokens: int
-    ce_batch: int
-    ce_skip_small: bool
-    ce_skip_flat: bool
-    ce_timeout: int  # whole seconds, like Flash's
-    ce_chain_keep: int
-
-    def threshold_settings(self) -> ThresholdSettings:
-        return ThresholdSettings(threshold=self.threshold, gap=self.gap, top_k=self.top_k)
-
-    def flash_settings(self) -> FlashSettings:
-        return FlashSettings(
-            model=self.model, max_tool_calls=self.max_tool_calls, total_timeout=float(self.timeout),
-            reasoning_effort=None if self.reasoning_effort == "none" else self.reasoning_effort,
-            max_topics=self.max_topics, max_people=self.max_people, max_artifacts=self.max_artifacts,
-            contextualize_query=self.rewrite_query)
-
-    def endpoint(self, api_key: str | None) -> Endpoint:
-        return Endpoint.from_preset(self.preset, api_key=api_key, model=self.model.strip(),
-                                    base_url=self.base_url.strip())
-
-    def needs_key(self) -> bool:
-        return PRESETS[self.preset].needs_key
-
-    def cross_encoder_settings(self) -> CrossEncoderSettings:
-        return CrossEncoderSettings(
-            threshold=self.ce_threshold, top_k=self.ce_top_k, top_n=self.ce_top_n,
-            passage_tokens=self.ce_passage_tokens, batch=self.ce_batch, skip_small=self.ce_skip_small,
-            skip_flat=self.ce_skip_flat, timeout=float(self.ce_timeout), chain_keep=self.ce_chain_keep)
-
-    def rerank_endpoint(self, api_key: str | None) -> RerankEndpoint:
-        """The saved rerank server (edge spaces of its URL and model dropped; the key as given)."""
-        return RerankEndpoint(self.rerank_preset, self.rerank_url.strip(), api_key, self.rerank_model.strip())
-
-    def rerank_key_name(self) -> str:
-        """The key store's entry the rerank server's key is read from (jina, cohere, voyage, rerank)."""
-        return RERANK_PRESETS[self.rerank_preset].key_name
-
-    def rerank_needs_key(self) -> bool:
-        return RERANK_PRESETS[self.rerank_preset].needs_key

@@ -567,4 +567,48 @@ CATALOGUE: dict[str, str] = {
     "rerank.flash.fallback_kept.vector": "оставлены лучшие темы первого этапа по векторной оценке: "
                                          "{count:plural:тема|темы|тем}",
     "rerank.flash.fallback_kept.none_passed": "порог {threshold:.2f} не прошла ни одна тема, поэтому {kept}",
+    # settings schema help (engine/api/settings.py): --help and the window's tooltips
+    "settings.help.mode": "как отбираются результаты: vector (все кандидаты), threshold (отсечение по оценке), "
+                          "cross-encoder (их оценивает сервер переранжирования) или flash (выбирает LLM)",
+    "settings.help.candidates": "кандидатов на первом этапе",
+    "settings.help.safety_threshold": "минимальная калиброванная оценка первого этапа, от 0 до 1",
+    "settings.help.threshold": "порог сходства, от 0 до 1",
+    "settings.help.gap": "отсечение по разрыву оценок, от 0 до 1",
+    "settings.help.top_k": "сколько тем оставить в итоге",
+    "settings.help.hybrid": "объединять BM25 с векторным ранжированием",
+    "settings.help.preset": "сервер LLM для Flash (openrouter, openai, ollama, llamacpp, lmstudio или custom)",
+    "settings.help.base_url": "адрес сервера LLM; пусто — адрес из пресета",
+    "settings.help.model": "модель LLM, к которой обращается Flash",
+    "settings.help.timeout": "сколько секунд всего даётся Flash на переранжирование (по умолчанию 60; "
+                             "180 для локального сервера)",
+    "settings.help.max_tool_calls": "сколько раз Flash может вызвать get_topics_content",
+    "settings.help.max_topics": "сколько тем может оставить Flash",
+    "settings.help.max_people": "сколько людей может оставить Flash",
+    "settings.help.max_artifacts": "сколько файлов может оставить Flash",
+    "settings.help.reasoning_effort": "насколько долго модель Flash рассуждает",
+    "settings.help.rewrite_query": "при недавних сообщениях сначала переписать расплывчатый вопрос так, "
+                                   "чтобы он был понятен сам по себе",
+    "settings.help.budget_tokens": "объём контекста при экспорте, в токенах",
+    "settings.help.evidence_budget": "сколько символов оставленных тем (целиком) учитывает --objective recall@budget",
+    "settings.help.turn1_share": "какую долю --timeout может занять первый ход (чтение всех кандидатов)",
+    "settings.help.rerank_preset": "сервер переранжирования (llamacpp, tei, infinity, vllm, jina, cohere, voyage "
+                                   "или custom)",
+    "settings.help.rerank_url": "адрес сервера переранжирования; пусто — адрес из пресета",
+    "settings.help.rerank_model": "модель переранжирования; пусто — модель из пресета",
+    "settings.help.ce_threshold": "оценка кросс-энкодера, с которой тема остаётся, от 0 до 1",
+    "settings.help.ce_top_k": "сколько тем оставляет кросс-энкодер",
+    "settings.help.ce_top_n": "сколько тем первого этапа отправляется кросс-энкодеру",
+    "settings.help.ce_passage_tokens": "текст каждой темы обрезается примерно до стольких токенов",
+    "settings.help.ce_batch": "сколько фрагментов в одном запросе",
+    "settings.help.ce_skip_small": "не обращаться к кросс-энкодеру, если первый этап нашёл не больше {limit} тем "
+                                   "(с --ce-skip-flat — только если их оценки ещё и заметно различаются)",
+    "settings.help.ce_skip_flat": "не обращаться к кросс-энкодеру, если лучшие оценки первого этапа заметно "
+                                  "различаются; обращаться, когда они почти равны",
+    "settings.help.ce_timeout": "сколько секунд всего даётся на запросы к кросс-энкодеру",
+    "settings.help.chain_cross_encoder": "кросс-энкодер сужает круг тем, которые читает Flash",
+    "settings.help.ce_chain_keep": "сколько тем читает Flash после кросс-энкодера (--chain-cross-encoder)",
+    "settings.help.topics_llm": "при построении памяти LLM ещё и делит разговоры на темы",
+    "settings.help.embedder": "модель, которая превращает темы в векторы: builtin (по словам) или local "
+                              "(multilingual-e5-small); после смены все темы векторизуются заново",
+    "settings.help.language": "язык окна: system, en или ru (со следующего запуска)",
 }

@@ -1,32 +1,19 @@
-"""What the window's SearchSettings and the MCP server's SavedSettings build from their saved values,
-written once in engine/api/settings.py (SavedSearchChoices): the engine's CrossEncoderSettings and
+"""What every face builds from the saved values, written once on the engine's record
+(engine/api/saved_settings.py, UserSettings): the engine's CrossEncoderSettings and
 RerankEndpoint, and what a rerank preset asks of the key store."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from functools import partial
 
 import pytest
 
-from engine.api import RERANK_PRESETS, SETTINGS, CrossEncoderSettings, RerankEndpoint, SavedSearchChoices
+from engine.api import RERANK_PRESETS, CrossEncoderSettings, RerankEndpoint, UserSettings
 
-
-@dataclass(frozen=True)
-class Saved(SavedSearchChoices):
-    """Saved values as both faces keep them (whole-second timeout); the rest at the schema's defaults."""
-
-    ce_threshold: float = 0.35
-    ce_top_k: int = 7
-    ce_top_n: int = 60
-    ce_passage_tokens: int = 512
-    ce_batch: int = 8
-    ce_skip_small: bool = False
-    ce_skip_flat: bool = True
-    ce_timeout: int = 45
-    ce_chain_keep: int = SETTINGS["ce_chain_keep"].default
-    rerank_preset: str = "llamacpp"
-    rerank_url: str = ""
-    rerank_model: str = ""
+# Saved values (whole-second timeout); the rest at the schema's defaults.
+Saved = partial(UserSettings, ce_threshold=0.35, ce_top_k=7, ce_top_n=60, ce_passage_tokens=512, ce_batch=8,
+                ce_skip_small=False, ce_skip_flat=True, ce_timeout=45)
 
 
 def test_cross_encoder_settings_copy_every_value():

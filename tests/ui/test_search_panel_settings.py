@@ -1,4 +1,4 @@
-"""The settings panel (sliders beside spin boxes, persistence in QSettings, reset) and the score chart."""
+"""The settings panel (sliders beside spin boxes, persistence in the settings file, reset) and the score chart."""
 
 from __future__ import annotations
 
@@ -90,12 +90,12 @@ def test_settings_persist_across_a_new_panel(qtbot, demo_service):
 def test_a_damaged_settings_file_falls_back_to_defaults(qtbot):
     store = QSettings()
     store.setValue("search/threshold", "not a number")
-    store.setValue("search/top_k", 99)  # out of range: clamped
+    store.setValue("search/top_k", 99)  # out of range: the default, never a value nobody chose
     store.setValue("search/mode", "telepathy")
     panel = SettingsPanel()
     qtbot.addWidget(panel)
     assert panel.settings().threshold == SearchSettings.threshold
-    assert panel.settings().top_k == RANGES["top_k"][1]
+    assert panel.settings().top_k == SearchSettings.top_k
     assert panel.settings().mode == SearchSettings.mode
     assert {f.name for f in fields(SearchSettings)} >= set(RANGES)
 

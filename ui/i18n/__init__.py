@@ -1,6 +1,7 @@
 """The UI's language: English (the source strings) or Russian (Qt translations).
 
-The choice ("system", "en" or "ru") lives in QSettings; "system" follows the OS locale.
+The choice ("system", "en" or "ru") is the engine's saved setting `language` ([ui] in the
+settings file QSettings keeps too); "system" follows the OS locale.
 Translators are installed once, before the first window is built, and the choice takes
 effect at the next start: every widget sets its texts in `__init__`, and retranslating a
 live window with half its strings built from data is more fragile than it is worth.
@@ -8,26 +9,26 @@ live window with half its strings built from data is more fragile than it is wor
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QSettings, QTranslator
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
 import resources
-from engine.api import EngineError, Message, render
+from engine.api import SETTINGS, EngineError, Message, read_settings, render, write_settings
+from ui.settings_file import settings_file
 
-SETTING = "ui/language"
-CHOICES = ("system", "en", "ru")
+SETTING = "ui/language"  # the QSettings key of the engine's setting `language`
+CHOICES = SETTINGS["language"].choices
 LANGUAGES = {"en": "English", "ru": "Русский"}  # each in its own language, never translated
 _current = "en"  # what `install` put in place: the language engine messages are rendered in
 
 
 def saved_choice() -> str:
-    value = QSettings().value(SETTING, "system")
-    return value if value in CHOICES else "system"
+    return read_settings(settings_file()).language
 
 
 def save_choice(choice: str) -> None:
     if choice not in CHOICES:
         raise ValueError(f"unknown language choice {choice!r}")
-    QSettings().setValue(SETTING, choice)
+    write_settings(settings_file(), {"language": choice})
 
 
 def resolve(choice: str, locale: QLocale | None = None) -> str:

@@ -1,7 +1,8 @@
 """The search settings as a side panel: reranker mode, sliders with spin boxes, the rerank server
 (ui/search/cross_encoder_settings.py) and the LLM endpoint.
 
-It edits one `SearchSettings`, saves every change to QSettings ("search/…") at once, and
+It edits one `SearchSettings`, saves every change at once through the engine (the data folder's
+settings file, which the CLI and the MCP server read too), and
 says what changed through `changed(name)`; the search panel decides what that means
 (re-filter instantly, re-run stage 1, or nothing until the next Flash run).
 """
@@ -15,6 +16,8 @@ from typing import Any, cast
 from PySide6.QtCore import QCoreApplication, QDate, QEvent, QSettings, Qt, Signal
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
+    QAbstractSlider,
+    QAbstractSpinBox,
     QCheckBox,
     QComboBox,
     QDateEdit,
@@ -32,7 +35,7 @@ from ui.i18n import engine_words
 from ui.search import settings_model
 from ui.search.cross_encoder_settings import CrossEncoderGroup
 from ui.search.settings_model import EFFORTS, MODEL_CHOICES, PRESET_ORDER, RANGES, SearchSettings
-from ui.search.slider_spin import SliderSpin
+from ui.search.slider_spin import SliderSpin, WheelGuard, guard_wheel
 
 NO_DATE = QDate(1970, 1, 1)  # the date edits' minimum, shown as "any": no bound
 
@@ -81,6 +84,10 @@ class SettingsPanel(QWidget):
         self.reset_button.clicked.connect(self.reset_to_defaults)
         layout.addWidget(self.reset_button)
         layout.addStretch(1)
+        self._wheel_guard = WheelGuard(self)
+        for kind in (QAbstractSlider, QAbstractSpinBox, QComboBox):  # sliders, spin and date boxes, combo boxes
+            for control in self.findChildren(kind):
+                guard_wheel(control, self._wheel_guard)
         self._show(self._settings)
 
     # -- public -------------------------------------------------------------------------
@@ -92,8 +99,10 @@ class SettingsPanel(QWidget):
         self._update({name: value})
 
     def reset_to_defaults(self) -> None:
+        """Every search setting and filter at its default (the window's language is not one of them)."""
         defaults = SearchSettings()
-        self._update({spec.name: getattr(defaults, spec.name) for spec in fields(SearchSettings)})
+        self._update({spec.name: getattr(defaults, spec.name) for spec in fields(SearchSettings)
+                      if spec.name not in SETTINGS or SETTINGS[spec.name].section == "search"})
 
     def slider(self, name: str) -> SliderSpin:
         return self._sliders[name]
@@ -259,12 +268,13 @@ class SettingsPanel(QWidget):
         after = replace(before, **values)
         if after == before:
             return
+        changed = [spec.name for spec in fields(SearchSettings)
+                   if getattr(before, spec.name) != getattr(after, spec.name)]
         self._settings = after
-        settings_model.save(self._store, after)
+        settings_model.save(self._store, {name: getattr(after, name) for name in changed})
         self._show(after)
-        for spec in fields(SearchSettings):
-            if getattr(before, spec.name) != getattr(after, spec.name):
-                self.changed.emit(spec.name)
+        for name in changed:
+            self.changed.emit(name)
 
     @staticmethod
     def _model_for_new_preset(before: SearchSettings, preset: str) -> str:

@@ -1,9 +1,39 @@
-"""A slider with a spin box beside it, kept in sync: drag for a feel, type for an exact value."""
+"""A slider with a spin box beside it, kept in sync: drag for a feel, type for an exact value;
+and the wheel guard every control in a scrolled settings panel wears."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QSlider, QSpinBox, QWidget
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, Signal
+from PySide6.QtWidgets import QAbstractScrollArea, QDoubleSpinBox, QHBoxLayout, QSlider, QSpinBox, QWidget
+
+
+class WheelGuard(QObject):
+    """Event filter: a control the person has not clicked or tabbed into ignores the mouse wheel
+    and the scroll area around it scrolls instead. Without it, scrolling the settings panel
+    moved whatever slider or spin box passed under the pointer (Score gap 0.15 → 0.00, saved,
+    and every face then searched with it)."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() != QEvent.Type.Wheel or not isinstance(watched, QWidget) or watched.hasFocus():
+            return False
+        area = _scroll_area_around(watched)
+        if area is not None:  # sent, not left to propagate: Qt does not propagate a synthesized wheel event
+            QCoreApplication.sendEvent(area.viewport(), event)
+        event.accept()
+        return True  # the control itself never sees it
+
+
+def _scroll_area_around(widget: QWidget) -> QAbstractScrollArea | None:
+    parent = widget.parentWidget()
+    while parent is not None and not isinstance(parent, QAbstractScrollArea):
+        parent = parent.parentWidget()
+    return parent
+
+
+def guard_wheel(widget: QWidget, guard: WheelGuard) -> None:
+    """The wheel changes `widget` only once it has focus, which the wheel alone no longer gives it."""
+    widget.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+    widget.installEventFilter(guard)
 
 
 class SliderSpin(QWidget):
