@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
 
 from engine.api import PROGRESS_INTERVAL_S, CancelToken, ProgressThrottle
 
@@ -42,12 +42,46 @@ class TaskSignals(QObject):
     _task: BackgroundTask | None  # the task itself while it runs (BackgroundTask.start): keeps it alive
 
 
+class _Relay(QObject):
+    """Carries a worker's reports to the GUI thread, where the task's own signals are emitted.
+
+    A worker must never emit on an object the GUI thread may delete meanwhile: the task's
+    signals are parented to the widget that started it, and a widget closed while its work
+    still ran was deleted between the worker's validity check and its emit (a segfault in
+    the suite, now and then). This one object lives on the GUI thread and is never deleted; the
+    worker emits on it only, and the GUI thread, where any deletion also happens, checks that the
+    task's signals still exist before it emits on them."""
+
+    report = Signal(object, str, object)  # (the task's TaskSignals, signal name, its arguments)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.report.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
+
+    @staticmethod
+    def _deliver(signals: TaskSignals, name: str, args: tuple[Any, ...]) -> None:
+        if shiboken6.isValid(signals):  # gone with its widget: nobody is left to tell
+            getattr(signals, name).emit(*args)
+
+
+_relay: _Relay | None = None
+
+
+def _gui_relay() -> _Relay:
+    """The one relay, made on the GUI thread by the first task (tasks are made there)."""
+    global _relay
+    if _relay is None:
+        _relay = _Relay()
+    return _relay
+
+
 class _Runnable(QRunnable):
     def __init__(self, work: Work, signals: TaskSignals, cancel: CancelToken, interval: float,
                  key: Callable[[Any], Any] | None) -> None:
         super().__init__()
         self._work = work
         self._signals = signals
+        self._relay = _gui_relay()
         self._cancel = cancel
         self._interval = interval
         self._key = key
@@ -67,14 +101,8 @@ class _Runnable(QRunnable):
             self._tell("done", True, result)
 
     def _tell(self, name: str, *args: Any) -> None:
-        """Emit on the task's signals, unless their owner is gone: a window closed while its
-        work still ran deletes the parented signals object, and emitting on it raised in the
-        thread pool ("Signal source has been deleted"), where nobody is left to tell."""
-        try:
-            getattr(self._signals, name).emit(*args)
-        except RuntimeError:
-            if shiboken6.isValid(self._signals):
-                raise
+        """Report through the GUI thread's relay (see `_Relay`): never on the task's own signals."""
+        self._relay.report.emit(self._signals, name, args)
 
 
 class BackgroundTask:
