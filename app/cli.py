@@ -246,6 +246,16 @@ def demo_data_dir(data_dir: Path) -> Path:
     return data_dir.with_name(data_dir.name + "-demo")
 
 
+def _interrupted(command: str | None) -> Message:
+    """What Ctrl+C left behind, which differs by command: an import is one transaction per
+    export (the unfinished one is rolled back), a build commits in batches (kept)."""
+    if command == "build":
+        return Message("cli.interrupted_build")
+    if command == "import":
+        return Message("cli.interrupted_import")
+    return Message("cli.interrupted")
+
+
 def _silence_stdout() -> None:
     """The reader went away (`flashback search … | head -3`): point stdout at devnull so the
     interpreter's last flush cannot fail again on the way out (the Python docs' recipe)."""
@@ -279,7 +289,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"error: {say(exc.message)}\n")
         return 1
     except KeyboardInterrupt:
-        sys.stderr.write("\ninterrupted; nothing was changed by an unfinished import\n")
+        sys.stderr.write("\n" + say(_interrupted(args.command)) + "\n")
         return 130
     except Exception as exc:  # noqa: BLE001 - the one place an unplanned error meets the user
         sys.stderr.write(crash.report(exc, data_dir, args.command) + "\n")

@@ -1,0 +1,118 @@
+"""Issue 31's findings as a user meets them on the command line: a real child process, a
+scripted OpenAI-compatible server on 127.0.0.1 where a model is needed."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.cli_run import DEMO, ROOT, copy_data, flashback, one_sentence
+from tests.engine.topics.conftest import BASE, line, write_jsonl
+from tests.fake_openai import FakeOpenAI, FakeResponse, RecordedRequest, chat_reply
+
+KEY = "sk-or-v1-issue31-test-key-0123456789"
+
+
+def closed_port_url() -> str:
+    """The base URL of a port nothing listens on: bound, then closed (connection refused)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+def wait_for(condition, seconds: float = 60.0) -> None:
+    """Poll `condition` until it holds; fail (not hang) after a bound no loaded machine reaches."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        time.sleep(0.02)
+
+
+# -- a. a Flash timeout names the budget the person set -----------------------------------------
+
+def test_flash_turn_timeout_names_the_timeout_the_user_set(built_demo):
+    released = threading.Event()
+
+    def slow(_request: RecordedRequest) -> FakeResponse:
+        released.wait(30)  # answers only after the client gave up
+        return FakeResponse(json=chat_reply("too late"))
+
+    with FakeOpenAI() as server:
+        server.handle("/v1/chat/completions", slow)
+        found = flashback("search", "hotel in Lisbon", "--reranker", "flash", "--endpoint", "custom", "--model", "m",
+                          "--base-url", server.base_url, "--timeout", "3", "--json", data_dir=built_demo)
+        released.set()
+    assert found.returncode == 0, found.stderr
+    result = json.loads(found.stdout)
+    said = result["fallback_reason"]
+    assert result["fallback"] == "turn_timeout"
+    # turn 1 may use half of the 3 s: both numbers are said, and which one the person set
+    assert "1.5 s" in said and "3 s timeout" in said and "turn 1" in said, said
+
+
+# -- b. Ctrl+C says what a build and an import leave behind -------------------------------------
+
+def interrupt_when(process: subprocess.Popen, condition) -> str:
+    wait_for(condition)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr
+    return stderr
+
+
+def spawn(*args: str, data_dir: Path, **env: str) -> subprocess.Popen:
+    environment = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    environment.update({"FLASHBACK_DATA_DIR": str(data_dir), **env})
+    return subprocess.Popen([sys.executable, "-m", "app", *args], cwd=ROOT, env=environment, text=True,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def test_ctrl_c_during_build_says_the_work_so_far_is_kept(tmp_path):
+    rows = [line("Trip", n, "Ann" if n % 2 else "Bob", BASE + 60 * n, f"Lisbon plan, point {n}") for n in range(12)]
+    data = tmp_path / "store"
+    assert flashback("import", str(write_jsonl(tmp_path / "chats.jsonl", rows)), data_dir=data).returncode == 0
+    held = threading.Event()
+
+    def never_answers(_request: RecordedRequest) -> FakeResponse:
+        held.wait(60)
+        return FakeResponse(json=chat_reply("{}"))
+
+    with FakeOpenAI() as server:
+        server.handle("/v1/chat/completions", never_answers)
+        build = spawn("build", "--llm", "--endpoint", "custom", "--base-url", server.base_url, "--model", "m",
+                      data_dir=data)
+        try:
+            stderr = interrupt_when(build, lambda: server.requests_to("/v1/chat/completions"))
+        finally:
+            held.set()
+    last = stderr.strip().splitlines()[-1]
+    assert "unfinished import" not in stderr
+    assert "build stopped" in last and "kept" in last and "continues" in last, last
+
+
+def test_ctrl_c_during_import_says_the_import_left_nothing(tmp_path):
+    """The export is a named pipe the test writes slowly: the import is surely under way (it
+    has read the first lines) when Ctrl+C comes."""
+    pipe = tmp_path / "chats.jsonl"
+    os.mkfifo(pipe)
+    data = tmp_path / "store"
+    importing = spawn("import", str(pipe), data_dir=data)
+    rows = [line("Trip", n, "Ann", BASE + 60 * n, f"message {n}") for n in range(200)]
+    with open(pipe, "w", encoding="utf-8") as writer:  # opens once the importer opened it for reading
+        writer.write("".join(json.dumps(row) + "\n" for row in rows[:100]))
+        writer.flush()
+        stderr = interrupt_when(importing, lambda: True)
+    last = stderr.strip().splitlines()[-1]
+    assert "import" in last and "left nothing" in last, stderr
+    stats = flashback("stats", "--json", data_dir=data)
+    assert stats.returncode == 0 and json.loads(stats.stdout)["messages"] == 0, stats.stdout
