@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_run import DEMO, ROOT, copy_data, flashback, one_sentence
+from tests.cli_run import DEMO, ROOT, flashback, one_sentence
 from tests.engine.topics.conftest import BASE, line, write_jsonl
 from tests.fake_openai import FakeOpenAI, FakeResponse, RecordedRequest, chat_reply
 
@@ -116,3 +116,37 @@ def test_ctrl_c_during_import_says_the_import_left_nothing(tmp_path):
     assert "import" in last and "left nothing" in last, stderr
     stats = flashback("stats", "--json", data_dir=data)
     assert stats.returncode == 0 and json.loads(stats.stdout)["messages"] == 0, stats.stdout
+
+
+# -- c. a bad date is one sentence, not 30 lines of usage ---------------------------------------
+
+DATE_MISTAKES = [("--since", "2024-05-02", "--until", "2024-05-01"), ("--since", "2024-13-01"), ("--until", "May")]
+
+
+@pytest.mark.parametrize("command", [("search", "q"), ("ask", "q"), ("export", "q"), ("eval", "qrels.json")])
+@pytest.mark.parametrize("dates", DATE_MISTAKES)
+def test_a_date_mistake_is_one_sentence_and_exit_2(built_demo, command, dates):
+    refused = flashback(*command, *dates, data_dir=built_demo)
+    assert refused.returncode == 2 and one_sentence(refused.stderr), refused.stderr
+    assert "usage:" not in refused.stderr and refused.stdout == ""
+    assert ("comes after" in refused.stderr) if len(dates) == 4 else ("is not a day like" in refused.stderr)
+
+
+# -- d. a mistyped --data-dir is refused, and nothing is created ---------------------------------
+
+@pytest.mark.parametrize("command", [("search", "hotel"), ("ask", "hotel?"), ("chats",), ("stats",), ("runs",),
+                                     ("export", "hotel"), ("mcp",), ("eval", "qrels.json")])
+def test_a_reading_command_on_a_folder_without_data_refuses_and_creates_nothing(tmp_path, command):
+    typo = tmp_path / "flashbak" / "data"
+    refused = flashback("--data-dir", str(typo), *command, data_dir=tmp_path / "unused")
+    assert refused.returncode == 2 and one_sentence(refused.stderr), refused.stderr
+    assert f"no Flashback data in {typo}" in refused.stderr and "--data-dir" in refused.stderr
+    assert not typo.exists() and not typo.parent.exists()
+    assert not (tmp_path / "unused").exists()
+
+
+def test_import_still_creates_the_folder_it_is_given(tmp_path):
+    fresh = tmp_path / "new" / "data"
+    assert flashback("--data-dir", str(fresh), "import", str(DEMO), data_dir=tmp_path / "unused").returncode == 0
+    found = flashback("--data-dir", str(fresh), "stats", "--json", data_dir=tmp_path / "unused")
+    assert found.returncode == 0 and json.loads(found.stdout)["messages"] > 0

@@ -42,6 +42,8 @@ CATALOGUE: dict[str, str] = {
     "cli.interrupted_import": "Interrupted: the export being imported left nothing in the store (exports "
                               "imported before it are kept); import it again.",
     "cli.interrupted": "Interrupted.",
+    "cli.no_store": "There is no Flashback data in {folder}: check --data-dir, or import an export first "
+                    "(`flashback import FILE`).",
     "memory.index_lost": "The search index in {folder} is missing (was the folder deleted?): build the memory "
                          "again (Memory → Build memory, or `flashback build`); the stored vectors are kept, so "
                          "it is quick.",
