@@ -150,3 +150,31 @@ def test_import_still_creates_the_folder_it_is_given(tmp_path):
     assert flashback("--data-dir", str(fresh), "import", str(DEMO), data_dir=tmp_path / "unused").returncode == 0
     found = flashback("--data-dir", str(fresh), "stats", "--json", data_dir=tmp_path / "unused")
     assert found.returncode == 0 and json.loads(found.stdout)["messages"] > 0
+
+
+# -- e. a chat server that is down is said to be unreachable, with its address ------------------
+
+def test_ask_against_a_server_that_is_down_names_it_and_gives_the_sources(built_demo):
+    url = closed_port_url()
+    asked = flashback("ask", "where did I stay in Lisbon", "--endpoint", "custom", "--model", "m",
+                      "--base-url", url, "--threshold", "0.99", data_dir=built_demo)
+    assert asked.returncode == 0, asked.stderr
+    assert f"Could not reach the LLM server at {url}" in asked.stderr and "No written answer" in asked.stderr
+    assert "Not found in your chats" not in asked.stdout and "Sources:" in asked.stdout, asked.stdout
+    assert "fallback answer_unreachable" in asked.stdout
+    as_json = json.loads(flashback("ask", "where did I stay in Lisbon", "--endpoint", "custom", "--model", "m",
+                                   "--base-url", url, "--json", data_dir=built_demo).stdout)
+    steps = {step["name"]: step for step in as_json["steps"]}
+    assert steps["plan"]["fallback"] == "unreachable" and steps["answer"]["fallback"] == "unreachable"
+
+
+def test_search_fallback_names_an_unreachable_server_in_both_languages(built_demo):
+    from engine.api import fallback_message, render
+
+    url = closed_port_url()
+    found = flashback("search", "hotel in Lisbon", "--reranker", "flash", "--endpoint", "custom", "--model", "m",
+                      "--base-url", url, "--json", data_dir=built_demo)
+    result = json.loads(found.stdout)
+    assert result["fallback"] == "llm_error" and f"Could not reach the LLM server at {url}" in result["fallback_reason"]
+    # the reason's name no longer says the server answered (it never did)
+    assert "ответил" not in render(fallback_message("llm_error"), "ru")

@@ -44,6 +44,8 @@ CATALOGUE: dict[str, str] = {
     "cli.interrupted": "Interrupted.",
     "cli.no_store": "There is no Flashback data in {folder}: check --data-dir, or import an export first "
                     "(`flashback import FILE`).",
+    "rerank.fallback.unreachable": "unreachable",
+    "ask.unreachable": "No written answer, only the sources found: {error}",
     "memory.index_lost": "The search index in {folder} is missing (was the folder deleted?): build the memory "
                          "again (Memory → Build memory, or `flashback build`); the stored vectors are kept, so "
                          "it is quick.",

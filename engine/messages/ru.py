@@ -38,6 +38,8 @@ CATALOGUE: dict[str, str] = {
     "cli.interrupted": "Прервано.",
     "cli.no_store": "В папке {folder} нет данных Flashback: проверьте --data-dir или сначала импортируйте "
                     "экспорт (`flashback import ФАЙЛ`).",
+    "rerank.fallback.unreachable": "сервер модели недоступен",
+    "ask.unreachable": "Письменного ответа нет, только найденные источники: {error}",
     "memory.index_lost": "Поисковый индекс в {folder} пропал (папку удалили?): постройте память заново "
                          "(Память → Построить память или `flashback build`); сохранённые векторы целы, так что "
                          "это быстро.",
@@ -138,7 +140,7 @@ CATALOGUE: dict[str, str] = {
     "rerank.threshold.reason": "оценка {score:.2f} ≥ {threshold:.2f}",
     "rerank.threshold.reason_gap": "оценка {score:.2f} ≥ {threshold:.2f}, на {drop:.2f} ниже предыдущей (предел "
                                    "разрыва {gap:.2f})",
-    "rerank.fallback.llm_error": "сервер модели ответил ошибкой",
+    "rerank.fallback.llm_error": "ошибка при обращении к серверу модели",
     "rerank.fallback.timeout": "вышло общее время",
     "rerank.fallback.turn_timeout": "ход занял слишком много времени",
     "rerank.fallback.empty_response": "модель ничего не ответила",

@@ -102,7 +102,7 @@ def test_answer_server_error_falls_back_to_the_sources_with_the_reason(server, s
     assert any(str(note).startswith("no answer (llm_error)") for note in outcome.notes)
     # issue 22: a code, said in Russian with the reason and the server's own error
     said = [note.render("ru") for note in outcome.notes if note.code == "ask.no_answer"]
-    assert said and said[0].startswith("ответа нет (сервер модели ответил ошибкой)") and KEY not in said[0]
+    assert said and said[0].startswith("ответа нет (ошибка при обращении к серверу модели)") and KEY not in said[0]
     assert outcome.steps[-1].name == "answer" and outcome.steps[-1].fallback == "llm_error"
     dumped = json.dumps(outcome.as_dict(), ensure_ascii=False)
     assert "upstream failed for key" in dumped and KEY not in dumped  # the reason kept, the key scrubbed
