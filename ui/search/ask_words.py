@@ -83,8 +83,9 @@ def step_tip(record) -> str:
     tip = duration(record.ms) + (" · " + why if why else "")
     if record.fallback:
         detail = record.detail or {}
-        report = detail.get("report") if isinstance(detail.get("report"), dict) else {}
-        said = Message.from_json(detail.get("error_message")) or Message.from_json(report.get("error_message"))
+        report = detail.get("report")
+        said = Message.from_json(detail.get("error_message")) or \
+            (Message.from_json(report.get("error_message")) if isinstance(report, dict) else None)
         if said is not None:
             tip += "\n" + engine_words(said)
     return tip
