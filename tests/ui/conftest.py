@@ -130,3 +130,26 @@ def fire_timers_due_within(qtbot, delay_ms: int) -> None:
     sentinel.start()
     qtbot.waitUntil(lambda: bool(fired), timeout=60_000)
     deliver_posted_events(qtbot)  # what those slots posted (a search started in a worker) too
+
+
+def settle_background_work(qtbot, rounds: int = 20) -> None:
+    """Wait until the window's background reads have ended and their answers have arrived, the
+    reads those answers started included (stats → memory status → warm-up): the pool idle after
+    its posted answers were delivered."""
+    from PySide6.QtCore import QThreadPool
+
+    pool = QThreadPool.globalInstance()
+    for _ in range(rounds):
+        assert pool.waitForDone(60_000), "a background task never ended"
+        deliver_posted_events(qtbot)
+        if pool.activeThreadCount() == 0:
+            return
+    raise AssertionError("background work kept starting more work")
+
+
+def watcher_has_looked(qtbot, watcher) -> None:
+    """A poll of the store watcher begun now has answered: it has seen the store as it is now."""
+    qtbot.waitUntil(lambda: not watcher._polling, timeout=30_000)
+    watcher.poll()
+    qtbot.waitUntil(lambda: not watcher._polling, timeout=30_000)
+    deliver_posted_events(qtbot)
