@@ -10,6 +10,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
+from typing import NoReturn
 
 from app import (
     cli_ask,
@@ -29,7 +30,7 @@ from app.cli_options import fill_saved, say
 from app.cli_output import plural, waiting_note
 from app.privacy import private_umask, tighten
 from app.saved_settings import saved_values
-from app.settings import data_dir_given, resolve_data_dir
+from app.settings import READING_COMMANDS, data_dir_given, holds_store, resolve_data_dir
 from engine.api import FORMATS, EngineError, ImportProgress, Message
 
 
@@ -43,8 +44,22 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
+class _Parser(argparse.ArgumentParser):
+    """A bad value for an option (`--since 2024-13-01`, `--reranker flahs`) is a mistake one
+    sentence explains: it is said alone, without the 30 lines of usage that hid it (issue 31).
+    A missing or unknown argument still gets the usage line. Subcommands inherit the class."""
+
+    def error(self, message: str) -> NoReturn:
+        if message.startswith("argument "):
+            self.mistake(message)
+        super().error(message)
+
+    def mistake(self, sentence: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {sentence}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="flashback", description="Searchable long-term memory for your chats.")
+    parser = _Parser(prog="flashback", description="Searchable long-term memory for your chats.")
     parser.add_argument("--data-dir", help="where the store lives (default: $FLASHBACK_DATA_DIR or the OS data folder)")
     parser.add_argument("--demo", action="store_true",
                         help="open the app with the bundled demo imported, in a data folder of its own beside yours "
@@ -87,8 +102,11 @@ def _check_dates(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
     since, until = getattr(args, "since", None), getattr(args, "until", None)
     if since and until and since > until:  # YYYY-MM-DD: text order is date order
         commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-        command = commands.choices.get(args.command, parser)  # its usage line, not the top level's
-        command.error(say(Message("search.dates_inverted", {"first": f"--since {since}", "last": f"--until {until}"})))
+        command = commands.choices.get(args.command, parser)  # its name, not the top level's
+        sentence = say(Message("search.dates_inverted", {"first": f"--since {since}", "last": f"--until {until}"}))
+        if isinstance(command, _Parser):
+            command.mistake(sentence)
+        command.error(sentence)
 
 
 def _stderr_progress(progress: ImportProgress) -> None:
@@ -246,6 +264,16 @@ def demo_data_dir(data_dir: Path) -> Path:
     return data_dir.with_name(data_dir.name + "-demo")
 
 
+def _interrupted(command: str | None) -> Message:
+    """What Ctrl+C left behind, which differs by command: an import is one transaction per
+    export (the unfinished one is rolled back), a build commits in batches (kept)."""
+    if command == "build":
+        return Message("cli.interrupted_build")
+    if command == "import":
+        return Message("cli.interrupted_import")
+    return Message("cli.interrupted")
+
+
 def _silence_stdout() -> None:
     """The reader went away (`flashback search … | head -3`): point stdout at devnull so the
     interpreter's last flush cannot fail again on the way out (the Python docs' recipe)."""
@@ -266,6 +294,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     data_dir = resolve_data_dir(args.data_dir)
     if args.demo and not args.data_dir and args.command in (None, "gui"):
         data_dir = demo_data_dir(data_dir)  # before anything reads or tightens the person's own folder
+    if args.command in READING_COMMANDS and not holds_store(data_dir):  # before anything makes the folder
+        parser.exit(2, "error: " + say(Message("cli.no_store", {"folder": str(data_dir)})) + "\n")
     # Options left to the window's saved value (search, eval, export, ask, tune): read it now
     fill_saved(args, lambda: saved_values(data_dir, data_dir_given(args.data_dir)))
     try:
@@ -279,7 +309,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"error: {say(exc.message)}\n")
         return 1
     except KeyboardInterrupt:
-        sys.stderr.write("\ninterrupted; nothing was changed by an unfinished import\n")
+        sys.stderr.write("\n" + say(_interrupted(args.command)) + "\n")
         return 130
     except Exception as exc:  # noqa: BLE001 - the one place an unplanned error meets the user
         sys.stderr.write(crash.report(exc, data_dir, args.command) + "\n")

@@ -94,6 +94,9 @@ class FakeOpenAI:
     def __init__(self, embedding_dim: int = 16) -> None:
         self.embedding_dim = embedding_dim
         self.requests: list[RecordedRequest] = []
+        # Paths whose reply has been written (or dropped) in full: a test that checks an answer
+        # never shows waits on this, not on a guess of when it would have come.
+        self.served: list[str] = []
         self._scripts: dict[str, deque[FakeResponse | Handler]] = defaultdict(deque)
         self._handlers: dict[str, Handler] = {}
         self._lock = threading.Lock()
@@ -121,6 +124,7 @@ class FakeOpenAI:
         """Forget requests, scripts and handlers (one server shared by many tests)."""
         with self._lock:
             self.requests.clear()
+            self.served.clear()
             self._scripts.clear()
             self._handlers.clear()
 
@@ -175,6 +179,12 @@ class FakeOpenAI:
                 self._serve(body)
 
             def _serve(self, body: Any) -> None:
+                try:
+                    self._answer(body)
+                finally:
+                    fake.served.append(self.path.split("?")[0])
+
+            def _answer(self, body: Any) -> None:
                 request = RecordedRequest(self.command, self.path.split("?")[0], dict(self.headers.items()), body)
                 response = fake._respond(request)
                 if response.delay:

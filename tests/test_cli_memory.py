@@ -45,8 +45,8 @@ def test_build_search_eval_json(tmp_path: Path):
     assert metrics["metrics"]["recall@10_any"] == 1.0
 
 
-def test_eval_with_a_broken_qrels_file_says_what_is_wrong(tmp_path: Path):
+def test_eval_with_a_broken_qrels_file_says_what_is_wrong(tmp_path: Path, built_demo):
     bad = tmp_path / "qrels.json"
     bad.write_text("{\"nope\": 1}")
-    result = run("eval", str(bad), data_dir=tmp_path / "store")
+    result = run("eval", str(bad), data_dir=built_demo)
     assert result.returncode == 1 and "QRELS" in result.stderr and "Traceback" not in result.stderr

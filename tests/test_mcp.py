@@ -165,6 +165,7 @@ def test_an_empty_store_says_to_import_and_build(tmp_path):
         return (error_text(await session.call_tool("search_memory", {"query": "hotel"})),
                 structured(await session.call_tool("list_chats", {})),
                 error_text(await session.call_tool("ask_memory", {"question": "where?"})))
+    Flashback(tmp_path / "empty").store.stats()  # an empty store (a folder without one is refused: issue 31)
     search, chats, ask = session_run(tmp_path / "empty", tmp_path / "err.log", work)
     assert "flashback import" in search and "flashback build" in search and search == ask
     assert chats["chats"] == [] and "flashback import" in chats["notes"][0]

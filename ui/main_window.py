@@ -64,6 +64,7 @@ class MainWindow(QMainWindow):
         self._viewers: dict[int, TopicViewer] = {}
         self._showing_empty: bool | None = None  # unknown until the first stats arrive
         self._built_unasked = False  # the background build of what an import left (issue 26)
+        self._ask_warmed = False  # the Ask flow loaded off the GUI thread once (issue 31)
         self.stats = None
         self.setObjectName("main_window")
         self.setWindowTitle("Flashback")
@@ -207,6 +208,9 @@ class MainWindow(QMainWindow):
             self._showing_empty = empty
         if not empty and not self.imports.busy:
             run_in_background(self, self._service.memory.status, self._on_memory_status)
+        if not empty and not self._ask_warmed:  # `service.ask` itself imports the flow: in the worker too
+            self._ask_warmed = True
+            run_in_background(self, lambda: self._service.ask.warm_up(), lambda _done: None, lambda _error: None)
 
     def _on_memory_status(self, status) -> None:
         """Messages no build has reached (an import by `flashback import`, a build that was

@@ -84,3 +84,22 @@ class AskService:
         finally:
             if judge_client is not None:
                 await judge_client.aclose()
+
+    def warm_up(self) -> None:
+        """Load now, in the caller's (worker) thread, what the first Ask would load on the thread
+        that awaits it, the window's GUI thread (issue 31: the first Ask froze the window for
+        1.5-2 s): the HTTP stack's lazily imported parts and its TLS context, and dateparser's
+        language data (a question's "last week"). Importing this module loaded the flow."""
+        import contextlib
+
+        from engine.ask.dates import warm_up as read_a_date
+        from engine.llm.client import tls_context
+
+        read_a_date()
+        tls_context()
+        self._context.read(store_profile)  # the store's languages, remembered until its messages change
+        with contextlib.suppress(ImportError):  # private module paths: a newer httpx may move them
+            import anyio._backends._asyncio  # noqa: F401 - the first request's lock picks the backend
+            import anyio.streams.tls  # noqa: F401
+            import httpcore._async.http11  # noqa: F401 - the first connection
+            import httpcore._backends.anyio  # noqa: F401

@@ -15,13 +15,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.llm import ChatClient, ChatResult, LLMError, LLMTimeout, OnDelta
+from engine.llm import ChatClient, ChatResult, LLMConnectionError, LLMError, LLMTimeout, OnDelta
 from engine.messages import Message, msg
 from engine.rerank.flash.errors import AnswerError
 from engine.rerank.flash.parser import close_cut_json, extract_json
 from engine.rerank.flash.protocol import choose_protocol
 
-CALL_REASONS = ("timeout", "llm_error", "empty_response", "protocol_violation", "parse_error")
+CALL_REASONS = ("timeout", "unreachable", "llm_error", "empty_response", "protocol_violation", "parse_error")
 # What a tool's parameters may not carry where the provider reads them as Gemini's schema
 # subset (OpenRouter's default model): `additionalProperties` and string lengths are unknown
 # fields there, and an `enum` of integers is a 400 ("enum: only allowed for STRING type").
@@ -49,6 +49,14 @@ class CallOutcome:
     def fail(self, reason: str, error: Message) -> CallOutcome:
         self.reason, self.error, self.error_message = reason, str(error), error
         return self
+
+
+def call_reason(error: LLMError) -> str:
+    """A failed call's reason: a server never reached (refused, no route) is not one that
+    answered with an error, and the person is told so (issue 31)."""
+    if isinstance(error, LLMTimeout):
+        return "timeout"
+    return "unreachable" if isinstance(error, LLMConnectionError) else "llm_error"
 
 
 def schema_protocol(client: ChatClient, model: str | None) -> str:
@@ -89,7 +97,7 @@ async def _complete(client: ChatClient, messages: list[dict], options: dict[str,
         result = await client.complete(messages, model=model, timeout=timeout, on_delta=on_delta, **options)
     except LLMError as exc:
         outcome.ms = (time.perf_counter() - started) * 1000
-        outcome.fail("timeout" if isinstance(exc, LLMTimeout) else "llm_error", exc.message)
+        outcome.fail(call_reason(exc), exc.message)
         outcome.usage = {"model_ms": round(outcome.ms, 2)}
         outcome.record = {"request": {"intended": True, "model": model, "messages": messages, **options,
                                       "timeout": round(timeout, 3)}, "response": None, "error": str(exc)}

@@ -32,7 +32,7 @@ from engine.ask.steps import Steps
 from engine.ask.types import AskCancelled, AskDeps, AskOutcome, AskSettings, Plan, StepRecord
 from engine.errors import CancelToken
 from engine.llm import Deadline
-from engine.messages import msg
+from engine.messages import Message, msg
 from engine.rerank.flash.prompt import choose_language
 
 SHARES = {"plan": 0.2, "rerank": 0.35, "answer": 0.5, "verify": 0.15}
@@ -132,6 +132,8 @@ class _Run:
         mark = time.perf_counter()
         outcome.plan, call = await planning.model_plan(self.question, deps, self.settings, now=self.now,
                                                       timeout=self.timeout("plan"))
+        if call.reason == "unreachable":
+            self.steps.unreachable = call.error_message
         self.steps.add(self.steps.call_record("plan", mark, call, {"plan": outcome.plan.as_dict()},
                                               fallback=outcome.plan.fallback))
 
@@ -141,6 +143,9 @@ class _Run:
             outcome.fallback = "no_model"
             outcome.notes.append(NO_MODEL_NOTE)
             self.steps.add(StepRecord("answer", 0.0, False, "no_model", {"sources": len(outcome.sources)}))
+            return
+        if self.steps.unreachable is not None:
+            await self.without_the_server(self.steps.unreachable)
             return
         answer = await self.answer(outcome.sources, round_=1)
         if answer is None:
@@ -174,9 +179,28 @@ class _Run:
         self.steps.add(self.steps.call_record("answer", mark, call, detail))
         if answer is None and round_ == 1:
             outcome.fallback = f"answer_{call.reason}"
-            outcome.notes.append(msg("ask.no_answer", reason=msg(f"rerank.fallback.{call.reason}"),
-                                     error=call.error_message or call.error or ""))
+            if call.reason == "unreachable" and call.error_message is not None:
+                outcome.notes.append(msg("ask.unreachable", error=call.error_message))
+            else:
+                outcome.notes.append(msg("ask.no_answer", reason=msg(f"rerank.fallback.{call.reason}"),
+                                         error=call.error_message or call.error or ""))
         return answer
+
+    async def without_the_server(self, said: Message) -> None:
+        """An earlier step could not reach the chat model's server: no answer is asked of it (it
+        was down a moment ago), and none claims that nothing was found (the model never judged
+        the topics): the sources found stand, stage 1's best when the rerank kept none."""
+        outcome, steps = self.steps.outcome, self.steps
+        if not outcome.sources and outcome.candidates:
+            composed = await steps.compose(self.question, steps.stand_in(outcome.candidates, said),
+                                           outcome.candidates, record=False)
+            if composed is not None:
+                outcome.sources = composed.sources
+        outcome.fallback = "answer_unreachable"
+        outcome.notes.append(msg("ask.unreachable", error=said))
+        steps.add(StepRecord("answer", 0.0, False, "unreachable", {"sources": len(outcome.sources),
+                                                                   "error": str(said),
+                                                                   "error_message": said.to_json()}))
 
     async def refine(self, first) -> None:
         """Seed 002's one extra round: the first answer as a hypothetical document (HyDE) and a

@@ -38,6 +38,9 @@ class Steps:
         self.check_cancel = check_cancel
         self.on_step = on_step
         self.rerank_usage: dict[str, Any] = {}  # the last rerank's tokens and model time (refine records it)
+        # Why the chat model's server could not be reached, once a step found it so (issue 31):
+        # the answer step then says so instead of asking it again or claiming nothing was found.
+        self.unreachable: Message | None = None
 
     @staticmethod
     def ms(mark: float) -> float:
@@ -52,6 +55,8 @@ class Steps:
                     fallback: str | None = None) -> StepRecord:
         detail = {**detail, "protocol": call.protocol, "error": call.error, "finish_reason": call.finish_reason,
                   "call": call.record}
+        if call.error_message is not None:  # the error as a code: a face says it in its language
+            detail["error_message"] = call.error_message.to_json()
         return StepRecord(name, self.ms(mark), call.ok, fallback or call.reason, detail, dict(call.usage))
 
     # -- search, rerank, compose -----------------------------------------------------------
@@ -100,6 +105,9 @@ class Steps:
             result, refused = keep_unread(candidates, reranker, result, reranker.threshold)
             if refused is not None:
                 self.outcome.notes.append(refused)
+        said = result.message("error") if result.fallback else None
+        if said is not None and said.code == "llm.unreachable":
+            self.unreachable = said
         usage = dict(result.usage or {})
         turns = (result.report or {}).get("timings_ms") or {}
         usage["model_ms"] = round(sum(v for k, v in turns.items() if k.startswith("turn_")
@@ -111,6 +119,12 @@ class Steps:
             self.add(StepRecord("rerank", self.ms(mark), fallback is None, fallback or result.fallback, detail,
                                 usage))
         return result
+
+    def stand_in(self, candidates: list[Candidate], said: Message) -> RerankResult:
+        """Stage 1's best topics in place of a selection no model could make."""
+        topics = [c for c in candidates if c.kind == "topic"]
+        return RerankResult(self.deps.reranker.name, fallback_selection("unreachable", [], topics, FALLBACK_TOPICS),
+                            {"error": str(said)}, fallback="unreachable")
 
     async def compose(self, question: str, selection: RerankResult, candidates: list[Candidate], *,
                       record: bool = True) -> Composed | None:

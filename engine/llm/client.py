@@ -12,8 +12,10 @@ Cancelling the awaiting task cancels the HTTP request at once (httpx closes the 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
+import ssl
 from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
@@ -46,6 +48,14 @@ CHAT_RETRY = RetryPolicy(max_retries=2)
 ErrorFactory = Callable[[Message | str], LLMError]  # the final error given a suffix (" after 3 attempts", or "")
 
 
+
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """httpx's default TLS context (its CA bundle, SSL_CERT_FILE honoured), made once per process:
+    making one reads the CA bundle, ~50 ms, and the window makes a client for each Ask on its GUI
+    thread (issue 31). A configured context is safe to share between clients and threads."""
+    return httpx.create_ssl_context()
+
 class ChatClient:
     def __init__(self, endpoint: Endpoint, *, retry: RetryPolicy = CHAT_RETRY, timeout: float = 120.0,
                  connect_timeout: float = 10.0, capabilities: CapabilityMemory | None = None,
@@ -61,7 +71,7 @@ class ChatClient:
         # Only connecting has its own limit; reading is bounded by the call's asyncio
         # deadline, which also covers retries and waits.
         self._http = httpx.AsyncClient(base_url=endpoint.url, headers=headers, transport=transport,
-                                       timeout=httpx.Timeout(None, connect=connect_timeout))
+                                       timeout=httpx.Timeout(None, connect=connect_timeout), verify=tls_context())
         self._closed = False
 
     async def __aenter__(self) -> ChatClient:

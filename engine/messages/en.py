@@ -30,6 +30,22 @@ CATALOGUE: dict[str, str] = {
     "search.not_recorded": "this run was not recorded: {reason}",
     "search.calibration_unusable": "the saved score calibration is {problem}: scores use the defaults until "
                                    "`flashback build` (or Build memory) measures it again",
+    # issue 31 findings
+    "search.flash_turn_share": "{server} did not answer turn {turn} within {seconds:g} s, that turn's share of the "
+                               "{total:g} s timeout (model {model}). Allow more time or choose a faster model.",
+    "search.flash_turn_limit": "{server} did not answer turn {turn} within the {seconds:g} s per-turn limit (model "
+                               "{model}). Allow more time or choose a faster model.",
+    "search.flash_total_timeout": "{server} did not answer within the {total:g} s timeout (model {model}; turn {turn} "
+                                  "had {seconds:g} s of it left). Allow more time or choose a faster model.",
+    "cli.interrupted_build": "Interrupted: the build stopped. What it had built so far is kept; the next "
+                             "`flashback build` continues from there.",
+    "cli.interrupted_import": "Interrupted: the export being imported left nothing in the store (exports "
+                              "imported before it are kept); import it again.",
+    "cli.interrupted": "Interrupted.",
+    "cli.no_store": "There is no Flashback data in {folder}: check --data-dir, or import an export first "
+                    "(`flashback import FILE`).",
+    "rerank.fallback.unreachable": "unreachable",
+    "ask.unreachable": "No written answer, only the sources found: {error}",
     "memory.index_lost": "The search index in {folder} is missing (was the folder deleted?): build the memory "
                          "again (Memory → Build memory, or `flashback build`); the stored vectors are kept, so "
                          "it is quick.",

@@ -23,6 +23,23 @@ CATALOGUE: dict[str, str] = {
     "search.not_recorded": "этот запуск не записан в историю: {reason}",
     "search.calibration_unusable": "сохранённая калибровка оценок {problem}: оценки считаются по умолчанию, пока "
                                    "`flashback build` (или «Построить память») не измерит её заново",
+    # issue 31 findings
+    "search.flash_turn_share": "{server} не ответил на ходе {turn} за {seconds:g} с — столько этому ходу "
+                               "отведено из тайм-аута {total:g} с (модель {model}). Дайте больше времени или "
+                               "выберите модель побыстрее.",
+    "search.flash_turn_limit": "{server} не ответил на ходе {turn} за {seconds:g} с — предел одного хода (модель "
+                               "{model}). Дайте больше времени или выберите модель побыстрее.",
+    "search.flash_total_timeout": "{server} не ответил за тайм-аут {total:g} с (модель {model}; ходу {turn} "
+                                  "оставалось {seconds:g} с). Дайте больше времени или выберите модель побыстрее.",
+    "cli.interrupted_build": "Прервано: построение остановлено. Всё, что уже построено, сохранено; следующий "
+                             "`flashback build` продолжит с того же места.",
+    "cli.interrupted_import": "Прервано: незаконченный импорт ничего не оставил в хранилище (экспорты, "
+                              "импортированные до него, сохранены); импортируйте его ещё раз.",
+    "cli.interrupted": "Прервано.",
+    "cli.no_store": "В папке {folder} нет данных Flashback: проверьте --data-dir или сначала импортируйте "
+                    "экспорт (`flashback import ФАЙЛ`).",
+    "rerank.fallback.unreachable": "сервер модели недоступен",
+    "ask.unreachable": "Письменного ответа нет, только найденные источники: {error}",
     "memory.index_lost": "Поисковый индекс в {folder} пропал (папку удалили?): постройте память заново "
                          "(Память → Построить память или `flashback build`); сохранённые векторы целы, так что "
                          "это быстро.",
@@ -125,7 +142,7 @@ CATALOGUE: dict[str, str] = {
     "rerank.threshold.reason": "оценка {score:.2f} ≥ {threshold:.2f}",
     "rerank.threshold.reason_gap": "оценка {score:.2f} ≥ {threshold:.2f}, на {drop:.2f} ниже предыдущей (предел "
                                    "разрыва {gap:.2f})",
-    "rerank.fallback.llm_error": "сервер модели ответил ошибкой",
+    "rerank.fallback.llm_error": "ошибка при обращении к серверу модели",
     "rerank.fallback.timeout": "вышло общее время",
     "rerank.fallback.turn_timeout": "ход занял слишком много времени",
     "rerank.fallback.empty_response": "модель ничего не ответила",

@@ -35,6 +35,7 @@ MODEL_EMPTY = "model_empty"
 # the run metrics count by it).
 _FALLBACK_MESSAGES = {
     "llm_error": msg("rerank.fallback.llm_error"), "timeout": msg("rerank.fallback.timeout"),
+    "unreachable": msg("rerank.fallback.unreachable"),  # Ask's calls: a server never reached (issue 31)
     "turn_timeout": msg("rerank.fallback.turn_timeout"), "empty_response": msg("rerank.fallback.empty_response"),
     "protocol_violation": msg("rerank.fallback.protocol_violation"),
     "parse_error": msg("rerank.fallback.parse_error"), "all_hallucinated": msg("rerank.fallback.all_hallucinated"),

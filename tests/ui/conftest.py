@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
 
 import resources
 
@@ -91,3 +92,64 @@ def qasync_loop(qapp):
     executor.shutdown(wait=True)
     asyncio.events._set_running_loop(None)  # qasync marked it running for the whole test
     asyncio.set_event_loop(None)
+
+
+# -- waits for "nothing happened" checks (issue 31): each ends on an event that must come after
+# the forbidden one, so such a check cannot pass merely because it did not wait long enough.
+class _Sentinel(QObject):
+    poked = Signal()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.delivered = False
+        self.poked.connect(self._arrive, Qt.ConnectionType.QueuedConnection)
+
+    @Slot()
+    def _arrive(self) -> None:
+        self.delivered = True
+
+
+def deliver_posted_events(qtbot) -> None:
+    """Wait until every event already posted to the GUI thread (a worker's queued result, error or
+    progress) has been delivered: a queued call posted now arrives after them (Qt delivers the
+    events posted to one thread in their order)."""
+    sentinel = _Sentinel()
+    sentinel.poked.emit()
+    qtbot.waitUntil(lambda: sentinel.delivered, timeout=60_000)
+
+
+def fire_timers_due_within(qtbot, delay_ms: int) -> None:
+    """Wait until every timer due within `delay_ms` of now (a debounce already started) has fired
+    and run its slot: a precise timer started now, due a little later than the coarse ones may be
+    (Qt moves a coarse timer by up to 5 % of its interval), fires after them (Qt fires expired
+    timers in the order of their deadlines), however late a busy machine runs them all."""
+    sentinel = QTimer(singleShot=True, interval=int(delay_ms * 1.1) + 20)
+    sentinel.setTimerType(Qt.TimerType.PreciseTimer)
+    fired: list[bool] = []
+    sentinel.timeout.connect(lambda: fired.append(True))
+    sentinel.start()
+    qtbot.waitUntil(lambda: bool(fired), timeout=60_000)
+    deliver_posted_events(qtbot)  # what those slots posted (a search started in a worker) too
+
+
+def settle_background_work(qtbot, rounds: int = 20) -> None:
+    """Wait until the window's background reads have ended and their answers have arrived, the
+    reads those answers started included (stats → memory status → warm-up): the pool idle after
+    its posted answers were delivered."""
+    from PySide6.QtCore import QThreadPool
+
+    pool = QThreadPool.globalInstance()
+    for _ in range(rounds):
+        assert pool.waitForDone(60_000), "a background task never ended"
+        deliver_posted_events(qtbot)
+        if pool.activeThreadCount() == 0:
+            return
+    raise AssertionError("background work kept starting more work")
+
+
+def watcher_has_looked(qtbot, watcher) -> None:
+    """A poll of the store watcher begun now has answered: it has seen the store as it is now."""
+    qtbot.waitUntil(lambda: not watcher._polling, timeout=30_000)
+    watcher.poll()
+    qtbot.waitUntil(lambda: not watcher._polling, timeout=30_000)
+    deliver_posted_events(qtbot)

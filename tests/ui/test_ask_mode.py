@@ -20,7 +20,7 @@ import resources
 from engine.api import Flashback
 from tests.engine.ask.conftest import ScriptedModel, source_number
 from tests.fake_openai import FakeOpenAI, FakeResponse, RecordedRequest, chat_reply
-from tests.ui.conftest import FakeKeys
+from tests.ui.conftest import FakeKeys, deliver_posted_events
 from tests.ui.test_main_window import isolate_qsettings
 from ui.main_window import MainWindow
 from ui.search.ask_mode import NOTICE_KEY
@@ -223,7 +223,7 @@ def test_the_plan_chips_are_edited_and_asked_again_as_edited(qtbot, window, serv
     count = len(server.requests_to(CHAT))
     chips.rerun_button.click()
     assert chips.error.isVisible() and "some time" in chips.error.text()
-    qtbot.wait(200)
+    deliver_posted_events(qtbot)  # an Ask the click had started would be running now
     assert len(server.requests_to(CHAT)) == count and not window.search_panel.asking.running()
 
 
@@ -254,7 +254,7 @@ def test_cancel_keeps_the_sources_found_and_the_gui_ticks(qtbot, window, server)
     assert view.outcome is not None and view.outcome.sources and view.outcome.answer is None
     assert "Cancelled" in view.answer.toPlainText() and "Sources" in view.answer.toPlainText()
     gaps = [later - earlier for earlier, later in zip(ticks, ticks[1:], strict=False)]
-    assert len(ticks) > 30 and max(gaps) < 0.5, f"GUI thread stalled for {max(gaps) * 1000:.0f} ms during Ask"
+    assert len(ticks) > 30 and max(gaps) < 1.0, f"GUI thread stalled for {max(gaps) * 1000:.0f} ms during Ask"
 
 
 def test_the_answer_streams_into_the_view_with_live_links(qtbot, window, server):

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app.keys import KeyStore
 from engine.api import Flashback
+from tests.ui.conftest import settle_background_work, watcher_has_looked
 from ui.main_window import MainWindow
 from ui.shell.browse import ID_ROLE
 
@@ -79,7 +80,7 @@ def test_forgetting_a_chat_asks_naming_what_goes_then_removes_it(qtbot, window):
     assert "“Alice”" in box.text() and "5 messages" in box.text() and "1 topic" in box.text()
     assert box.defaultButton() is box.button(QMessageBox.StandardButton.Cancel)
     box.button(QMessageBox.StandardButton.Cancel).click()
-    qtbot.wait(300)
+    settle_background_work(qtbot)  # a forget the click had started would have ended by now
     assert {chat.name for chat in service.browse.chats()} == {"Alice", "Bob"}  # Cancel keeps everything
 
     box = confirmation(qtbot, window, "Alice")
@@ -91,7 +92,7 @@ def test_forgetting_a_chat_asks_naming_what_goes_then_removes_it(qtbot, window):
     assert done, [b.text() for b in window.browse.findChildren(QMessageBox)]
     assert "Alice" not in [window.browse.chat_filter.itemText(i) for i in range(window.browse.chat_filter.count())]
     assert all(c.chat != "Alice" for c in service.search.candidates("Zanzibar ferry").candidates)
-    qtbot.wait(3000)  # a watcher poll: our own forget is not news from another process
+    watcher_has_looked(qtbot, window.watcher)  # a poll after the forget: our own forget is not news
     assert "another Flashback process" not in window.statusBar().currentMessage()
 
 

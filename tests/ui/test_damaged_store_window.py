@@ -24,7 +24,7 @@ from app.keys import KeyStore
 from engine.api import Flashback
 from engine.store.database import db_path
 from tests.cli_run import ROOT
-from tests.ui.conftest import write_jsonl
+from tests.ui.conftest import settle_background_work, write_jsonl
 from ui.main_window import MainWindow
 
 ADVICE = "run `flashback check` to see what can be repaired, or import your exports into a new data folder"
@@ -68,7 +68,7 @@ def test_a_damaged_store_is_one_sentence_with_what_to_do(qtbot, damaged_store, c
     qtbot.addWidget(window)
     window.show()
     qtbot.waitUntil(lambda: bool(window.findChildren(QMessageBox)), timeout=15_000)
-    qtbot.wait(1500)  # every list the window reads at start has answered by now
+    settle_background_work(qtbot)  # every list the window reads at start has answered
     boxes = [box for box in window.findChildren(QMessageBox) if box.isVisible()]
     assert len(boxes) == 1, [box.text() for box in boxes]
     text = boxes[0].text()

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QDate, Qt
 
-from tests.ui.conftest import FakeKeys
+from tests.ui.conftest import FakeKeys, fire_timers_due_within
 from tests.ui.test_search_panel import QUERY, CountingService, search
 from ui.search import SearchPanel
+from ui.search.panel import RESTAGE_DELAY_MS
 
 SENTENCE = "The date range is empty: 2025-04-15 comes after 2025-04-01; choose a first day on or before the last one."
 
@@ -37,7 +38,8 @@ def test_an_inverted_date_range_is_said_at_the_filter_and_not_searched(qtbot, pa
     settings.date_from.setDate(QDate(2025, 4, 15))
     settings.date_to.setDate(QDate(2025, 4, 1))
     assert settings.date_note.isVisible() and settings.date_note.text() == SENTENCE
-    qtbot.wait(600)  # the filters' re-search delay passes: it is refused, not run
+    fire_timers_due_within(qtbot, RESTAGE_DELAY_MS)  # the filters' re-search is due: it is refused, not run
+    assert not panel.is_busy()
     qtbot.keyClick(panel.query, Qt.Key.Key_Return)
     assert len(service.stage1_calls) == 1
     assert panel.status.text() == SENTENCE

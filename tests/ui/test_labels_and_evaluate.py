@@ -197,8 +197,9 @@ def test_flash_against_the_threshold_on_the_scripted_server(qtbot, qasync_loop, 
 
         server.handle("/v1/chat/completions", lambda request: __import__("time").sleep(0.4) or
                       LocalServerModel(forces=frozenset({"required", "named"}))(request))
+        asked = len(server.requests)
         evaluate.controls.compare_button.click()
-        qtbot.wait(100)
-        evaluate.controls.cancel_button.click()  # cancel while a call is in flight
+        qtbot.waitUntil(lambda: len(server.requests) > asked, timeout=30_000)  # a call is in flight (0.4 s)
+        evaluate.controls.cancel_button.click()  # cancel while it is
         qtbot.waitUntil(lambda: "cancelled" in evaluate.status.text(), timeout=5_000)
         assert not evaluate.comparer.running() and not evaluate.controls.cancel_button.isVisible()

@@ -11,6 +11,7 @@ import pytest
 import shiboken6
 
 from engine.progress import PROGRESS_INTERVAL_S
+from tests.ui.conftest import deliver_posted_events
 from ui.tasks import LatestWins, wait_for_background_work
 
 WAIT_S = 10
@@ -61,7 +62,7 @@ def test_a_superseded_result_is_dropped_and_the_newest_delivered(qtbot, latest):
     qtbot.waitUntil(lambda: seen.results == ["new"])
     old.release.set()  # the older job answers last
     qtbot.waitUntil(lambda: latest.running() == 0)
-    qtbot.wait(50)  # anything still queued for the GUI thread is delivered by now
+    deliver_posted_events(qtbot)  # anything the old job had queued for the GUI thread has arrived
     assert seen.results == ["new"] and seen.errors == []
     assert seen.progress == ["started", "started", ("late", "new")]  # none of the old job's late progress
     assert old.cancelled and not new.cancelled
@@ -76,7 +77,7 @@ def test_a_superseded_error_is_dropped(qtbot, latest):
     qtbot.waitUntil(lambda: latest.running() == 1)
     new.release.set()
     qtbot.waitUntil(lambda: latest.running() == 0)
-    qtbot.wait(50)
+    deliver_posted_events(qtbot)
     assert seen.errors == [] and seen.results == ["new"]
 
 
@@ -96,7 +97,7 @@ def test_supersede_without_a_new_job_delivers_nothing(qtbot, latest):
     assert not latest.pending()
     job.release.set()
     qtbot.waitUntil(lambda: latest.running() == 0)
-    qtbot.wait(50)
+    deliver_posted_events(qtbot)
     assert seen.results == [] and job.cancelled
 
 
@@ -146,5 +147,5 @@ def test_work_that_outlives_its_owner_ends_quietly(qtbot):
     qtbot.waitUntil(lambda: not shiboken6.isValid(task.signals), timeout=WAIT_S * 1000)
     job.release.set()
     assert wait_for_background_work(WAIT_S * 1000)
-    qtbot.wait(50)  # any exception from the worker would surface in the Qt event loop here
+    deliver_posted_events(qtbot)  # any exception from the worker would surface in the Qt event loop here
     assert heard == []

@@ -17,7 +17,7 @@ from app.gui import DEMO_EXPORT
 from app.keys import KeyStore
 from bench.synth_telegram import write_export
 from engine.api import Changes, Flashback
-from tests.ui.conftest import write_jsonl
+from tests.ui.conftest import settle_background_work, write_jsonl
 from ui.main_window import MainWindow
 from ui.shell.browse import ID_ROLE
 
@@ -65,7 +65,7 @@ def message_boxes(window: MainWindow) -> list[QMessageBox]:
 def wait_idle(qtbot, window: MainWindow, timeout: int = 60_000) -> None:
     qtbot.waitUntil(lambda: not window.imports.busy, timeout=timeout)
     qtbot.waitUntil(lambda: window.stats is not None and window._stack.currentIndex() in (0, 1))
-    qtbot.wait(50)  # the refresh after `finished` reads the store in a worker
+    settle_background_work(qtbot)  # the refresh after `finished` reads the store in a worker
 
 
 def test_empty_state_then_demo_builds_and_browsing_works(qtbot, window, service, screenshots_dir):
@@ -239,8 +239,9 @@ def test_gui_thread_keeps_ticking_during_import_and_build(qtbot, window, service
     print(f"HEARTBEAT max gap {max(gaps) * 1000:.1f} ms over {len(ticks)} ticks")
     assert len(ticks) > 50
     # Importing or building on the GUI thread would stall it for seconds; a loaded 2-core
-    # machine delays a 20 ms timer by a few hundred ms at worst (132 ms seen, 120 ms was the limit).
-    assert late <= 0.5, f"a 20 ms tick came {late * 1000:.0f} ms late ({len(ticks)} ticks)"
+    # machine delays a 20 ms timer by a few hundred ms at worst (132 ms seen, 120 ms was the limit;
+    # 1 s is 7× that and still far below a stall of seconds).
+    assert late <= 1.0, f"a 20 ms tick came {late * 1000:.0f} ms late ({len(ticks)} ticks)"
 
 
 def test_drop_of_files_imports_them(qtbot, window, service, tmp_path):

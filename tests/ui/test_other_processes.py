@@ -83,7 +83,7 @@ def window(qtbot, tmp_path) -> MainWindow:
 
 def test_an_import_by_another_process_refreshes_the_window(qtbot, window, tmp_path):
     before = window.stats.messages
-    qtbot.wait(300)  # the watcher's first look has taken the store as it is
+    qtbot.waitUntil(lambda: window.watcher._token is not None, timeout=30_000)  # its first look took the store
     result = flashback("import", str(write_jsonl(tmp_path / "chat.jsonl", 30)), data_dir=tmp_path / "data")
     assert result.returncode == 0, result.stderr
     qtbot.waitUntil(lambda: window.stats.messages == before + 30, timeout=15_000)

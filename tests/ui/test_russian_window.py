@@ -269,7 +269,8 @@ def test_a_russian_window_shows_no_english_sentence(qtbot, qasync_loop, russian,
         panel.run_flash()
         qtbot.waitUntil(lambda: panel._state.flash is not None and not panel.is_busy(), timeout=30_000)
     assert panel._state.flash.result.fallback
-    assert all(card.data.reason.startswith("откат (сервер модели ответил ошибкой)") for card in panel.cards.cards)
+    assert all(card.data.reason.startswith("откат (ошибка при обращении к серверу модели)")
+               for card in panel.cards.cards)
     look("Flash fell back")
 
     # The cross-encoder (issue 25): its scores on the chart and the cards, then a server refusing it.

@@ -15,9 +15,11 @@ from PySide6.QtGui import QGuiApplication
 from engine.api import EngineError, Flashback
 from engine.api.evaluation import EvaluationService
 from engine.api.search import SearchService
-from tests.ui.conftest import FakeKeys
+from tests.ui.conftest import FakeKeys, deliver_posted_events, fire_timers_due_within
 from ui.search import SearchPanel
+from ui.search.panel import RESTAGE_DELAY_MS
 from ui.search.settings_panel import SettingsPanel
+from ui.tasks import wait_for_background_work
 
 QUERY = "Postgres upgrade incident"
 
@@ -36,10 +38,14 @@ class CountingSearch(SearchService):
         owner = self._owner
         with owner.calls_lock:
             owner.stage1_calls.append(query)
-        time.sleep(owner.slow_queries.get(query, 0.0))
+        time.sleep(owner.slow_queries.get(query, 0.0))  # the job's own length (a slow query), not a wait
         if query in owner.failing_queries:
             raise EngineError("The search index is missing; rebuild the memory (Memory → Build).")
-        return super()._stage1(query, settings, **options)
+        try:
+            return super()._stage1(query, settings, **options)
+        finally:
+            with owner.calls_lock:
+                owner.stage1_done.append(query)
 
 
 class CountingService(Flashback):
@@ -48,6 +54,7 @@ class CountingService(Flashback):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.stage1_calls: list[str] = []
+        self.stage1_done: list[str] = []  # stage 1 runs that ended (answered or failed)
         self.slow_queries: dict[str, float] = {}
         self.failing_queries: set[str] = set()
         self.calls_lock = threading.Lock()
@@ -124,8 +131,8 @@ def test_threshold_slider_refilters_without_a_new_stage1(qtbot, panel, service):
     panel.settings_panel.combo("mode").setCurrentIndex(panel.settings_panel.combo("mode").findData("vector"))
     assert len(kept_ids(panel)) == len(panel.outcome().stage1.candidates)
 
-    qtbot.wait(500)  # longer than the re-stage delay: nothing above may have queued a stage 1
-    assert service.stage1_calls == [QUERY]
+    fire_timers_due_within(qtbot, RESTAGE_DELAY_MS)  # a re-stage queued above would have started by now
+    assert service.stage1_calls == [QUERY] and not panel.is_busy()
 
     panel.settings_panel.slider("candidates").setValue(10)  # the candidate set itself changes
     qtbot.waitUntil(lambda: len(service.stage1_calls) == 2 and not panel.is_busy(), timeout=10_000)
@@ -138,7 +145,9 @@ def test_latest_search_wins(qtbot, panel, service):
     panel.search()
     search(qtbot, panel, "Lisbon trip hotel")
     qtbot.waitUntil(lambda: len(service.stage1_calls) == 2 and not panel.is_busy(), timeout=10_000)
-    qtbot.wait(100)
+    qtbot.waitUntil(lambda: "slow question" in service.stage1_done, timeout=30_000)  # the slow one answered
+    wait_for_background_work()
+    deliver_posted_events(qtbot)  # … and what it sent the GUI thread has arrived: it must not show
     assert panel.outcome().stage1.query == "Lisbon trip hotel"
 
 
@@ -215,7 +224,7 @@ def test_chat_and_date_filters_rerun_stage1_and_are_not_saved(qtbot, panel, serv
     panel.settings_panel.date_from.setDate(QDate(2025, 4, 1))
     panel.settings_panel.date_to.setDate(QDate(2025, 4, 15))
     qtbot.waitUntil(lambda: len(service.stage1_calls) >= 3 and not panel.is_busy(), timeout=10_000)
-    qtbot.wait(400)  # both date edits changed: at most one more stage 1 after the delay
+    fire_timers_due_within(qtbot, RESTAGE_DELAY_MS)  # both date edits changed: at most one more stage 1
     qtbot.waitUntil(lambda: not panel.is_busy(), timeout=10_000)
     dated = [c for c in panel.outcome().stage1.candidates if c.kind == "topic"]
     assert dated and all("2025-04-01" <= c.date <= "2025-04-15" and c.chat == "Backend team" for c in dated)

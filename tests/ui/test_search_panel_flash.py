@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import QTimer
 
 from tests.fake_openai import FakeOpenAI, FakeResponse, chat_reply, tool_call
-from tests.ui.conftest import FakeKeys
+from tests.ui.conftest import FakeKeys, deliver_posted_events
 from tests.ui.test_search_panel import CountingService
 from ui.search import SearchPanel
 
@@ -138,7 +138,7 @@ def test_flash_can_be_cancelled_and_the_gui_keeps_ticking(qtbot, qasync_loop, se
     panel = make_panel(qtbot, service)
     use_server(panel, server)
     search(qtbot, panel)
-    server.script(CHAT, FakeResponse(json=chat_reply("{}"), delay=2.0))
+    server.script(CHAT, FakeResponse(json=chat_reply("{}"), delay=10.0))  # still "thinking" when cancelled
     ticks: list[float] = []
     heartbeat = QTimer()
     heartbeat.setInterval(10)
@@ -147,7 +147,9 @@ def test_flash_can_be_cancelled_and_the_gui_keeps_ticking(qtbot, qasync_loop, se
     try:
         panel.flash_button.click()
         qtbot.waitUntil(lambda: len(server.requests_to(CHAT)) == 1, timeout=5_000)
-        qtbot.wait(1200)  # the server is still "thinking"
+        ticked = len(ticks)
+        qtbot.waitUntil(lambda: len(ticks) >= ticked + 60, timeout=9_000)  # the GUI ticks on while it "thinks"
+        assert CHAT not in server.served  # (its 2 s are not over: the state below is the running one)
         assert panel.busy.isVisible() and not panel.flash_button.isEnabled()
         panel.grab().save(str(screenshots_dir / "search_flash_running.png"))
         panel.cancel_button.click()
@@ -159,9 +161,9 @@ def test_flash_can_be_cancelled_and_the_gui_keeps_ticking(qtbot, qasync_loop, se
     assert panel.flash_button.isEnabled() and panel.outcome() is None
     gaps = [later - earlier for earlier, later in zip(ticks, ticks[1:], strict=False)]
     assert len(ticks) > 50
-    # A call made on the GUI thread would stall it for the server's 2 s; a loaded 2-core
-    # machine delays a 10 ms timer by a few hundred ms at worst (132 ms seen).
-    assert max(gaps) < 0.5, f"GUI thread stalled for {max(gaps) * 1000:.0f} ms during Flash"
+    # A call made on the GUI thread would stall it for the server's 10 s; a loaded 2-core
+    # machine delays a 10 ms timer by a few hundred ms at worst (132 ms seen; 1 s is 7× that).
+    assert max(gaps) < 1.0, f"GUI thread stalled for {max(gaps) * 1000:.0f} ms during Flash"
 
 
 def test_a_new_search_cancels_a_running_flash(qtbot, qasync_loop, service, server):
@@ -173,5 +175,6 @@ def test_a_new_search_cancels_a_running_flash(qtbot, qasync_loop, service, serve
     qtbot.waitUntil(lambda: len(server.requests_to(CHAT)) == 1, timeout=5_000)
     search(qtbot, panel, "Lisbon trip hotel")
     assert not panel._flash.running()
-    qtbot.wait(1800)  # the old answer would have arrived by now: it must not show
+    qtbot.waitUntil(lambda: server.served.count(CHAT) >= 1, timeout=30_000)  # the old answer was sent …
+    deliver_posted_events(qtbot)  # … and whatever it made the window do has been done: it must not show
     assert panel.outcome() is None and panel._state.stage1.query == "Lisbon trip hotel"

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 
 from engine.api import AskOutcome, DateRange, Plan
 from ui.search.answer_document import cited_number, write_outcome, write_text
-from ui.search.ask_words import STEP_ORDER, step_name, step_tip
+from ui.search.ask_words import STEP_ORDER, step_name, step_tip, unreachable_sentence
 from ui.search.plan_chips import PlanChips
 
 DONE, FELL_BACK, SKIPPED = "#2e7d4f", "#b26a00", "#8a94a3"
@@ -114,6 +114,8 @@ class AskView(QFrame):
         self.records = list(outcome.steps)
         self.plan_chips.set_plan(outcome.plan)
         self.plan_chips.show()
+        if outcome.fallback == "answer_unreachable":  # the server named, not "no answer (unreachable)"
+            reason = unreachable_sentence(outcome) or reason
         write_outcome(self.answer.document(), outcome, missing_model, reason)
         self.note.setText(note)
         self.note.setVisible(bool(note))

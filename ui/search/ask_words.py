@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from PySide6.QtCore import QCoreApplication
 
-from engine.api import PRESETS
+from engine.api import PRESETS, Message
 from ui.i18n import current_language, engine_words
 from ui.search.reasons import fallback_name
 
@@ -77,9 +77,25 @@ def step_fallback(reason: str | None) -> str:
 
 
 def step_tip(record) -> str:
-    """A step's tooltip: its time and, when it did not do its own work, why."""
+    """A step's tooltip: its time and, when it did not do its own work, why, with the error as
+    the engine said it (issue 31: "Could not reach … at http://…", not "answered with an error")."""
     why = step_fallback(record.fallback)
-    return duration(record.ms) + (" · " + why if why else "")
+    tip = duration(record.ms) + (" · " + why if why else "")
+    if record.fallback:
+        detail = record.detail or {}
+        report = detail.get("report")
+        said = Message.from_json(detail.get("error_message")) or \
+            (Message.from_json(report.get("error_message")) if isinstance(report, dict) else None)
+        if said is not None:
+            tip += "\n" + engine_words(said)
+    return tip
+
+
+def unreachable_sentence(outcome) -> str:
+    """Why there is no written answer when the chat model's server could not be reached, naming
+    its address (the engine's note); "" when that is not why."""
+    said = next((n for n in outcome.notes if isinstance(n, Message) and n.code == "ask.unreachable"), None)
+    return engine_words(said) if said is not None else ""
 
 
 def claim_tip(claim) -> str:

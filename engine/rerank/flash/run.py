@@ -187,11 +187,25 @@ class RunBase:
             if isinstance(exc, LLMTimeout):
                 # Cut short by what was left of the total → "timeout"; by the per-turn limit → "turn_timeout".
                 reason = "timeout" if timeout < per_turn - 1e-6 or deadline.expired else "turn_timeout"
-                return self._fallback(reason, exc.message)
+                return self._fallback(reason, self._timeout_message(exc, reason, turn=turn, seconds=timeout))
             return self._fallback("llm_error", exc.message)
         self.turns.append(self.recorder.call(label, time.perf_counter() - started, result=result))
         self.turns[-1]["protocol"] = self.protocol.protocol
         return result
+
+    def _timeout_message(self, exc: LLMTimeout, reason: str, *, turn: int, seconds: float) -> Message:
+        """The client says "did not answer within 1.5 s"; the person set a total (`--timeout 3`):
+        name the budget that ran out and what it was a part of."""
+        said = exc.message
+        params = said.params if isinstance(said, Message) else {}
+        server, model, s = params.get("server", "?"), params.get("model", self.settings.model), self.settings
+        if reason == "timeout":
+            return msg("search.flash_total_timeout", server=server, model=model, total=float(s.total), turn=turn,
+                       seconds=seconds)
+        if s.turn_timeout is not None:
+            return msg("search.flash_turn_limit", server=server, model=model, turn=turn, seconds=seconds)
+        return msg("search.flash_turn_share", server=server, model=model, turn=turn, seconds=seconds,
+                   total=float(s.total))
 
     # -- reads --------------------------------------------------------------------------------
     def _remember(self, ids: list[int]) -> None:

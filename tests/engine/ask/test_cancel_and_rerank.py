@@ -76,7 +76,7 @@ def test_cancelling_the_task_cancels_the_flow(server, service, data_dir):
                 await task
             return time.perf_counter() - started
 
-    assert asyncio.run(go()) < 0.5
+    assert asyncio.run(go()) < 2.0  # at once, not the server's 5 s
 
 
 def test_flash_reranks_the_fused_candidates_and_its_tokens_count(server, service, data_dir):
@@ -106,6 +106,7 @@ def test_a_reranker_over_its_share_of_the_budget_falls_back_to_stage_1s_best(ser
     outcome = run_ask(QUESTION, service, data_dir, server, reranker=StuckReranker(),
                       settings=AskSettings(total_budget_s=2.0))
     rerank = outcome.steps[2]
-    assert rerank.fallback == "timeout" and not rerank.ok and rerank.ms < 1000  # 0.35 of 2 s
+    assert rerank.fallback == "timeout" and not rerank.ok and rerank.ms < 10_000  # not the stuck 30 s
+    assert rerank.detail["error"] == "the reranker took longer than its 0.7 s"  # 0.35 of 2 s: its share
     assert 0 < len(outcome.selection.selected) <= 5 and outcome.answer is not None and outcome.fallback is None
     assert all(s.reason.startswith("fallback (timeout)") for s in outcome.selection.selected)
