@@ -297,10 +297,13 @@ def _search(args: argparse.Namespace, data_dir: Path) -> tuple[Flashback, Search
 
 def _cause(report: FlashReport) -> str:
     """The fallback's cause in one short clause: the reranker's own error note, first line."""
-    error = str(report.error or report.note or "").strip()
+    said = report.error or report.note
+    error = str(said or "").strip()
     if not error:
         return ""
-    first = _AT_URL.sub("", error.splitlines()[0])  # the address is the one the user gave: not news
+    first = error.splitlines()[0]
+    if said is None or said.code != "llm.unreachable":  # unreachable: which address is the news
+        first = _AT_URL.sub("", first)  # else the address is the one the user gave: not news
     return f" ({first[:137] + '…' if len(first) > 140 else first})"
 
 

@@ -42,8 +42,11 @@ class AskService:
         holds the sources found and a note saying what to set. The run is recorded in Run history.
         `plan`: the person's own (the window's edited chips), searched as given with no plan call."""
         question = clean_query(question)
-        chats, languages = self._context.read(store_profile)
-        embedder = self._context.retriever().embedder
+        import asyncio  # a coroutine runs on a loop, so asyncio is loaded by then
+
+        # Store reads off the awaiting thread: in the window that is the GUI thread (issue 31).
+        chats, languages = await asyncio.to_thread(self._context.read, store_profile)
+        embedder = (await asyncio.to_thread(self._context.retriever)).embedder
         client = ChatClient(endpoint) if endpoint is not None else None
         deps = AskDeps(stage1=self._stage1_without_dates, reranker=reranker, connect=self._context.connect,
                        embedder=embedder, client=client, model=endpoint.default_model if endpoint else None,
