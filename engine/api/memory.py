@@ -82,8 +82,7 @@ class MemoryService:
 
     def build(self, options: BuildOptions | None = None, on_progress: StageProgress | None = None,
               cancel: CancelToken | None = None, topic_llm: Endpoint | None = None,
-              llm_timeout: float | None = None, on_wait: WaitCallback | None = None,
-              **client_options: Any) -> BuildReport:
+              llm_timeout: float | None = None, on_wait: WaitCallback | None = None) -> BuildReport:
         """Topics, embeddings, indexes (blocking: run it in a worker). With `topic_llm`, seed
         004's splitter and merger agents on that chat model make and merge the topics; any
         chunk they fail on is summarised extractively and counted in `report.agents`.
@@ -97,8 +96,7 @@ class MemoryService:
         with (plain_faults(context.data_dir, "build"),
               StoreWriteLock(context.data_dir, "build", context.origin, on_wait, cancel.raise_if_cancelled)):
             connection = context.connect()
-            agents = TopicAgents(topic_llm, timeout=llm_timeout or DEFAULT_TIMEOUT_S,
-                                 **client_options) if topic_llm else None
+            agents = TopicAgents(topic_llm, timeout=llm_timeout or DEFAULT_TIMEOUT_S) if topic_llm else None
             try:
                 report = build_memory(context.data_dir, connection, context.embedder(), options=options,
                                       splitter=agents.splitter if agents else None,

@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # loaded where used: a cold `flashback search` pays for none 
     import httpx
 
     from engine.export.pack import ContextPack
+    from engine.http_retry import RetryPolicy
     from engine.llm.presets import Endpoint
     from engine.rerank.cross_encoder.presets import RerankEndpoint
     from engine.rerank.cross_encoder.reranker import CrossEncoderReranker
@@ -287,17 +288,19 @@ class SearchService:
             outcome.notes.append(msg("search.not_recorded", reason=reason))
 
     def flash_reranker(self, endpoint: Endpoint, flash: FlashSettings | None = None, recent_messages: str = "", *,
-                       threshold: ThresholdSettings | None = None) -> Reranker:
+                       threshold: ThresholdSettings | None = None, retry: RetryPolicy | None = None) -> Reranker:
         """The Flash reranker over this store, a fresh HTTP client per run (see rerank/flash/session.py).
         `threshold`: the person's threshold settings; a fallback keeps what that filter keeps."""
         from engine.rerank.flash import FlashSettings
         from engine.rerank.flash.session import FlashSession
 
-        return FlashSession(endpoint, flash or FlashSettings(), self._context.connect, recent_messages, None,
+        options = {"retry": retry} if retry is not None else None  # tests and benches: no backoff waits
+        return FlashSession(endpoint, flash or FlashSettings(), self._context.connect, recent_messages, options,
                             threshold)
 
     def cross_encoder_reranker(self, endpoint: RerankEndpoint, settings: CrossEncoderSettings | None = None,
                                others: ThresholdSettings | None = None, *,
+                               retry: RetryPolicy | None = None,
                                transport: httpx.AsyncBaseTransport | None = None) -> Reranker:
         """The cross-encoder over this store (rerank/cross_encoder): passages read from the store
         per run; people and files by `others`' threshold cut (none kept without it)."""
@@ -305,7 +308,7 @@ class SearchService:
 
         endpoint.check()
         return CrossEncoderReranker(endpoint, settings, store_log_source(self._context.connect), others,
-                                    transport=transport)
+                                    retry=retry, transport=transport)
 
     def chained_reranker(self, cross_encoder: CrossEncoderReranker, flash: Reranker) -> Reranker:
         """Flash reading only the cross-encoder's best topics (rerank/cross_encoder/chain.py)."""

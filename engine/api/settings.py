@@ -40,7 +40,7 @@ class Setting:
     cli: str = ""  # the CLI flag, "" where the CLI has none
     window: bool = True  # saved in the settings file (the window edits it); False: a CLI-only option
     section: str = "search"  # the settings file's [section]
-    help_params: dict[str, Any] = field(default_factory=dict)
+    help_params: dict[str, int | float | str] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
