@@ -6,29 +6,20 @@ more". The real CLI and the real MCP server over stdio (the official SDK's clien
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.cli_run import flashback
+from tests.island_export import QUERY, write_island_export
 from tests.mcp_client import session_run, structured
-
-QUERY = "quokka selfie Rottnest"
-ROWS = [
-    {"chat": "Island trip", "id": "q1", "author": "Anna", "date": "2026-03-01T09:00:00+00:00",
-     "text": "The quokka selfie on Rottnest island is the best photo of the trip", "role": "other"},
-    {"chat": "Island trip", "id": "q2", "author": "Me", "date": "2026-03-01T09:05:00+00:00",
-     "text": "Print the quokka one for the fridge", "role": "user"},
-]
 
 
 @pytest.fixture(scope="module")
 def store(built_demo, tmp_path_factory) -> Path:
     folder = Path(shutil.copytree(built_demo, tmp_path_factory.mktemp("unbuilt") / "data"))
-    export = folder.parent / "island.jsonl"
-    export.write_text("".join(json.dumps(row) + "\n" for row in ROWS), encoding="utf-8")
+    export = write_island_export(folder.parent)
     assert flashback("import", str(export), data_dir=folder).returncode == 0  # imported, not built
     return folder
 

@@ -28,23 +28,16 @@ from engine.api import (
     to_markdown,
 )
 from tests.fake_openai import FakeOpenAI, FakeResponse, chat_reply, tool_call
+from tests.island_export import QUERY, write_island_export
 
-QUERY = "quokka selfie Rottnest"
 MINE = ThresholdSettings(threshold=0.5, gap=0.15, top_k=3)
 CHAT = "/v1/chat/completions"
-ROWS = [
-    {"chat": "Island trip", "id": "q1", "author": "Anna", "date": "2026-03-01T09:00:00+00:00",
-     "text": "The quokka selfie on Rottnest island is the best photo of the trip", "role": "other"},
-    {"chat": "Island trip", "id": "q2", "author": "Me", "date": "2026-03-01T09:05:00+00:00",
-     "text": "Print the quokka one for the fridge", "role": "user"},
-]
 
 
 @pytest.fixture(scope="module")
 def data_dir(built_demo, tmp_path_factory) -> Path:
     folder = Path(shutil.copytree(built_demo, tmp_path_factory.mktemp("one-search") / "data"))
-    export = folder.parent / "island.jsonl"
-    export.write_text("".join(json.dumps(row) + "\n" for row in ROWS), encoding="utf-8")
+    export = write_island_export(folder.parent)
     Flashback(folder).imports.import_path(export)  # imported, not built
     return folder
 
