@@ -315,8 +315,8 @@ CATALOGUE: dict[str, str] = {
     # engine/llm: the chat client's errors (the server named by llm.preset.*) and its waits
     "llm.closed_before_sending": "{server}: соединение закрыто; запрос не отправлен.",
     "llm.closed_while_running": "{server}: соединение закрыто, пока выполнялся запрос.",
-    "llm.needs_key": "{server}: нужен API-ключ. Добавьте его в Настройки → LLM.",
-    "llm.no_model": "{server}: не выбрана модель. Выберите её в Настройки → LLM.",
+    "llm.needs_key": "{server}: нужен API-ключ.",
+    "llm.no_model": "{server}: не выбрана модель.",
     "llm.timeout": "{server} не ответил за {seconds:g} с (модель {model}). Попробуйте ещё раз, дайте больше времени "
                    "или выберите модель побыстрее.",
     "llm.timeout_attempts": "{server} не ответил за {seconds:g} с (модель {model}, "
@@ -324,8 +324,7 @@ CATALOGUE: dict[str, str] = {
                             "или выберите модель побыстрее.",
     "llm.unusable_reply": "{server} прислал ответ, которым нельзя воспользоваться ({problem}). Попробуйте ещё раз "
                           "или выберите другую модель.",
-    "llm.bad_scheme": "{server}: базовый адрес ({url}) должен начинаться с http:// или https://. Исправьте его в "
-                      "Настройки → LLM.",
+    "llm.bad_scheme": "{server}: базовый адрес ({url}) должен начинаться с http:// или https://.",
     "llm.unreadable_request": "{server} не смог прочитать запрос ({status}: {detail}). Проверьте имя модели "
                               "({model}) и то, что сервер совместим с OpenAI.",
     "llm.embedded_error": "{server} сообщил об ошибке во время ответа{suffix}: {detail} (код {error_code}). Попробуйте "
@@ -338,9 +337,8 @@ CATALOGUE: dict[str, str] = {
     "llm.advice.wait_a_minute": "Подождите минуту",
     "llm.server_error": "{server}: ошибка сервера ({status}){suffix}: {detail}. Попробуйте позже или выберите "
                         "другую модель.",
-    "llm.key_rejected": "{server} не принял API-ключ (401: {detail}). Проверьте API-ключ в Настройки → LLM.",
-    "llm.key_rejected_none_set": "{server} не принял запрос без API-ключа (401: {detail}). Добавьте API-ключ в "
-                                 "Настройки → LLM.",
+    "llm.key_rejected": "{server} не принял API-ключ (401: {detail}).",
+    "llm.key_rejected_none_set": "{server} не принял запрос без API-ключа (401: {detail}).",
     "llm.no_credits": "{server}: на счёте не осталось средств (402: {detail}). Пополните счёт или выберите "
                       "бесплатную модель.",
     "llm.forbidden": "{server} отклонил запрос (403: {detail}). Возможно, у ключа нет доступа к модели {model} или "
@@ -366,30 +364,25 @@ CATALOGUE: dict[str, str] = {
     "llm.completion.call_not_an_object": "вызов инструмента {index} — не объект",
     "llm.completion.call_without_name": "у вызова инструмента {index} нет имени функции",
     # engine/embeddings: the embedders' errors (the service named as it is: a provider or an address)
-    "embeddings.unknown_provider": "Неизвестный поставщик эмбеддингов {provider}; выберите его в Настройки → "
-                                   "Эмбеддинги.",
-    "embeddings.no_address": "Укажите адрес вашего сервера эмбеддингов в Настройки → Эмбеддинги (например, "
-                             "http://localhost:8080/v1).",
-    "embeddings.no_model": "Выберите модель эмбеддингов в Настройки → Эмбеддинги.",
-    "embeddings.key_missing": "Сервису эмбеддингов ({service}) нужен API-ключ; укажите его в Настройки → API-ключ.",
-    "embeddings.key_rejected": "Сервис эмбеддингов ({service}) не принял API-ключ; укажите его в Настройки → "
-                               "API-ключ или проверьте, что у ключа есть доступ к модели эмбеддингов.",
+    "embeddings.unknown_provider": "Неизвестный поставщик эмбеддингов {provider}.",
+    "embeddings.no_address": "Не указан адрес вашего сервера эмбеддингов (например, http://localhost:8080/v1).",
+    "embeddings.no_model": "Не выбрана модель эмбеддингов.",
+    "embeddings.key_missing": "Сервису эмбеддингов ({service}) нужен API-ключ.",
+    "embeddings.key_rejected": "Сервис эмбеддингов ({service}) не принял API-ключ, или у ключа нет доступа к модели "
+                               "эмбеддингов.",
     "embeddings.rate_limited": "Сервис эмбеддингов ({service}) ограничивает частоту запросов Flashback{wait}. "
-                               "Попробуйте снова через несколько минут или уменьшите число параллельных запросов в "
-                               "Настройки → Эмбеддинги.",
+                               "Попробуйте снова через несколько минут.",
     "embeddings.asked_to_wait": " (он просил подождать {seconds:.0f} с)",
     "embeddings.failed": "Сбой сервиса эмбеддингов ({service}){status}{detail}. Попробуйте позже или проверьте имя "
-                         "модели и адрес в Настройки → Эмбеддинги.",
+                         "модели и адрес.",
     "embeddings.http_status": " (HTTP {status})",
     "embeddings.detail": ": {detail}",
     "embeddings.cannot_connect": "не удалось подключиться к {url} ({error}); сервер запущен?",
     "embeddings.timeout": "Сервис эмбеддингов ({service}) не ответил{within}. Проверьте подключение (или что "
-                          "локальный сервер запущен) и попробуйте снова, либо увеличьте время ожидания "
-                          "(`--embedding-timeout СЕКУНДЫ`, по умолчанию 60).",
+                          "локальный сервер запущен) и попробуйте снова.",
     "embeddings.within": " за {seconds:g} с",
     "embeddings.unusable_answer": "Сервис эмбеддингов ({service}) прислал ответ, которым Flashback не может "
-                                  "воспользоваться: {problem}. Проверьте, что в Настройки → Эмбеддинги выбрана "
-                                  "модель эмбеддингов.",
+                                  "воспользоваться: {problem}. Проверьте, что выбрана модель эмбеддингов.",
     "embeddings.answer.not_json": "ответ — не корректный JSON",
     "embeddings.answer.no_data": "в ответе нет списка векторов ('data')",
     "embeddings.answer.count": "отправлено текстов: {sent}, а векторов вернулось: {got}",
@@ -407,8 +400,7 @@ CATALOGUE: dict[str, str] = {
                                    "`{command}`.",
     # engine/ask: the flow's notes, the plan's, the claims' and the QA file's
     "ask.cancelled": "Вопрос отменён.",
-    "ask.no_model": "Модель чата не выбрана, поэтому письменного ответа нет, только найденные источники: выберите "
-                    "модель в Настройки → LLM (или `flashback ask --llm …`).",
+    "ask.no_model": "Модель чата не выбрана, поэтому письменного ответа нет, только найденные источники.",
     "ask.no_answer": "ответа нет ({reason}): {error}; найденные источники ниже",
     "ask.refine_failed": "уточняющий раунд не дал ответа: остаётся первый ответ",
     "ask.refine_not_better": "ответ уточняющего раунда подтверждён не лучше: остаётся первый ответ",
@@ -439,6 +431,170 @@ CATALOGUE: dict[str, str] = {
                             "импортируйте переписки, о которых он спрашивает.",
     "ask.qa.nothing_known_in": "Ни одного сообщения-подтверждения из {source} нет в этом хранилище: сначала "
                                "импортируйте переписки, о которых он спрашивает.",
+    # issue 31: words for the names a person reads (engine.messages reason_message, step_message,
+    # reranker_message): why an Ask step fell back, the steps, the rerankers
+    "ask.fallback.no_model": "нет модели чата",
+    "ask.fallback.search_error": "поиск не удался",
+    "ask.fallback.compose_error": "найденные сообщения не удалось прочитать",
+    "ask.fallback.rerank_error": "сбой отбора",
+    "ask.fallback.no_sources": "поиск не нашёл источников",
+    "ask.fallback.off": "выключено",
+    "ask.fallback.answer": "ответа нет ({reason})",
+    "fallback.other": "другая причина",
+    "ask.step.plan": "План",
+    "ask.step.search": "Поиск",
+    "ask.step.rerank": "Отбор",
+    "ask.step.compose": "Источники",
+    "ask.step.answer": "Ответ",
+    "ask.step.verify": "Проверка",
+    "ask.step.refine": "Второй круг",
+    "ask.step.other": "Другой шаг",
+    "reranker.none": "только векторы",
+    "reranker.threshold": "порог",
+    "reranker.flash": "Flash",
+    "reranker.cross-encoder": "кросс-энкодер",
+    "reranker.ask": "вопрос",
+    "reranker.other": "другой способ",
+    # issue 31: where each face says a setting is (engine.messages SETTING_OF): the window names
+    # its own panel and dialog, the CLI its options, the MCP server the window's settings
+    "hint.window.llm_key": "Укажите ключ в меню Настройки → API-ключ….",
+    "hint.window.llm_model": "Выберите её на панели настроек поиска: Flash (LLM) → Модель.",
+    "hint.window.llm_url": "Исправьте его на панели настроек поиска: Flash (LLM) → URL.",
+    "hint.window.llm_setup": "Выберите её на панели настроек поиска, в группе Flash (LLM); ключ для сервера, "
+                             "которому он нужен, задаётся в меню Настройки → API-ключ….",
+    "hint.window.embedder": "Проверьте эмбеддер на панели настроек поиска, в группе Эмбеддинги.",
+    "hint.window.embedder_url": "В окне есть встроенный и локальный эмбеддеры (панель настроек поиска, "
+                                "Эмбеддинги); адрес сервера задаётся командой `flashback build "
+                                "--embedding-base-url`.",
+    "hint.window.embedder_model": "Выберите эмбеддер на панели настроек поиска, в группе Эмбеддинги.",
+    "hint.window.embedding_key": "Укажите ключ в меню Настройки → API-ключ….",
+    "hint.cli.llm_key": "Сохраните его командой `flashback key set --provider ИМЯ` или задайте его переменную "
+                        "окружения (её называет `flashback key show --provider ИМЯ`).",
+    "hint.cli.llm_model": "Укажите её параметром --model.",
+    "hint.cli.llm_url": "Укажите верный адрес параметром --base-url.",
+    "hint.cli.llm_setup": "Выберите её параметрами --endpoint и --model: openrouter и openai нужен ключ (`flashback "
+                          "key set --provider ИМЯ`), ollama, llamacpp и lmstudio — нет.",
+    "hint.cli.embedder": "Проверьте параметры --embedder, --embedding-model и --embedding-base-url.",
+    "hint.cli.embedder_url": "Укажите его параметром --embedding-base-url.",
+    "hint.cli.embedder_model": "Укажите её параметром --embedding-model.",
+    "hint.cli.embedding_key": "Сохраните его командой `flashback key set --provider ИМЯ` или задайте его "
+                              "переменную окружения.",
+    "hint.cli.embedding_timeout": "Или дайте больше времени: --embedding-timeout СЕКУНДЫ (по умолчанию 60).",
+    "hint.mcp.llm_key": "Сохраните его в окне Flashback (Настройки → API-ключ…) или командой `flashback key set`.",
+    "hint.mcp.llm_model": "Выберите её в окне Flashback: панель настроек поиска, Flash (LLM) → Модель.",
+    "hint.mcp.llm_url": "Исправьте его в окне Flashback: панель настроек поиска, Flash (LLM) → URL.",
+    "hint.mcp.llm_setup": "Выберите её в окне Flashback: панель настроек поиска, Flash (LLM).",
+    "hint.mcp.embedder": "Проверьте эмбеддер в окне Flashback: панель настроек поиска, Эмбеддинги.",
+    "hint.mcp.embedder_url": "Проверьте эмбеддер в окне Flashback: панель настроек поиска, Эмбеддинги.",
+    "hint.mcp.embedder_model": "Проверьте эмбеддер в окне Flashback: панель настроек поиска, Эмбеддинги.",
+    "hint.mcp.embedding_key": "Сохраните его в окне Flashback (Настройки → API-ключ…) или командой "
+                              "`flashback key set`.",
+    # issue 31: the run history's figures, one summary for `flashback runs` and the window
+    "runs.summary.count": "{runs:plural:запуск|запуска|запусков}",
+    "runs.summary.count_by": "{runs:plural:запуск|запуска|запусков} ({by})",
+    "runs.summary.named_count": "{name}: {count:,}",
+    "runs.summary.fallbacks": "откатов {count:,} ({rate:.0%}): {reasons}",
+    "runs.summary.reason_count": "{reason} ×{count:,}",
+    "runs.summary.no_fallbacks": "откатов не было",
+    "runs.summary.latency": "задержка: медиана {p50}, 95-й процентиль {p95}",
+    "runs.summary.tool_calls": "вызовов инструментов на запуск {mean:.1f}",
+    "runs.summary.tokens": "токенов {prompt:,} на входе, {completion:,} на выходе",
+    "runs.summary.cost": "стоимость {cost}",
+    "runs.list": "{first}, {then}",
+    "runs.row.fallback": "откат: {reason}",
+    "runs.row.tool_calls": "{count:plural:вызов инструмента|вызова инструментов|вызовов инструментов}",
+    "runs.none": "Запусков пока нет: `flashback search ЗАПРОС` записывает запуск.",
+    "runs.no_such_run": "Запуска {run_id} нет; их перечисляет `flashback runs`.",
+    "unit.ms": "{value:,.0f} мс",
+    "unit.s": "{value:.1f} с",
+    "unit.min_s": "{minutes} мин {seconds} с",
+    "unit.unknown": "–",
+    # issue 31: a run's settings in the run history, by name (engine.api SearchSettings' groups)
+    "runs.settings.on": "вкл.",
+    "runs.settings.off": "выкл.",
+    "runs.settings.none": "—",
+    # issue 31: what `flashback ask` prints around the answer
+    "cli.ask.unsupported": "Не подтверждается процитированными сообщениями:",
+    "cli.ask.sources": "Источники:",
+    "cli.ask.nothing_matched": "В ваших чатах не нашлось ничего по этому вопросу.",
+    "cli.ask.plan": "план ({source}): {subqueries}",
+    "cli.ask.plan_source.model": "составлен моделью",
+    "cli.ask.plan_source.fallback": "вопрос как задан",
+    "cli.ask.plan_source.user": "как вы его изменили",
+    "cli.ask.dates": "даты «{phrase}»",
+    "cli.ask.took": "заняло {duration}",
+    "cli.ask.fallback": "откат: {reason}",
+    "cli.ask.tokens": "токенов {prompt:,} + {completion:,}",
+    # issue 31: the CLI's own lines (app/cli*.py): progress, imports, stats, errors
+    "cli.error": "ошибка: {text}",
+    "cli.note": "flashback: {text}",
+    "cli.interrupted": "прервано; незаконченный импорт ничего не изменил",
+    "cli.waiting": "flashback: жду, пока закончится {holder}…",
+    "cli.progress.done": "готово",
+    "cli.import.progress": "{source}: {share:6.1%}  {messages:plural:сообщение|сообщения|сообщений}",
+    "cli.import.unchanged": "{name}: уже импортирован, нового нет",
+    "cli.import.source": "{name} ({format}): новых {added:,} из {seen:plural:сообщения|сообщений|сообщений} в "
+                         "{chats:plural:чате|чатах|чатах}, {attachments:plural:вложение|вложения|вложений}",
+    "cli.import.skipped": "{path}: не экспорт чата, пропущен",
+    "cli.import.cut": "{count:plural:сообщение обрезано|сообщения обрезаны|сообщений обрезано} до предельной длины",
+    "cli.import.conflicting": "{count:plural:сообщение|сообщения|сообщений} с уже встречавшимся id, но другим "
+                              "текстом (оставлен первый текст)",
+    "cli.import.empty_path": "путь пуст: укажите файл экспорта, папку или .zip",
+    "cli.stats.store": "Хранилище: {folder}",
+    "cli.stats.messages": "сообщений",
+    "cli.stats.chats": "чатов",
+    "cli.stats.topics": "тем",
+    "cli.stats.people": "людей",
+    "cli.stats.artifacts": "файлов",
+    "cli.stats.sources": "импортов",
+    "cli.arg.not_whole": "{text!r} — не целое число",
+    "cli.arg.too_small": "{value} — слишком мало: укажите {low} или больше",
+    "cli.arg.not_number": "{text!r} — не число",
+    "cli.arg.not_fraction": "{text} — не число от 0 до 1",
+    "cli.arg.not_positive": "{text} должно быть числом больше 0",
+    "cli.arg.no_time": "при 0 времени не остаётся: укажите долю больше 0, но не больше 1",
+    "cli.export.wrote": "записано: {items:plural:элемент|элемента|элементов} (~{tokens:,} токенов) в {path}",
+    "cli.llm.needs_url": "Для своего сервера нужен адрес: укажите --base-url, например http://127.0.0.1:8080/v1.",
+    "cli.llm.needs_model": "Укажите модель для {server}: параметр --model.",
+    "cli.chats.none": "Чатов пока нет: `flashback import PATH` добавит экспорт.",
+    "cli.chats.total": "{count:plural:чат|чата|чатов}; искать в одном: --chat ID или --chat НАЗВАНИЕ",
+    "cli.chats.messages": "{count:plural:сообщение|сообщения|сообщений}",
+    "cli.chats.ambiguous": "Под --chat {value!r} подходят чаты ({count}: {listed}): укажите id или название полнее.",
+    "cli.chats.no_id": "--chat {value!r}: чата с таким id или названием нет; их перечисляет `flashback chats`.",
+    "cli.chats.no_name": "--chat {value!r}: чата с таким названием нет; их перечисляет `flashback chats`.",
+    "cli.owner.unknown": "Ни один импорт пока не говорит, кто вы: `flashback owner --name ИМЯ` называет вас в чатах "
+                         "WhatsApp и JSONL (экспорты Telegram и ChatGPT говорят это сами).",
+    "cli.owner.you_are": "Вы — {name}: {messages:plural:сообщение|сообщения|сообщений} в "
+                         "{chats:plural:чате|чатах|чатах}",
+    "cli.owner.also": "{line}; а также {others}",
+    "cli.owner.next_build": "профили людей обновятся при следующей сборке (`flashback build`)",
+    "cli.keys.from.keyring": "связка ключей ОС",
+    "cli.keys.from.session": "этот сеанс",
+    "cli.keys.from.env": "окружение",
+    "cli.keys.shown": "{provider}: {masked} (источник: {source})",
+    "cli.keys.not_set": "{provider}: не задан: сохраните его командой `flashback key set --provider {provider}` или "
+                        "задайте {env}",
+    "cli.keys.not_set_no_keyring": "{provider}: не задан: в этой системе нет связки ключей, поэтому задайте {env} в "
+                                   "окружении",
+    "cli.keys.no_keyring_nothing": "{provider}: в этой системе нет связки ключей; ничего не хранится",
+    "cli.keys.removed": "{provider}: удалён из связки ключей",
+    "cli.keys.nothing_stored": "{provider}: в связке ключей ничего не хранится",
+    "cli.keys.still_in_env": "{line}; ключ всё ещё задан в окружении ({env})",
+    "cli.keys.env_or": "{first} или {second}",
+    "cli.keys.prompt": "API-ключ для {provider} (ввод скрыт): ",
+    "cli.keys.no_keyring_set": "flashback: в этой системе нет связки ключей, где хранить ключ; задайте {env} в "
+                               "окружении.",
+    "cli.keys.none_entered": "flashback: ключ не введён (наберите его в ответ на запрос или передайте через канал: "
+                             "echo KEY | flashback key set --provider {provider}); ничего не изменилось.",
+    "cli.keys.saved": "{provider}: {masked} сохранён в связке ключей ОС",
+    "cli.cross_encoder.not_asked": "кросс-энкодер {label}: не понадобился",
+    "cli.cross_encoder.scored": "кросс-энкодер {label}: оценено {scored} за "
+                                "{batches:plural:пакет|пакета|пакетов}; {fallback}; {duration}",
+    "cli.fallback.none": "без отката",
+    "cli.fallback.reason": "откат: {reason}",
+    "cli.fallback.because": "откат: {reason} ({cause})",
+    "cli.chained": "цепочка: {note}",
+    "cli.chained_fallback": "цепочка: {note}; откат: {reason}",
     # engine/store: opening a store
     "store.cannot_create_folder": "Не удалось создать папку данных {folder}: {reason}",
     "store.not_a_store": "База данных {path} повреждена или не является хранилищем Flashback: {detail}",
