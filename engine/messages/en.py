@@ -579,6 +579,32 @@ CATALOGUE: dict[str, str] = {
     "cli.fallback.because": "fallback: {reason} ({cause})",
     "cli.chained": "chained: {note}",
     "cli.chained_fallback": "chained: {note}; fallback: {reason}",
+    # issue 31: the MCP server's own sentences (app/mcp_words.py say(), app/mcp_memory.py)
+    "mcp.no_messages": "The memory is empty: import a chat export and build it first (`flashback import PATH`, then "
+                       "`flashback build`).",
+    "mcp.not_built": "The memory is not built yet: run `flashback build` (or open the window), then ask again.",
+    "mcp.other_embedder": "The memory was built with another embedder than the one it would search with: run "
+                          "`flashback build` with the embedder options it was built with.",
+    "mcp.index_lost": "The search index folder is missing: run `flashback build` to rebuild it (nothing is "
+                      "re-embedded), then ask again.",
+    "mcp.new_messages": "Messages imported since the last build are not searchable yet; `flashback build` adds them.",
+    "mcp.missing_key": "No API key for {provider}: save one with `flashback key set --provider {provider}`, or set "
+                       "FLASHBACK_API_KEY in this server's environment (the client's configuration).",
+    "mcp.no_model": "Name the model to use on the {provider} endpoint in the Flashback window first: search "
+                    "settings panel, Flash (LLM) → Model.",
+    "mcp.no_rerank_url": "Enter the rerank server's URL in the Flashback window first: search settings "
+                         "panel, Cross-encoder.",
+    "mcp.bad_day": "{name} must be a day like 2024-05-31, not {value!r}.",
+    "mcp.since_after_until": "since ({since}) is after until ({until}): nothing can match.",
+    "mcp.chat_none": "No chat has the id or name {value!r}; list_chats lists them.",
+    "mcp.chat_many": "{value!r} fits {count} chats ({listed}): give its id or more of its name.",
+    "mcp.bad_argument": "The argument {name} is not valid: {problem}.",
+    "mcp.missing_argument": "The argument {name} is required.",
+    "mcp.unknown_argument": "{tool} has no argument {name!r}; it takes {known}.",
+    "mcp.unexpected": "Flashback could not do that because of an unexpected error; the details are in {log}.",
+    "mcp.empty_store_chats": "No chats yet: `flashback import PATH` adds an export.",
+    "mcp.topic_not_found": "There is no topic {id}; search_memory gives the ids of topics.",
+    "mcp.offset_past_end": "offset {offset} is past the topic's {total} messages.",
     # engine/store: opening a store
     "store.cannot_create_folder": "Cannot create the data folder {folder}: {reason}",
     "store.not_a_store": "The database {path} is damaged or not a Flashback store: {detail}",

@@ -595,6 +595,33 @@ CATALOGUE: dict[str, str] = {
     "cli.fallback.because": "откат: {reason} ({cause})",
     "cli.chained": "цепочка: {note}",
     "cli.chained_fallback": "цепочка: {note}; откат: {reason}",
+    # issue 31: the MCP server's own sentences (app/mcp_words.py say(), app/mcp_memory.py)
+    "mcp.no_messages": "Память пуста: сначала импортируйте экспорт чата и постройте её (`flashback import PATH`, "
+                       "затем `flashback build`).",
+    "mcp.not_built": "Память ещё не построена: выполните `flashback build` (или откройте окно) и спросите снова.",
+    "mcp.other_embedder": "Память построена другим эмбеддером, чем тот, которым шёл бы поиск: выполните `flashback "
+                          "build` с параметрами эмбеддера, которыми она строилась.",
+    "mcp.index_lost": "Папка поискового индекса пропала: выполните `flashback build`, чтобы восстановить её (ничего "
+                      "не пересчитывается заново), и спросите снова.",
+    "mcp.new_messages": "Сообщения, импортированные после последней сборки, пока не ищутся; `flashback build` добавит "
+                        "их.",
+    "mcp.missing_key": "Нет API-ключа для {provider}: сохраните его командой `flashback key set --provider "
+                       "{provider}` или задайте FLASHBACK_API_KEY в окружении этого сервера (в настройках клиента).",
+    "mcp.no_model": "Сначала укажите модель для {provider} в окне Flashback: панель настроек поиска, "
+                    "Flash (LLM) → Модель.",
+    "mcp.no_rerank_url": "Сначала укажите адрес сервера ранжирования в окне Flashback: панель настроек "
+                         "поиска, Кросс-энкодер.",
+    "mcp.bad_day": "{name} должен быть днём вида 2024-05-31, а не {value!r}.",
+    "mcp.since_after_until": "since ({since}) позже, чем until ({until}): ничего не найдётся.",
+    "mcp.chat_none": "Нет чата с id или названием {value!r}; их перечисляет list_chats.",
+    "mcp.chat_many": "Под {value!r} подходят чаты ({count}: {listed}): укажите id или название полнее.",
+    "mcp.bad_argument": "Аргумент {name} не подходит: {problem}.",
+    "mcp.missing_argument": "Нужен аргумент {name}.",
+    "mcp.unknown_argument": "У {tool} нет аргумента {name!r}; он принимает {known}.",
+    "mcp.unexpected": "Flashback не смог это сделать из-за непредвиденной ошибки; подробности в {log}.",
+    "mcp.empty_store_chats": "Чатов пока нет: `flashback import PATH` добавит экспорт.",
+    "mcp.topic_not_found": "Темы {id} нет; id тем даёт search_memory.",
+    "mcp.offset_past_end": "offset {offset} дальше, чем {total} сообщений темы.",
     # engine/store: opening a store
     "store.cannot_create_folder": "Не удалось создать папку данных {folder}: {reason}",
     "store.not_a_store": "База данных {path} повреждена или не является хранилищем Flashback: {detail}",
