@@ -9,9 +9,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from app.cli_options import add_setting
+from app.cli_options import add_setting, say
+from app.cli_output import duration, words
 from app.keys import KeyStore, MissingKeyError
-from engine.api import RERANK_PRESETS, CrossEncoderSettings, RerankEndpoint
+from engine.api import RERANK_PRESETS, CrossEncoderSettings, Message, RerankEndpoint, reason_message
 
 SETTING_KEYS = ("ce_threshold", "ce_top_k", "ce_top_n", "ce_passage_tokens", "ce_batch", "ce_skip_small",
                 "ce_skip_flat", "ce_timeout", "ce_chain_keep")
@@ -66,21 +67,39 @@ def write_summary(outcome) -> None:
     """The cross-encoder's line under the candidates: what it kept and why, or its fallback."""
     result, report = outcome.result, outcome.result.report
     for selection in result.selected:
-        sys.stdout.write(f"  {selection.kind} {selection.id}: {selection.reason}\n")
-    if report.get("note"):
-        sys.stdout.write(f"  {report['note']}\n")
-    fallback = f"{result.fallback} ({report.get('error')})" if result.fallback else "none"
+        reason = say(selection.reason_message) if selection.reason_message is not None else selection.reason
+        sys.stdout.write(f"  {selection.kind} {selection.id}: {reason}\n")
+    note = _said(report, "note")
+    if note:
+        sys.stdout.write(f"  {note}\n")
+    if result.fallback:
+        cause = _said(report, "error")
+        fallback = words("cli.fallback.because" if cause else "cli.fallback.reason",
+                         reason=say(reason_message(result.fallback)), cause=cause)
+    else:
+        fallback = words("cli.fallback.none")
     endpoint = report.get("endpoint") or {}
     if report.get("skipped"):
-        sys.stdout.write(f"cross-encoder {endpoint.get('label', '')}: not asked\n")
+        sys.stdout.write(words("cli.cross_encoder.not_asked", label=endpoint.get("label", "")) + "\n")
         return
-    sys.stdout.write(f"cross-encoder {endpoint.get('label', '')}: scored {len(report.get('scores') or [])} in "
-                     f"{report.get('batches', 0)} batches; fallback {fallback}; "
-                     f"{(report.get('timings_ms') or {}).get('total', 0):.0f} ms\n")
+    sys.stdout.write(words("cli.cross_encoder.scored", label=endpoint.get("label", ""),
+                           scored=len(report.get("scores") or []), batches=report.get("batches", 0),
+                           fallback=fallback, duration=duration((report.get("timings_ms") or {}).get("total")))
+                     + "\n")
+
+
+def _said(report: dict, key: str) -> str:
+    """A report's note or error in the CLI's language: its message code where it has one."""
+    message = Message.from_json(report.get(f"{key}_message"))
+    return say(message) if message is not None else str(report.get(key) or "")
 
 
 def write_chain(outcome) -> None:
     chain = outcome.result.report.get("chain")
     if chain:
-        fallback = f"; fallback {chain['fallback']}" if chain.get("fallback") else ""
-        sys.stdout.write(f"chained: {chain.get('note')}{fallback}\n")
+        note = _said(chain, "note")
+        if chain.get("fallback"):
+            sys.stdout.write(words("cli.chained_fallback", note=note,
+                                   reason=say(reason_message(chain["fallback"]))) + "\n")
+        else:
+            sys.stdout.write(words("cli.chained", note=note) + "\n")
