@@ -46,10 +46,12 @@ def current_language() -> str:
 
 def engine_words(said: Message | EngineError | str) -> str:
     """What the engine said, in the window's language: a `Message` (an error's, a search's
-    notes, who writes the store), an `EngineError`, or text the engine has no code for yet."""
+    notes, who writes the store), an `EngineError`, or text the engine has no code for yet; a
+    message about a missing setting gets the window's hint of where to set it (its own panel or
+    dialog, issue 31)."""
     if isinstance(said, EngineError):
-        return said.render(_current)
-    return render(said, _current)
+        return render(said.message, _current, face="window")
+    return render(said, _current, face="window")
 
 
 def install(app: QCoreApplication, choice: str | None = None) -> list[QTranslator]:
