@@ -76,6 +76,21 @@ def install(app: QCoreApplication, choice: str | None = None) -> list[QTranslato
     return installed
 
 
+def qt_words_qtbase_lacks() -> list[str]:
+    """Qt's own words that the qtbase_ru.qm shipped in the PySide6 wheel (6.11) does not have, as
+    the window shows them now. The file dialog's labels gained mnemonics ("&Look in:", "Files of
+    &type:") and its file types moved to QAbstractFileIconProvider, so the Russian file dialog said
+    "Look in:" and "Folder" (issue 31). Our catalogue translates them (lupdate finds them here), and
+    Qt asks our translator when its own has nothing: translators are searched newest first, and
+    Qt's is installed after ours. A test checks each is translated."""
+    translate = QCoreApplication.translate
+    return [translate("QFileDialog", "&Look in:"), translate("QFileDialog", "Files of &type:"),
+            translate("QAbstractFileIconProvider", "Folder", "All other platforms"),
+            translate("QAbstractFileIconProvider", "%1 File", "%1 is a file name suffix, for example txt"),
+            translate("QAbstractFileIconProvider", "File", "All other platforms"),
+            translate("QAbstractFileIconProvider", "Drive")]
+
+
 def uninstall(app: QCoreApplication, translators: list[QTranslator]) -> None:
     global _current
     _current = "en"
