@@ -50,7 +50,28 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
-        self.exit(2, words("cli.usage_error", prog=self.prog, text=message) + "\n")
+        self.exit(2, words("cli.usage_error", prog=self.prog, text=_argparse_words(message)) + "\n")
+
+
+# argparse's own error sentences (Python 3.11's wording), each as the catalogue's code; an
+# argument's own error (an ArgumentTypeError) is ours already and only gains "argument X:".
+_ARGPARSE_ERRORS = (
+    (re.compile(r"unrecognized arguments: (?P<args>.*)"), "cli.argparse.unrecognized"),
+    (re.compile(r"the following arguments are required: (?P<args>.*)"), "cli.argparse.required"),
+    (re.compile(r"argument (?P<arg>\S+): invalid choice: (?P<value>.*?) \(choose from (?P<choices>.*)\)"),
+     "cli.argparse.invalid_choice"),
+    (re.compile(r"argument (?P<arg>\S+): expected one argument"), "cli.argparse.expected_one"),
+    (re.compile(r"argument (?P<arg>\S+): not allowed with argument (?P<other>\S+)"), "cli.argparse.not_allowed_with"),
+    (re.compile(r"argument (?P<arg>\S+): (?P<text>.*)", re.DOTALL), "cli.argparse.argument"),
+)
+
+
+def _argparse_words(message: str) -> str:
+    for pattern, code in _ARGPARSE_ERRORS:
+        found = pattern.fullmatch(message)
+        if found:
+            return words(code, **found.groupdict())
+    return message
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -564,6 +564,14 @@ CATALOGUE: dict[str, str] = {
     "runs.kind.person": "человек",
     "runs.kind.artifact": "файл",
     "runs.kind.other": "элемент",
+    "runs.value.verify.offline": "офлайн, эмбеддером",
+    "runs.value.verify.llm": "моделью",
+    "runs.value.verify.off": "выкл.",
+    "runs.value.fusion.score": "по оценкам",
+    "runs.value.fusion.rrf": "RRF",
+    "runs.value.protocol.auto": "автоматически",
+    "runs.value.protocol.tools": "вызовы инструментов",
+    "runs.value.protocol.constrained": "схема JSON",
     "runs.settings.on": "вкл.",
     "runs.settings.off": "выкл.",
     "runs.settings.none": "—",
@@ -583,6 +591,31 @@ CATALOGUE: dict[str, str] = {
     "cli.error": "ошибка: {text}",
     "cli.note": "flashback: {text}",
     "cli.usage_error": "{prog}: ошибка: {text}",
+    "cli.build.searching_built": "flashback: {holder} пишет в хранилище; ищу в том, что уже построено",
+    "cli.build.index_lost": "flashback: папка поискового индекса пропала; восстанавливаю её (ничего не "
+                            "пересчитывается заново)",
+    "cli.build.other_embedder": "Память построена другим эмбеддером: укажите параметры --embedder, с которыми она "
+                                "строилась, или выполните `flashback build {flags}`, чтобы перестроить её для этого.",
+    "cli.build.first": "flashback: сначала строю память (новые сообщения с последней сборки)",
+    "cli.build.summary": "{topics:plural:новая тема|новые темы|новых тем} из "
+                         "{messages:plural:сообщения|сообщений|сообщений}, объединено {merged:,}; векторизовано "
+                         "{embedded:plural:текст|текста|текстов}, из кэша {cached:,}; ищется: {searchable}; модель "
+                         "{model}",
+    "cli.build.nothing_searchable": "пока ничего",
+    "cli.build.kind.topic": "{count:plural:тема|темы|тем}",
+    "cli.build.kind.person": "{count:plural:человек|человека|человек}",
+    "cli.build.kind.artifact": "{count:plural:файл|файла|файлов}",
+    "cli.build.kind.other": "{count:,} {kind}",
+    "cli.build.local_first": "С локальной моделью пока ничего не построено: сначала выполните `flashback build "
+                             "{flags}` (она векторизует каждую тему на этом компьютере, с ходом работы).",
+    "cli.build.api_first": "Для этого эмбеддера пока ничего не построено: сначала выполните `flashback build {flags}` "
+                           "(каждая тема уйдёт в API эмбеддингов, это может стоить денег).",
+    "cli.argparse.unrecognized": "неизвестные аргументы: {args}",
+    "cli.argparse.required": "нужны аргументы: {args}",
+    "cli.argparse.invalid_choice": "аргумент {arg}: недопустимое значение {value} (допустимы: {choices})",
+    "cli.argparse.expected_one": "аргументу {arg} нужно одно значение",
+    "cli.argparse.not_allowed_with": "аргумент {arg} нельзя указывать вместе с {other}",
+    "cli.argparse.argument": "аргумент {arg}: {text}",
     "cli.interrupted": "прервано; незаконченный импорт ничего не изменил",
     "cli.waiting": "flashback: жду, пока закончится {holder}…",
     "build.stage.topics": "Поиск тем в переписке",

@@ -261,6 +261,8 @@ def _value(key: str, value) -> str:
         return engine_words(msg("runs.settings.none"))
     if key == "name":
         return engine_words(reranker_message(str(value)))
+    if f"runs.value.{key}.{value}" in catalogue("en"):  # a choice ("offline", "rrf") in words
+        return engine_words(msg(f"runs.value.{key}.{value}"))
     if isinstance(value, list):
         return ", ".join(str(item) for item in value)
     return f"{value:g}" if isinstance(value, float) else str(value)
@@ -281,6 +283,6 @@ def _settings_html(settings: dict) -> str:
             lines.extend(f"<b>{html.escape(_label(key, 'runs.setting.group.'))}</b>: "
                          + html.escape(", ".join(f"{_label(k)} {_value(k, v)}" for k, v in value.items()))
                          for key, value in values.items() if isinstance(value, dict))
-        else:
-            lines.append(f"<b>{title}</b>: {html.escape(_value(str(group), values))}")
+        else:  # a setting of its own (an Ask run's are not grouped)
+            lines.append(f"<b>{html.escape(_label(str(group)))}</b>: {html.escape(_value(str(group), values))}")
     return "<p>" + "<br>".join(lines) + "</p>"
