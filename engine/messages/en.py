@@ -601,6 +601,54 @@ CATALOGUE: dict[str, str] = {
     "cli.argparse.expected_one": "argument {arg}: expected one argument",
     "cli.argparse.not_allowed_with": "argument {arg}: not allowed with argument {other}",
     "cli.argparse.argument": "argument {arg}: {text}",
+    "cli.tune.no_labels": "There are no labels yet: mark results relevant in the window's search view, or give a "
+                          "QRELS file (`flashback tune qrels.json`).",
+    "cli.tune.folds": "--folds must be 2 or more: each query is scored by settings tuned on the others.",
+    "cli.tune.tuned": "tuned for {objective} over {queries:plural:query|queries}, {folds}-fold cross-validated: "
+                      "threshold {threshold:.2f}, gap {gap:.2f}, top-K {top_k}",
+    "cli.tune.lexical": "{line}, lexical weight {weight}",
+    "cli.tune.unmatched": "{count:plural:judged message|judged messages} not in this store (left out)",
+    "cli.tune.not_saved": "not saved: `flashback tune --save` (same options) writes them where the window and "
+                          "`flashback search` read them",
+    "cli.tune.too_few": "too few queries to tell the gain from noise",
+    "cli.tune.gain": "{gain:+.2f} {objective} over the current settings on queries it was not tuned on",
+    "cli.tune.same": "{what}: the same on every query as the current settings",
+    "cli.tune.within_noise": "{what}, within noise (±{margin:.2f}, two standard errors): not clearly better than "
+                             "the current settings",
+    "cli.tune.beyond_noise": "{what}, beyond noise (±{margin:.2f}, two standard errors)",
+    "cli.tune.worse": "{what}, worse, beyond noise (±{margin:.2f}, two standard errors)",
+    "cli.tune.save_failed": "Could not save the tuned settings ({file}: {problem}); the figures above still hold.",
+    "cli.tune.settings_file": "the settings file",
+    "cli.tune.saved": "saved threshold {threshold:.2f}, gap {gap:.2f}, top-K {top_k} to {where}: `flashback search` "
+                      "and the window use them from now on (a window open now keeps its own until restarted; a flag "
+                      "still overrides them)",
+    "cli.tune.lexical_not_saved": "{line}; the lexical weight {weight} is not saved (neither has a setting for it: "
+                                  "tune with --no-lexical to tune without it)",
+    "cli.eval_answers.no_model": "flashback: no chat model is set (no key for the endpoint): answers cannot be judged; "
+                                 "pass --endpoint with a key, or a local server",
+    "cli.eval_answers.stopped": "flashback: stopped",
+    "cli.eval_answers.header": "{questions:plural:question|questions}, model {model}, judge {judge}",
+    "cli.eval_answers.none": "none",
+    "cli.eval_answers.self_judged": "  (the judge is the answering model grading itself; answer_f1 needs no judge: "
+                                    "--judge-endpoint sets another)",
+    "cli.forget.source": "{messages:plural:message|messages}",
+    "cli.crash.no_folder": "flashback stopped on an unexpected error ({what}) before it knew where to write the "
+                           "details.",
+    "cli.crash.not_written": "flashback stopped on an unexpected error ({what}); the details could not be written to "
+                             "{log} ({reason}).",
+    "cli.crash.logged": "flashback stopped on an unexpected error ({what}); the details are in {log} (please attach "
+                        "it when you report this).",
+    "cli.self_test.failed": "flashback self-test FAILED: {problem}",
+    "cli.self_test.passed": "flashback self-test passed: {messages:plural:message|messages}, "
+                            "{topics:plural:topic|topics}; {found}; {seconds:.1f} s",
+    "cli.self_test.found": "{language} {query!r} → topic {topic} in {chat!r} (score {score:.2f})",
+    "cli.self_test.no_demo": "the bundled demo export is missing from this installation (package data not shipped)",
+    "cli.self_test.no_translation": "the {language} translation is missing from this installation",
+    "cli.self_test.demo_count": "the demo should hold {expected} messages, the store has {found}",
+    "cli.self_test.build": "the build made {topics} topics and {vectors} vectors",
+    "cli.self_test.nothing_found": "the {language} search {query!r} found nothing",
+    "cli.self_test.wrong_chat": "the {language} search {query!r} ranked a topic of {found!r} first, not one of "
+                                "{expected!r}",
     "cli.interrupted": "interrupted; nothing was changed by an unfinished import",
     "cli.waiting": "flashback: waiting for {holder} to finish…",
     "build.stage.topics": "Finding topics in the conversations",

@@ -616,6 +616,56 @@ CATALOGUE: dict[str, str] = {
     "cli.argparse.expected_one": "аргументу {arg} нужно одно значение",
     "cli.argparse.not_allowed_with": "аргумент {arg} нельзя указывать вместе с {other}",
     "cli.argparse.argument": "аргумент {arg}: {text}",
+    "cli.tune.no_labels": "Разметки пока нет: отметьте подходящие результаты в окне поиска или укажите файл QRELS "
+                          "(`flashback tune qrels.json`).",
+    "cli.tune.folds": "--folds должно быть 2 или больше: каждый запрос оценивается настройками, подобранными на "
+                      "остальных.",
+    "cli.tune.tuned": "подобрано по {objective} на {queries:plural:запросе|запросах|запросах}, перекрёстная проверка "
+                      "на {folds} частях: порог {threshold:.2f}, разрыв {gap:.2f}, top-K {top_k}",
+    "cli.tune.lexical": "{line}, вес слов {weight}",
+    "cli.tune.unmatched": "{count:plural:размеченного сообщения|размеченных сообщений|размеченных сообщений} нет в "
+                          "этом хранилище (не учтены)",
+    "cli.tune.not_saved": "не сохранено: `flashback tune --save` (с теми же параметрами) запишет их туда, откуда их "
+                          "читают окно и `flashback search`",
+    "cli.tune.too_few": "слишком мало запросов, чтобы отличить выигрыш от шума",
+    "cli.tune.gain": "{gain:+.2f} {objective} к текущим настройкам на запросах, по которым не подбирали",
+    "cli.tune.same": "{what}: на каждом запросе так же, как с текущими настройками",
+    "cli.tune.within_noise": "{what}, в пределах шума (±{margin:.2f}, две стандартные ошибки): не явно лучше "
+                             "текущих настроек",
+    "cli.tune.beyond_noise": "{what}, больше шума (±{margin:.2f}, две стандартные ошибки)",
+    "cli.tune.worse": "{what}, хуже, больше шума (±{margin:.2f}, две стандартные ошибки)",
+    "cli.tune.save_failed": "Не удалось сохранить подобранные настройки ({file}: {problem}); цифры выше остаются в "
+                            "силе.",
+    "cli.tune.settings_file": "файл настроек",
+    "cli.tune.saved": "сохранено: порог {threshold:.2f}, разрыв {gap:.2f}, top-K {top_k} в {where}: `flashback "
+                      "search` и окно теперь берут их (уже открытое окно — после перезапуска; параметр командной "
+                      "строки по-прежнему важнее)",
+    "cli.tune.lexical_not_saved": "{line}; вес слов {weight} не сохранён (ни у окна, ни у поиска нет такой "
+                                  "настройки: подбирайте с --no-lexical, чтобы обойтись без него)",
+    "cli.eval_answers.no_model": "flashback: модель чата не выбрана (нет ключа для сервера): ответы не оценить; "
+                                 "укажите --endpoint с ключом или локальный сервер",
+    "cli.eval_answers.stopped": "flashback: остановлено",
+    "cli.eval_answers.header": "{questions:plural:вопрос|вопроса|вопросов}, модель {model}, судья {judge}",
+    "cli.eval_answers.none": "нет",
+    "cli.eval_answers.self_judged": "  (судья — та же модель, что отвечала; answer_f1 судья не нужен: другого задаёт "
+                                    "--judge-endpoint)",
+    "cli.forget.source": "{messages:plural:сообщение|сообщения|сообщений}",
+    "cli.crash.no_folder": "flashback остановился из-за непредвиденной ошибки ({what}), ещё не зная, куда записать "
+                           "подробности.",
+    "cli.crash.not_written": "flashback остановился из-за непредвиденной ошибки ({what}); подробности не удалось "
+                             "записать в {log} ({reason}).",
+    "cli.crash.logged": "flashback остановился из-за непредвиденной ошибки ({what}); подробности в {log} (приложите "
+                        "этот файл, когда сообщаете о ней).",
+    "cli.self_test.failed": "flashback self-test: ОШИБКА: {problem}",
+    "cli.self_test.passed": "flashback self-test пройден: {messages:plural:сообщение|сообщения|сообщений}, "
+                            "{topics:plural:тема|темы|тем}; {found}; {seconds:.1f} с",
+    "cli.self_test.found": "{language} {query!r} → тема {topic} в {chat!r} (оценка {score:.2f})",
+    "cli.self_test.no_demo": "в этой установке нет встроенного демо-экспорта (данные пакета не поставлены)",
+    "cli.self_test.no_translation": "в этой установке нет перевода {language}",
+    "cli.self_test.demo_count": "в демо должно быть {expected} сообщений, а в хранилище {found}",
+    "cli.self_test.build": "сборка создала тем: {topics}, векторов: {vectors}",
+    "cli.self_test.nothing_found": "поиск ({language}) {query!r} ничего не нашёл",
+    "cli.self_test.wrong_chat": "поиск ({language}) {query!r} первой поставил тему из {found!r}, а не из {expected!r}",
     "cli.interrupted": "прервано; незаконченный импорт ничего не изменил",
     "cli.waiting": "flashback: жду, пока закончится {holder}…",
     "build.stage.topics": "Поиск тем в переписке",
