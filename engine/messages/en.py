@@ -649,6 +649,14 @@ CATALOGUE: dict[str, str] = {
     "cli.self_test.nothing_found": "the {language} search {query!r} found nothing",
     "cli.self_test.wrong_chat": "the {language} search {query!r} ranked a topic of {found!r} first, not one of "
                                 "{expected!r}",
+    # for `flashback search`'s lines (app/cli_memory.py run_search, being rewritten: not used yet)
+    "cli.search.counts": "retrieved {retrieved}, removed by threshold {by_threshold}, by gap {by_gap}, kept {kept}; "
+                         "{duration}",
+    "cli.search.rewritten": "searched also as: {query}  (rewritten from --recent in {seconds:.1f} s)",
+    "cli.search.as_typed": "searched as typed: the rewrite was not used ({reason})",
+    "cli.search.flash": "tool calls {tool_calls}; {fallback}; tokens {prompt:,}+{completion:,}",
+    "cli.search.protocol": "protocol {protocol}",
+    "cli.search.cost": "cost {cost}",
     "cli.interrupted": "interrupted; nothing was changed by an unfinished import",
     "cli.waiting": "flashback: waiting for {holder} to finish…",
     "build.stage.topics": "Finding topics in the conversations",

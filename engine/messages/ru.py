@@ -472,8 +472,8 @@ CATALOGUE: dict[str, str] = {
                         "окружения (её называет `flashback key show --provider ИМЯ`).",
     "hint.cli.llm_model": "Укажите её параметром --model.",
     "hint.cli.llm_url": "Укажите верный адрес параметром --base-url.",
-    "hint.cli.llm_setup": "Выберите её параметрами --endpoint и --model: openrouter и openai нужен ключ (`flashback "
-                          "key set --provider ИМЯ`), ollama, llamacpp и lmstudio — нет.",
+    "hint.cli.llm_setup": "Выберите её параметрами --endpoint и --model: для openrouter и openai нужен ключ "
+                          "(`flashback key set --provider ИМЯ`), для ollama, llamacpp и lmstudio — нет.",
     "hint.cli.embedder": "Проверьте параметры --embedder, --embedding-model и --embedding-base-url.",
     "hint.cli.embedder_url": "Укажите его параметром --embedding-base-url.",
     "hint.cli.embedder_model": "Укажите её параметром --embedding-model.",
@@ -666,6 +666,14 @@ CATALOGUE: dict[str, str] = {
     "cli.self_test.build": "сборка создала тем: {topics}, векторов: {vectors}",
     "cli.self_test.nothing_found": "поиск ({language}) {query!r} ничего не нашёл",
     "cli.self_test.wrong_chat": "поиск ({language}) {query!r} первой поставил тему из {found!r}, а не из {expected!r}",
+    # for `flashback search`'s lines (app/cli_memory.py run_search, being rewritten: not used yet)
+    "cli.search.counts": "найдено {retrieved}, отсечено порогом {by_threshold}, разрывом {by_gap}, оставлено {kept}; "
+                         "{duration}",
+    "cli.search.rewritten": "искали также как: {query}  (переписано по --recent за {seconds:.1f} с)",
+    "cli.search.as_typed": "искали как набрано: переписанный запрос не использован ({reason})",
+    "cli.search.flash": "вызовов инструментов {tool_calls}; {fallback}; токенов {prompt:,}+{completion:,}",
+    "cli.search.protocol": "протокол {protocol}",
+    "cli.search.cost": "стоимость {cost}",
     "cli.interrupted": "прервано; незаконченный импорт ничего не изменил",
     "cli.waiting": "flashback: жду, пока закончится {holder}…",
     "build.stage.topics": "Поиск тем в переписке",
