@@ -670,6 +670,7 @@ CATALOGUE: dict[str, str] = {
     "build.stage.index topic": "Updating the topics' search index",
     "build.stage.index person": "Updating the people's search index",
     "build.stage.index artifact": "Updating the files' search index",
+    "build.stage.compact": "Dropping the cached vectors no longer needed",
     "build.stage.other": "Working",
     "cli.progress.stage": "{stage}: {counts}",
     "cli.progress.counts": "{done:,} / {total:,}",

@@ -687,6 +687,7 @@ CATALOGUE: dict[str, str] = {
     "build.stage.index topic": "Обновление поискового индекса тем",
     "build.stage.index person": "Обновление поискового индекса людей",
     "build.stage.index artifact": "Обновление поискового индекса файлов",
+    "build.stage.compact": "Удаление ненужных кэшированных векторов",
     "build.stage.other": "Работа",
     "cli.progress.stage": "{stage}: {counts}",
     "cli.progress.counts": "{done:,} / {total:,}",

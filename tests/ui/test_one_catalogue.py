@@ -276,3 +276,12 @@ def test_every_reason_has_words_and_messages_name_no_face():
     assert "flashback key set" in render(llm_key, "en", face="cli")
     assert "Flashback window" in render(llm_key, "en", face="mcp")
     assert render(llm_key, "en") == "OpenRouter needs an API key."
+
+
+def test_every_build_stage_the_cli_shows_has_words():
+    """`StageProgress` prints a build's stages by name: each one the engine reports has words."""
+    sources = "".join(path.read_text(encoding="utf-8") for path in ROOT.joinpath("engine").rglob("*.py"))
+    stages = set(re.findall(r"""\bprogress\(\s*["']([a-z ]+)["']""", sources))
+    stages |= {f"index {kind}" for kind in ("topic", "person", "artifact")}
+    assert {"topics", "embeddings", "compact"} <= stages
+    assert not sorted(stage for stage in stages if f"build.stage.{stage}" not in CODES)
