@@ -27,7 +27,7 @@ from app import (
     mcp_server,
 )
 from app.cli_options import fill_saved, say
-from app.cli_output import plural, waiting_note
+from app.cli_output import waiting_note, words
 from app.privacy import private_umask, tighten
 from app.saved_settings import saved_values
 from app.settings import READING_COMMANDS, data_dir_given, holds_store, resolve_data_dir
@@ -45,17 +45,41 @@ class _VersionAction(argparse.Action):
 
 
 class _Parser(argparse.ArgumentParser):
-    """A bad value for an option (`--since 2024-13-01`, `--reranker flahs`) is a mistake one
-    sentence explains: it is said alone, without the 30 lines of usage that hid it (issue 31).
-    A missing or unknown argument still gets the usage line. Subcommands inherit the class."""
+    """argparse with its error line in the CLI's language (the sub-commands' parsers are of the same
+    class); argparse's own usage and help stay as argparse writes them. A bad value for an option
+    (`--since 2024-13-01`, `--reranker flahs`) is a mistake one sentence explains: it is said alone,
+    without the 30 lines of usage that hid it (issue 31); a missing or unknown argument still gets
+    the usage line."""
 
     def error(self, message: str) -> NoReturn:
         if message.startswith("argument "):
-            self.mistake(message)
-        super().error(message)
+            self.mistake(_argparse_words(message))
+        self.print_usage(sys.stderr)
+        self.exit(2, words("cli.usage_error", prog=self.prog, text=_argparse_words(message)) + "\n")
 
     def mistake(self, sentence: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {sentence}\n")
+        self.exit(2, words("cli.usage_error", prog=self.prog, text=sentence) + "\n")
+
+
+# argparse's own error sentences (Python 3.11's wording), each as the catalogue's code; an
+# argument's own error (an ArgumentTypeError) is ours already and only gains "argument X:".
+_ARGPARSE_ERRORS = (
+    (re.compile(r"unrecognized arguments: (?P<args>.*)"), "cli.argparse.unrecognized"),
+    (re.compile(r"the following arguments are required: (?P<args>.*)"), "cli.argparse.required"),
+    (re.compile(r"argument (?P<arg>\S+): invalid choice: (?P<value>.*?) \(choose from (?P<choices>.*)\)"),
+     "cli.argparse.invalid_choice"),
+    (re.compile(r"argument (?P<arg>\S+): expected one argument"), "cli.argparse.expected_one"),
+    (re.compile(r"argument (?P<arg>\S+): not allowed with argument (?P<other>\S+)"), "cli.argparse.not_allowed_with"),
+    (re.compile(r"argument (?P<arg>\S+): (?P<text>.*)", re.DOTALL), "cli.argparse.argument"),
+)
+
+
+def _argparse_words(message: str) -> str:
+    for pattern, code in _ARGPARSE_ERRORS:
+        found = pattern.fullmatch(message)
+        if found:
+            return words(code, **found.groupdict())
+    return message
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -93,7 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _export_path(text: str) -> Path:
     """A PATH to import; an empty one (`import ""`) would be the current folder to Path()."""
     if not text.strip():
-        raise argparse.ArgumentTypeError("the path is empty: give an export file, a folder or a .zip")
+        raise argparse.ArgumentTypeError(words("cli.import.empty_path"))
     return Path(text)
 
 
@@ -111,7 +135,8 @@ def _check_dates(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
 
 def _stderr_progress(progress: ImportProgress) -> None:
     share = progress.bytes_done / progress.bytes_total if progress.bytes_total else 1.0
-    sys.stderr.write(f"\r{progress.source}: {share:6.1%}  {progress.messages:,} messages")
+    sys.stderr.write("\r" + words("cli.import.progress", source=progress.source, share=share,
+                                  messages=progress.messages))
     sys.stderr.flush()
 
 
@@ -129,7 +154,7 @@ def _run_import(args: argparse.Namespace, data_dir: Path) -> int:
                                          on_wait=on_wait)
         except EngineError as exc:
             failures.append({"path": str(path), "error": str(exc)})
-            sys.stderr.write(("\n" if show_progress else "") + f"error: {say(exc.message)}\n")
+            sys.stderr.write(("\n" if show_progress else "") + words("cli.error", text=say(exc.message)) + "\n")
             continue
         if show_progress:
             sys.stderr.write("\n")
@@ -137,14 +162,14 @@ def _run_import(args: argparse.Namespace, data_dir: Path) -> int:
         if not args.json:
             for source in report.sources:
                 if source.status == "unchanged":
-                    sys.stdout.write(f"{source.name}: already imported, nothing new\n")
+                    sys.stdout.write(words("cli.import.unchanged", name=source.name) + "\n")
                 else:
-                    sys.stdout.write(
-                        f"{source.name} ({source.format}): {source.messages_added:,} new of "
-                        f"{plural(source.messages_seen, 'message')} in {plural(source.chats, 'chat')}, "
-                        f"{plural(source.artifacts_added, 'attachment')}{_caveats(source)}\n")
+                    sys.stdout.write(words("cli.import.source", name=source.name, format=source.format,
+                                           added=source.messages_added, seen=source.messages_seen,
+                                           chats=source.chats, attachments=source.artifacts_added)
+                                     + _caveats(source) + "\n")
             for skipped in report.skipped:
-                sys.stdout.write(f"{skipped}: not a chat export, skipped\n")
+                sys.stdout.write(words("cli.import.skipped", path=skipped) + "\n")
     if args.json:
         payload = {
             "imports": [
@@ -163,10 +188,9 @@ def _caveats(source) -> str:
     with different texts (the first text is kept)."""
     notes = []
     if source.messages_cut:
-        notes.append(f"{plural(source.messages_cut, 'message')} cut to the length limit")
+        notes.append(words("cli.import.cut", count=source.messages_cut))
     if source.messages_conflicting:
-        notes.append(f"{plural(source.messages_conflicting, 'message')} with an id already seen but another "
-                     "text (the first text was kept)")
+        notes.append(words("cli.import.conflicting", count=source.messages_conflicting))
     matched = source.matched_message()  # issue 23: which stored chat a renamed or newer export went into
     if matched is not None:
         notes.append(say(matched))
@@ -186,9 +210,9 @@ def _run_stats(args: argparse.Namespace, data_dir: Path) -> int:
     if args.json:
         sys.stdout.write(json.dumps({"data_dir": str(data_dir), **stats.as_dict()}) + "\n")
     else:
-        sys.stdout.write(f"Store: {data_dir}\n")
+        sys.stdout.write(words("cli.stats.store", folder=str(data_dir)) + "\n")
         for name, value in stats.as_dict().items():
-            sys.stdout.write(f"  {name:<10} {value:>12,}\n")
+            sys.stdout.write(f"  {words('cli.stats.' + name):<10} {value:>12,}\n")
     return 0
 
 
@@ -220,7 +244,7 @@ def _dispatch(args: argparse.Namespace, data_dir: Path) -> int:
         return cli_keys.run_key(args)
     note = tighten(data_dir)
     if note:
-        sys.stderr.write(f"flashback: {say(note)}\n")
+        sys.stderr.write(words("cli.note", text=say(note)) + "\n")
     if args.command == "import":
         return _run_import(args, data_dir)
     if args.command == "stats":
@@ -306,7 +330,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _silence_stdout()
         return 1
     except EngineError as exc:
-        sys.stderr.write(f"error: {say(exc.message)}\n")
+        sys.stderr.write(words("cli.error", text=say(exc.message)) + "\n")
         return 1
     except KeyboardInterrupt:
         sys.stderr.write("\n" + say(_interrupted(args.command)) + "\n")

@@ -14,8 +14,9 @@ from pathlib import Path
 
 from app import cli_llm, cli_memory
 from app.cli_options import say
-from app.cli_output import duration, positive_number
+from app.cli_output import duration, positive_number, words
 from app.keys import MissingKeyError
+from engine.api import reason_message
 
 
 def add_command(commands: argparse._SubParsersAction) -> None:
@@ -55,32 +56,43 @@ def run_ask(args: argparse.Namespace, data_dir: Path) -> int:
         sys.stdout.write(json.dumps(outcome.as_dict(), ensure_ascii=False) + "\n")
         return 0
     for note in outcome.notes:
-        sys.stderr.write(f"flashback: {say(note)}\n")
+        sys.stderr.write(words("cli.note", text=say(note)) + "\n")
     answer = outcome.answer
     if answer is not None:
         sys.stdout.write(answer.text.strip() + "\n")
         unsupported = [claim for claim in answer.claims if claim.supported is False]
         if unsupported:
-            sys.stdout.write("\nnot supported by the cited messages:\n")
+            sys.stdout.write("\n" + words("cli.ask.unsupported") + "\n")
             for claim in unsupported:
                 sys.stdout.write(f"  ✗ {claim.text}\n")
         if answer.caveat:
             sys.stdout.write(f"\n{answer.caveat}\n")
     if outcome.sources:
-        sys.stdout.write("\nSources:\n")
+        sys.stdout.write("\n" + words("cli.ask.sources") + "\n")
         for source in outcome.sources:
             when = datetime.fromtimestamp(source.first_at, UTC).strftime("%Y-%m-%d %H:%M")
             first = next((line for line in source.messages if line.strip()), "").strip().replace("\n", " ")
             authors = ", ".join(source.authors[:3])
             sys.stdout.write(f"[{source.number}] {source.chat} · {authors} · {when} · {first[:100]}\n")
     elif answer is None:
-        sys.stdout.write("Nothing in your chats matched the question.\n")
-    plan = outcome.plan
-    extra = f"; fallback {outcome.fallback}" if outcome.fallback else ""
-    usage = outcome.usage or {}
-    sys.stdout.write(f"\nplan ({plan.source}): {' | '.join(plan.subqueries)}"
-                     + (f"; dates {plan.date_range.phrase!r}" if plan.date_range else "")
-                     + f"; {duration(outcome.timings_ms.get('total'))}{extra}"
-                     + (f"; tokens {usage.get('prompt_tokens', 0)}+{usage.get('completion_tokens', 0)}"
-                        if usage.get("prompt_tokens") else "") + "\n")
+        sys.stdout.write(words("cli.ask.nothing_matched") + "\n")
+    sys.stdout.write("\n" + plan_line(outcome) + "\n")
     return 0
+
+
+def plan_line(outcome) -> str:
+    """How the question was searched and what it cost: the plan, its dates, the time, the fallback
+    (in words), the tokens."""
+    plan, usage = outcome.plan, outcome.usage or {}
+    source = plan.source if plan.source in ("model", "fallback", "user") else "fallback"
+    parts = [words("cli.ask.plan", source=words(f"cli.ask.plan_source.{source}"),
+                   subqueries=" | ".join(plan.subqueries))]
+    if plan.date_range:
+        parts.append(words("cli.ask.dates", phrase=plan.date_range.phrase))
+    parts.append(words("cli.ask.took", duration=duration(outcome.timings_ms.get("total"))))
+    if outcome.fallback:
+        parts.append(words("cli.ask.fallback", reason=say(reason_message(outcome.fallback))))
+    if usage.get("prompt_tokens"):
+        parts.append(words("cli.ask.tokens", prompt=usage.get("prompt_tokens", 0),
+                           completion=usage.get("completion_tokens", 0)))
+    return "; ".join(parts)

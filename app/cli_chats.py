@@ -13,8 +13,8 @@ import json
 import sys
 from datetime import UTC, datetime
 
-from app.cli_output import plural
-from engine.api import ChatInfo, EngineError, Flashback
+from app.cli_output import words
+from engine.api import ChatInfo, EngineError, Flashback, msg
 
 
 class ChatNotFound(EngineError):
@@ -41,14 +41,14 @@ def run_chats(args: argparse.Namespace, data_dir) -> int:
         sys.stdout.write(json.dumps(rows, ensure_ascii=False) + "\n")
         return 0
     if not chats:
-        sys.stdout.write("No chats yet: `flashback import PATH` adds an export.\n")
+        sys.stdout.write(words("cli.chats.none") + "\n")
         return 0
     width = max(len(c.name) for c in chats[:200])
     for chat in chats:
         span = f"{_day(chat.first_at)} – {_day(chat.last_at)}" if chat.first_at else ""
         sys.stdout.write(f"{chat.id:>5}  {chat.name[:40]:<{min(width, 40)}}  {formats.get(chat.id, ''):<9} "
-                         f"{plural(chat.messages, 'message'):>16}  {span}\n")
-    sys.stdout.write(f"{plural(len(chats), 'chat')}; search one with --chat ID or --chat NAME\n")
+                         f"{words('cli.chats.messages', count=chat.messages):>16}  {span}\n")
+    sys.stdout.write(words("cli.chats.total", count=len(chats)) + "\n")
     return 0
 
 
@@ -79,8 +79,7 @@ def resolve_chats(service: Flashback, values: list[str]) -> tuple[int, ...]:
             ids.append(found[0].id)
         elif found:
             listed = "; ".join(f"{c.id} {c.name}" for c in found[:8]) + ("; …" if len(found) > 8 else "")
-            raise ChatNotFound(f"--chat {value!r} fits {len(found)} chats ({listed}): give its id or more of its name.")
+            raise ChatNotFound(msg("cli.chats.ambiguous", value=value, count=len(found), listed=listed))
         else:
-            what = "no chat with that id or name" if wanted.isdigit() else "no chat of that name"
-            raise ChatNotFound(f"--chat {value!r}: there is {what}; `flashback chats` lists them.")
+            raise ChatNotFound(msg("cli.chats.no_id" if wanted.isdigit() else "cli.chats.no_name", value=value))
     return tuple(dict.fromkeys(ids))

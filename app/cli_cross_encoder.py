@@ -9,15 +9,18 @@ from __future__ import annotations
 import argparse
 import sys
 
-from app.cli_options import add_setting
+from app.cli_options import add_setting, say
+from app.cli_output import duration, words
 from app.keys import KeyStore, MissingKeyError
 from engine.api import (
     RERANK_PRESETS,
     CrossEncoderReport,
     CrossEncoderSettings,
     FlashReport,
+    Message,
     RerankEndpoint,
     SearchResult,
+    reason_message,
 )
 
 SETTING_KEYS = ("ce_threshold", "ce_top_k", "ce_top_n", "ce_passage_tokens", "ce_batch", "ce_skip_small",
@@ -73,20 +76,36 @@ def write_summary(outcome: SearchResult, report: CrossEncoderReport) -> None:
     """The cross-encoder's line under the candidates: what it kept and why, or its fallback."""
     result = outcome.result
     for selection in result.selected:
-        sys.stdout.write(f"  {selection.kind} {selection.id}: {selection.reason}\n")
-    if report.note is not None:
-        sys.stdout.write(f"  {report.note}\n")
-    fallback = f"{result.fallback} ({report.error})" if result.fallback else "none"
+        reason = say(selection.reason_message) if selection.reason_message is not None else selection.reason
+        sys.stdout.write(f"  {selection.kind} {selection.id}: {reason}\n")
+    note = _said(report.note)
+    if note:
+        sys.stdout.write(f"  {note}\n")
+    if result.fallback:
+        cause = _said(report.error)
+        fallback = words("cli.fallback.because" if cause else "cli.fallback.reason",
+                         reason=say(reason_message(result.fallback)), cause=cause)
+    else:
+        fallback = words("cli.fallback.none")
     if report.skipped:
-        sys.stdout.write(f"cross-encoder {report.endpoint.label}: not asked\n")
+        sys.stdout.write(words("cli.cross_encoder.not_asked", label=report.endpoint.label) + "\n")
         return
-    sys.stdout.write(f"cross-encoder {report.endpoint.label}: scored {len(report.scores)} in "
-                     f"{report.batches} batches; fallback {fallback}; "
-                     f"{report.total_ms:.0f} ms\n")
+    sys.stdout.write(words("cli.cross_encoder.scored", label=report.endpoint.label, scored=len(report.scores),
+                           batches=report.batches, fallback=fallback, duration=duration(report.total_ms))
+                     + "\n")
+
+
+def _said(message: Message | None) -> str:
+    """A report's note or error in the CLI's language."""
+    return say(message) if message is not None else ""
 
 
 def write_chain(report: FlashReport) -> None:
     chain = report.chain
     if chain is not None:
-        fallback = f"; fallback {chain.fallback}" if chain.fallback else ""
-        sys.stdout.write(f"chained: {chain.note}{fallback}\n")
+        note = _said(chain.note)
+        if chain.fallback:
+            sys.stdout.write(words("cli.chained_fallback", note=note, reason=say(reason_message(chain.fallback)))
+                             + "\n")
+        else:
+            sys.stdout.write(words("cli.chained", note=note) + "\n")

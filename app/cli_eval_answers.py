@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from app import cli_ask, cli_llm, cli_memory
-from app.cli_output import at_least
+from app.cli_output import at_least, words
 
 SHOWN = ("accuracy", "answer_f1", "citation_precision", "citation_coverage", "fully_supported", "evidence_in_sources",
          "latency_ms_p50", "latency_ms_p95")
@@ -45,8 +45,7 @@ def run_eval_answers(args: argparse.Namespace, data_dir: Path) -> int:
     cli_memory.ensure_built(args, service, whole=True)
     endpoint = cli_ask._endpoint(args)
     if endpoint is None:
-        sys.stderr.write("flashback: no chat model is set (no key for the endpoint): answers cannot be judged; "
-                         "pass --endpoint with a key, or a local server\n")
+        sys.stderr.write(words("cli.eval_answers.no_model") + "\n")
     cancel = CancelToken()
 
     def progress(done: int, total: int, question) -> None:
@@ -60,20 +59,20 @@ def run_eval_answers(args: argparse.Namespace, data_dir: Path) -> int:
                                                   settings=AskSettings(retrieval=retrieval), limit=args.limit,
                                                   on_progress=progress, cancel=cancel))
     except KeyboardInterrupt:
-        sys.stderr.write("flashback: stopped\n")
+        sys.stderr.write(words("cli.eval_answers.stopped") + "\n")
         return 130
     if args.json:
         sys.stdout.write(json.dumps(result.as_dict(), ensure_ascii=False) + "\n")
         return 0
     figures = result.metrics()
     width = max(len(name) for name in SHOWN)
-    sys.stdout.write(f"{len(result.questions)} questions, model {result.model or 'none'}, judge "
-                     f"{(result.judge or {}).get('model', 'none')}\n")
+    nobody = words("cli.eval_answers.none")
+    sys.stdout.write(words("cli.eval_answers.header", questions=len(result.questions), model=result.model or nobody,
+                           judge=(result.judge or {}).get("model", nobody)) + "\n")
     for name in SHOWN:
         value = figures.get(name)
         shown = "—" if value is None else (f"{value:.0f} ms" if name.startswith("latency") else f"{value:.3f}")
         sys.stdout.write(f"  {name:<{width}}  {shown}\n")
     if args.judge_endpoint is None and result.judge:
-        sys.stdout.write("  (the judge is the answering model grading itself; answer_f1 needs no judge: "
-                         "--judge-endpoint sets another)\n")
+        sys.stdout.write(words("cli.eval_answers.self_judged") + "\n")
     return 0

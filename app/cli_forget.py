@@ -70,5 +70,6 @@ def _list_sources(service: Flashback, as_json: bool) -> int:
         return 0
     for source in sources:
         day = datetime.fromtimestamp(source.imported_at, UTC).strftime("%Y-%m-%d")
-        sys.stdout.write(f"{source.id:>5}  {day}  {source.format:<9} {source.messages:>9,} messages  {source.name}\n")
+        sys.stdout.write(f"{source.id:>5}  {day}  {source.format:<9} "
+                         f"{say(msg('cli.forget.source', messages=source.messages)):>18}  {source.name}\n")
     return 0

@@ -10,10 +10,10 @@ import argparse
 import getpass
 import sys
 
+from app.cli_output import words
 from app.keys import KeyStore, KeyStoreError, masked
 
 PROVIDERS = ("openrouter", "openai", "custom", "jina", "cohere", "voyage", "rerank")
-_FROM = {"keyring": "the OS keyring", "session": "this session", "env": "the environment"}
 
 
 def add_command(commands: argparse._SubParsersAction) -> None:
@@ -25,19 +25,19 @@ def add_command(commands: argparse._SubParsersAction) -> None:
 
 
 def _env_hint(keys: KeyStore, provider: str) -> str:
-    return " or ".join(keys.env_vars(provider))
+    names = keys.env_vars(provider)
+    return words("cli.keys.env_or", first=names[0], second=names[1]) if len(names) == 2 else " / ".join(names)
 
 
 def _show(keys: KeyStore, provider: str) -> int:
     source = keys.source(provider)
     if source:
-        sys.stdout.write(f"{provider}: {masked(keys.get(provider))} (from {_FROM.get(source, source)})\n")
+        origin = words(f"cli.keys.from.{source}") if source in ("keyring", "session", "env") else source
+        sys.stdout.write(words("cli.keys.shown", provider=provider, masked=masked(keys.get(provider)),
+                               source=origin) + "\n")
         return 0
-    if keys.backend_available():
-        how = f"save one with `flashback key set --provider {provider}` or set {_env_hint(keys, provider)}"
-    else:
-        how = f"this system has no keyring, so set {_env_hint(keys, provider)} in the environment"
-    sys.stdout.write(f"{provider}: not set: {how}\n")
+    code = "cli.keys.not_set" if keys.backend_available() else "cli.keys.not_set_no_keyring"
+    sys.stdout.write(words(code, provider=provider, env=_env_hint(keys, provider)) + "\n")
     return 0
 
 
@@ -45,12 +45,12 @@ def _delete(keys: KeyStore, provider: str) -> int:
     try:
         removed = keys.delete(provider)
     except KeyStoreError:
-        sys.stdout.write(f"{provider}: no keyring on this system; nothing stored\n")
+        sys.stdout.write(words("cli.keys.no_keyring_nothing", provider=provider) + "\n")
         return 0
-    line = "removed from the keyring" if removed else "nothing stored in the keyring"
+    line = words("cli.keys.removed" if removed else "cli.keys.nothing_stored", provider=provider)
     if keys.source(provider) == "env":  # still usable: say so, or the user thinks it is gone
-        line += f"; a key is still set in the environment ({_env_hint(keys, provider)})"
-    sys.stdout.write(f"{provider}: {line}\n")
+        line = words("cli.keys.still_in_env", line=line, env=_env_hint(keys, provider))
+    sys.stdout.write(line + "\n")
     return 0
 
 
@@ -62,27 +62,25 @@ def _read_key(provider: str) -> str | None:
             return None
         if not sys.stdin.isatty():
             return sys.stdin.readline().strip() or None
-        return getpass.getpass(f"API key for {provider} (input hidden): ").strip() or None
+        return getpass.getpass(words("cli.keys.prompt", provider=provider)).strip() or None
     except EOFError:  # Ctrl-D at the prompt
         return None
 
 
 def _set(keys: KeyStore, provider: str) -> int:
     if not keys.backend_available():
-        sys.stderr.write(f"flashback: this system has no keyring to keep the key in; set "
-                         f"{_env_hint(keys, provider)} in the environment instead.\n")
+        sys.stderr.write(words("cli.keys.no_keyring_set", env=_env_hint(keys, provider)) + "\n")
         return 1
     key = _read_key(provider)
     if not key:
-        sys.stderr.write("flashback: no key was entered (type it at the prompt, or pipe it in: "
-                         f"echo KEY | flashback key set --provider {provider}); nothing changed.\n")
+        sys.stderr.write(words("cli.keys.none_entered", provider=provider) + "\n")
         return 1
     try:
         keys.save(provider, key)
     except KeyStoreError as exc:
-        sys.stderr.write(f"flashback: {exc}\n")
+        sys.stderr.write(words("cli.note", text=str(exc)) + "\n")
         return 1
-    sys.stdout.write(f"{provider}: saved {masked(key)} in the OS keyring\n")
+    sys.stdout.write(words("cli.keys.saved", provider=provider, masked=masked(key)) + "\n")
     return 0
 
 

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 from app.cli_options import add_setting
-from app.cli_output import at_least, positive_number
+from app.cli_output import at_least, positive_number, words
 from app.keys import KeyStore, MissingKeyError
-from engine.api import PRESETS, Endpoint, EngineError, get_preset
+from engine.api import PRESETS, Endpoint, EngineError, get_preset, msg
 
 
 def add_endpoint_options(group: argparse._ArgumentGroup) -> None:
@@ -68,9 +68,9 @@ def endpoint_from(args: argparse.Namespace, keys: KeyStore | None = None) -> End
     if not key and preset.needs_key:
         raise MissingKeyError(args.endpoint, keys.env_vars(args.endpoint))
     if args.endpoint == "custom" and not args.base_url:
-        raise EngineError("The custom endpoint needs an address: pass --base-url, e.g. http://127.0.0.1:8080/v1.")
+        raise EngineError(msg("cli.llm.needs_url"))
     if not (args.model or preset.default_model):
-        raise EngineError(f"Name the model to use on {preset.label}: pass --model.")
+        raise EngineError(msg("cli.llm.needs_model", server=preset.label_message()))
     return Endpoint.from_preset(args.endpoint, api_key=key, model=args.model, base_url=args.base_url)
 
 
@@ -106,7 +106,8 @@ def write_export(args: argparse.Namespace, service, outcome) -> int:
     text = to_markdown(pack) if args.format == "md" else to_json(pack)
     if args.output:
         args.output.write_text(text, encoding="utf-8")
-        sys.stderr.write(f"wrote {len(pack.items)} items (~{pack.used_tokens:,} tokens) to {args.output}\n")
+        sys.stderr.write(words("cli.export.wrote", items=len(pack.items), tokens=pack.used_tokens,
+                               path=str(args.output)) + "\n")
     else:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0

@@ -17,7 +17,7 @@ from typing import assert_never
 from app import cli_cross_encoder, cli_llm
 from app.cli_chats import resolve_chats
 from app.cli_options import add_setting, say
-from app.cli_output import StageProgress, aligned_table, at_least, plural, waiting_note
+from app.cli_output import StageProgress, aligned_table, at_least, waiting_note, words
 from app.keys import api_key_for
 from app.privacy import user_umask
 from app.saved_settings import SHARED
@@ -151,16 +151,14 @@ def _retrieval(args: argparse.Namespace, service: Flashback) -> RetrievalSetting
                              date_from=date_from, date_to=date_to)
 
 
-_KIND_NOUNS = {"topic": "topic", "person": "person", "artifact": "file"}
-
-
 def build_summary(report) -> str:
     """The build in one line, in words: what was made, what is now searchable, with what."""
     counts = report.searchable or report.vectors  # topics, people, files: not their passages (issue 23)
-    searchable = ", ".join(plural(count, _KIND_NOUNS.get(kind, kind)) for kind, count in counts.items())
-    return (f"{plural(report.topics_created, 'new topic')} from {plural(report.messages_assigned, 'message')}, "
-            f"{report.topics_merged:,} merged; {plural(report.embedded, 'text')} embedded, "
-            f"{report.cached:,} from cache; searchable: {searchable or 'nothing yet'}; model {report.model_id}")
+    searchable = ", ".join(words(f"cli.build.kind.{kind}", count=count) if kind in ("topic", "person", "artifact")
+                           else words("cli.build.kind.other", count=count, kind=kind) for kind, count in counts.items())
+    return words("cli.build.summary", topics=report.topics_created, messages=report.messages_assigned,
+                 merged=report.topics_merged, embedded=report.embedded, cached=report.cached,
+                 searchable=searchable or words("cli.build.nothing_searchable"), model=report.model_id)
 
 
 def run_build(args: argparse.Namespace, data_dir: Path) -> int:
@@ -220,39 +218,36 @@ def ensure_built(args: argparse.Namespace, service: Flashback, *, whole: bool = 
     `whole`: build whatever the backlog (an evaluation scores the memory, not words alone)."""
     status = service.memory.status()
     if not status.messages:
-        raise EngineError("The store holds no messages yet: import a chat export first (`flashback import PATH`).")
+        raise EngineError(msg("memory.no_messages"))
     if not status.needs_build:
         return
     holder = service.store.writer()
     if holder is not None and not status.index_lost and (status.vectors > 0 or args.embedder == "builtin"):
         # Another process imports or builds: search what is built (and the rest by words) rather than wait.
-        sys.stderr.write(f"flashback: {holder.describe()} is writing the store; searching what is built so far\n")
+        sys.stderr.write(words("cli.build.searching_built", holder=say(holder.message())) + "\n")
         return
     if status.index_lost:
-        sys.stderr.write("flashback: the search index folder is missing; rebuilding it (nothing is re-embedded)\n")
+        sys.stderr.write(words("cli.build.index_lost") + "\n")
     elif status.vectors == 0 and status.other_vectors:
         # Building here would replace the other embedder's vectors: the user's call, not a side effect.
-        raise EngineError("The memory was built with another embedder: pass the --embedder options it was built "
-                          f"with, or run `flashback build {_embedder_flags(args)}` to rebuild it for this one.")
+        raise EngineError(msg("cli.build.other_embedder", flags=_embedder_flags(args)))
     # The local model is free too, but a first build of a big store takes hours on a laptop:
     # only what an import added since its last build is built on the way to a search.
     free = args.embedder == "builtin" or (args.embedder == "local" and status.vectors > 0)
     quick = whole or status.index_lost or status.unbuilt <= AUTO_BUILD_MESSAGES.get(args.embedder, 0)
     if free and quick:
         if not status.index_lost:
-            sys.stderr.write("flashback: building the memory first (new messages since the last build)\n")
+            sys.stderr.write(words("cli.build.first") + "\n")
         progress = StageProgress()
         report = service.memory.build(on_progress=progress, on_wait=waiting_note())
         progress.finish()
-        sys.stderr.write(f"flashback: {build_summary(report)}\n")
+        sys.stderr.write(words("cli.note", text=build_summary(report)) + "\n")
         return
     if free or status.vectors > 0:
         return  # the search's note says how many new messages it searched by their words, and to build
     if args.embedder == "local":
-        raise EngineError(f"Nothing is built with the local model yet: run `flashback build {_embedder_flags(args)}` "
-                          "first (it embeds every topic on this computer, with progress).")
-    raise EngineError(f"Nothing is built for this embedder yet: run `flashback build {_embedder_flags(args)}` "
-                      "first (it sends every topic to the embedding API, which may cost money).")
+        raise EngineError(msg("cli.build.local_first", flags=_embedder_flags(args)))
+    raise EngineError(msg("cli.build.api_first", flags=_embedder_flags(args)))
 
 
 def _agents_line(agents: dict) -> str:

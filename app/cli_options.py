@@ -15,13 +15,15 @@ from engine.api import SETTINGS, Message, Setting, SettingError, normalise_langu
 
 
 def cli_language() -> str:
-    """The language engine messages are printed in: $FLASHBACK_LANG ("ru"), else English (the
-    CLI's own words are English; a Russian sentence inside them would read worse than either)."""
+    """The language every line is printed in: $FLASHBACK_LANG ("ru"), else English (the CLI's own
+    words come from the same catalogue as the engine's, issue 31)."""
     return normalise_language(os.environ.get("FLASHBACK_LANG") or "en")
 
 
 def say(message: Message | str) -> str:
-    return render(message, cli_language())
+    """`message` in the CLI's language, with the CLI's hint (its real option) of where to set what
+    it says is missing (engine.messages SETTING_OF)."""
+    return render(message, cli_language(), face="cli")
 
 
 def _argparse_type(setting: Setting):

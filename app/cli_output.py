@@ -12,7 +12,10 @@ import math
 import sys
 import time
 from collections.abc import Callable
-from typing import TextIO
+from typing import Any, TextIO
+
+from app.cli_options import say
+from engine.api import catalogue, duration_message, msg
 
 _IRREGULAR = {"person": "people", "index": "indexes", "query": "queries", "reply": "replies"}
 
@@ -23,17 +26,20 @@ def plural(count: int, noun: str, many: str | None = None) -> str:
     return f"{count:,} {word}"
 
 
+def words(code: str, **params: Any) -> str:
+    """The catalogue's `code` in the CLI's language (FLASHBACK_LANG): every line a person reads."""
+    return say(msg(code, **params))
+
+
 def duration(ms: float | None) -> str:
     """Milliseconds for a person: "850 ms", "1.2 s", "2 min 5 s"; "–" when unknown."""
-    if ms is None:
-        return "–"
-    if ms < 1000:
-        return f"{ms:.0f} ms"
-    seconds = ms / 1000
-    if seconds < 60:
-        return f"{seconds:.1f} s"
-    minutes, rest = divmod(round(seconds), 60)
-    return f"{minutes} min {rest} s"
+    return say(duration_message(ms))
+
+
+def stage_name(stage: str) -> str:
+    """A build or check stage ("embeddings", "index topic") in words."""
+    code = f"build.stage.{stage}"
+    return words(code if code in catalogue("en") else "build.stage.other")
 
 
 def _cell(value: object) -> str:
@@ -77,13 +83,14 @@ class StageProgress:
         now = time.monotonic()
         if self.tty and (now - self._drawn >= self.interval or done >= total):
             self._drawn = now
-            self.stream.write(f"\r{stage:<16} {done:>9,} / {total:,}   ")
+            self.stream.write(f"\r{stage_name(stage):<16} {done:>9,} / {total:,}   ")
             self.stream.flush()
 
     def _line(self, stage: str, done: int, total: int) -> None:
         # A stage that ended without a final count (a one-step fit, an empty stage) is just done.
-        counts = f"{done:,} / {total:,}" if total > 1 and done == total else "done"
-        self.stream.write(f"{stage}: {counts}\n")
+        counts = words("cli.progress.counts", done=done, total=total) if total > 1 and done == total else \
+            words("cli.progress.done")
+        self.stream.write(words("cli.progress.stage", stage=stage_name(stage), counts=counts) + "\n")
         self.stream.flush()
 
     def finish(self) -> None:
@@ -104,9 +111,9 @@ def at_least(low: int) -> Callable[[str], int]:
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+            raise argparse.ArgumentTypeError(words("cli.arg.not_whole", text=text)) from None
         if value < low:
-            raise argparse.ArgumentTypeError(f"{value} is too small: give {low} or more")
+            raise argparse.ArgumentTypeError(words("cli.arg.too_small", value=value, low=low))
         return value
 
     return parse
@@ -117,9 +124,9 @@ def fraction(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        raise argparse.ArgumentTypeError(words("cli.arg.not_number", text=text)) from None
     if not math.isfinite(value) or not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"{text} is not a number from 0 to 1")
+        raise argparse.ArgumentTypeError(words("cli.arg.not_fraction", text=text))
     return value
 
 
@@ -128,9 +135,9 @@ def positive_number(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        raise argparse.ArgumentTypeError(words("cli.arg.not_number", text=text)) from None
     if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text} must be a number above 0")
+        raise argparse.ArgumentTypeError(words("cli.arg.not_positive", text=text))
     return value
 
 
@@ -138,7 +145,7 @@ def share(text: str) -> float:
     """An argparse type: a share above 0 and at most 1 (`--turn1-share`)."""
     value = fraction(text)
     if value == 0:
-        raise argparse.ArgumentTypeError("0 leaves no time: give a share above 0, at most 1")
+        raise argparse.ArgumentTypeError(words("cli.arg.no_time"))
     return value
 
 
@@ -148,11 +155,11 @@ def waiting_note(stream: TextIO | None = None) -> Callable[[object], None]:
     said: list[str] = []
 
     def note(holder) -> None:
-        text = holder.describe()
+        text = say(holder.message())
         if not said or said[-1] != text:
             said.append(text)
             out = stream or sys.stderr
-            out.write(f"flashback: waiting for {text} to finish…\n")
+            out.write(words("cli.waiting", holder=text) + "\n")
             out.flush()
 
     return note

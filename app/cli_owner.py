@@ -14,7 +14,7 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from app.cli_output import plural, waiting_note
+from app.cli_output import waiting_note, words
 
 
 def add_command(commands: argparse._SubParsersAction) -> None:
@@ -31,11 +31,10 @@ def add_command(commands: argparse._SubParsersAction) -> None:
 
 def describe(info) -> str:
     if info.id is None:
-        return ("No import says who you are yet: `flashback owner --name NAME` names you in WhatsApp and JSONL "
-                "chats (Telegram and ChatGPT exports say it themselves).")
-    line = f"You are {info.name}: {plural(info.messages, 'message')} in {plural(info.chats, 'chat')}"
+        return words("cli.owner.unknown")
+    line = words("cli.owner.you_are", name=info.name, messages=info.messages, chats=info.chats)
     others = [f"{alias.name} ({alias.format})" for alias in info.aliases[1:]]
-    return line + (f"; also {', '.join(others)}" if others else "")
+    return words("cli.owner.also", line=line, others=", ".join(others)) if others else line
 
 
 def run_owner(args: argparse.Namespace, data_dir: Path) -> int:
@@ -53,5 +52,5 @@ def run_owner(args: argparse.Namespace, data_dir: Path) -> int:
         return 0
     sys.stdout.write(describe(info) + "\n")
     if args.name is not None or args.not_name is not None:
-        sys.stdout.write("people's profiles follow at the next build (`flashback build`)\n")
+        sys.stdout.write(words("cli.owner.next_build") + "\n")
     return 0

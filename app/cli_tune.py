@@ -17,11 +17,11 @@ import sys
 from pathlib import Path
 
 from app import cli_memory
-from app.cli_options import add_setting
-from app.cli_output import aligned_table, plural
+from app.cli_options import add_setting, say
+from app.cli_output import aligned_table, words
 from app.saved_settings import SHARED, save_values
 from app.settings import data_dir_given
-from engine.api import NOISE_SES, OBJECTIVES, EngineError, RetrievalSettings, ThresholdSettings
+from engine.api import NOISE_SES, OBJECTIVES, EngineError, Message, RetrievalSettings, ThresholdSettings, msg
 
 SHOWN = ("kept_precision", "kept_recall", "kept_f1", "recall@budget", "kept_topics")
 _OBJECTIVE_WORDS = {"f1": "F1", "recall@budget": "recall@budget"}
@@ -50,8 +50,7 @@ def _targets(args: argparse.Namespace, service):
     if args.qrels is None:
         targets = service.evaluation.labelled_targets()
         if not targets:
-            raise EngineError("There are no labels yet: mark results relevant in the window's search view, "
-                              "or give a QRELS file (`flashback tune qrels.json`).")
+            raise EngineError(msg("cli.tune.no_labels"))
         return targets, 0
     return service.evaluation.qrels_targets(args.qrels)
 
@@ -62,7 +61,7 @@ def run_tune(args: argparse.Namespace, data_dir: Path) -> int:
     if args.qrels is not None:
         load_qrels(args.qrels)  # a broken file is the first thing to hear about, before any build
     if args.folds < 2:
-        raise EngineError("--folds must be 2 or more: each query is scored by settings tuned on the others.")
+        raise EngineError(msg("cli.tune.folds"))
     service = cli_memory._service(args, data_dir)
     cli_memory.ensure_built(args, service, whole=True)
     targets, unmatched = _targets(args, service)
@@ -80,21 +79,20 @@ def run_tune(args: argparse.Namespace, data_dir: Path) -> int:
         return 0
     settings = shaped["settings"]
     weight = settings["lexical_weight"]
-    sys.stdout.write(f"tuned for {args.objective} over {plural(result.before['queries'], 'query', 'queries')}, "
-                     f"{result.folds}-fold cross-validated: threshold {settings['threshold']:.2f}, "
-                     f"gap {settings['gap']:.2f}, top-K {settings['top_k']}"
-                     + (f", lexical weight {weight}" if weight is not None else "") + "\n")
+    line = words("cli.tune.tuned", objective=_OBJECTIVE_WORDS.get(args.objective, args.objective),
+                 queries=result.before["queries"], folds=result.folds, threshold=settings["threshold"],
+                 gap=settings["gap"], top_k=settings["top_k"])
+    sys.stdout.write((words("cli.tune.lexical", line=line, weight=weight) if weight is not None else line) + "\n")
     table = aligned_table(list(SHOWN), [(name, [shaped[name][key] for key in SHOWN])
                                         for name in ("before", "after", "cross_validated")])
     sys.stdout.write("\n".join(table) + "\n")
     sys.stdout.write(noise_words(result.noise, args.objective) + "\n")
     if unmatched:
-        sys.stdout.write(f"{plural(unmatched, 'judged message')} not in this store (left out)\n")
+        sys.stdout.write(words("cli.tune.unmatched", count=unmatched) + "\n")
     if saved is not None:
         sys.stdout.write(saved[1] + "\n")
     else:
-        sys.stdout.write("not saved: `flashback tune --save` (same options) writes them where the window and "
-                         "`flashback search` read them\n")
+        sys.stdout.write(words("cli.tune.not_saved") + "\n")
     return 0
 
 
@@ -102,17 +100,15 @@ def noise_words(noise: dict, objective: str) -> str:
     """The cross-validated gain over the current settings, against its noise, in words:
     "+0.04 F1 …, within noise (±0.05)" or "… beyond noise"."""
     if "standard_error" not in noise:
-        return str(noise.get("note") or "too few queries to tell the gain from noise")
+        note = Message.from_json(noise.get("note_message"))
+        return say(note) if note is not None else words("cli.tune.too_few")
     gain, margin = noise["cross_validated_minus_before"], NOISE_SES * noise["standard_error"]
-    what = f"{gain:+.2f} {_OBJECTIVE_WORDS.get(objective, objective)} over the current settings on queries " \
-           f"it was not tuned on"
+    what = words("cli.tune.gain", gain=gain, objective=_OBJECTIVE_WORDS.get(objective, objective))
     if gain == 0 and margin == 0:
-        return f"{what}: the same on every query as the current settings"
+        return words("cli.tune.same", what=what)
     if abs(gain) <= margin:
-        return (f"{what}, within noise (±{margin:.2f}, two standard errors): not clearly better than the current "
-                "settings")
-    verdict = "beyond noise" if gain > 0 else "worse, beyond noise"
-    return f"{what}, {verdict} (±{margin:.2f}, two standard errors)"
+        return words("cli.tune.within_noise", what=what, margin=margin)
+    return words("cli.tune.beyond_noise" if gain > 0 else "cli.tune.worse", what=what, margin=margin)
 
 
 def _save(args: argparse.Namespace, data_dir: Path, result) -> tuple[str, str]:
@@ -122,12 +118,9 @@ def _save(args: argparse.Namespace, data_dir: Path, result) -> tuple[str, str]:
         where = save_values(data_dir, data_dir_given(args.data_dir),
                             {"threshold": tuned.threshold, "gap": tuned.gap, "top_k": tuned.top_k})
     except OSError as exc:
-        raise EngineError(f"Could not save the tuned settings ({exc.filename or 'the settings file'}: "
-                          f"{exc.strerror or exc}); the figures above still hold.") from exc
-    line = (f"saved threshold {tuned.threshold:.2f}, gap {tuned.gap:.2f}, top-K {tuned.top_k} to {where}: "
-            "`flashback search` and the window use them from now on (a window open now keeps its own until "
-            "restarted; a flag still overrides them)")
+        raise EngineError(msg("cli.tune.save_failed", file=str(exc.filename or words("cli.tune.settings_file")),
+                              problem=exc.strerror or str(exc))) from exc
+    line = words("cli.tune.saved", threshold=tuned.threshold, gap=tuned.gap, top_k=tuned.top_k, where=where)
     if result.tuned.lexical_weight is not None:
-        line += (f"; the lexical weight {result.tuned.lexical_weight} is not saved (neither has a setting for it: "
-                 "tune with --no-lexical to tune without it)")
+        line = words("cli.tune.lexical_not_saved", line=line, weight=result.tuned.lexical_weight)
     return where, line

@@ -18,7 +18,7 @@ from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
 from app.keys import ENV_VARS, keys_in_use
-from engine.api import scrub_text
+from engine.api import msg, scrub_text
 
 LOG_FILE = Path("logs") / "flashback.log"
 MAX_BYTES = 512 * 1024
@@ -111,7 +111,7 @@ def report(exc: BaseException, data_dir: Path | None, command: str | None) -> st
     what = f"{type(exc).__name__}: {message.splitlines()[0][:200]}" if message else type(exc).__name__
     details = "".join(traceback.format_exception(exc))
     if data_dir is None:
-        return f"flashback stopped on an unexpected error ({what}) before it knew where to write the details."
+        return _words(msg("cli.crash.no_folder", what=what))
     try:
         logger = _logger(data_dir)
         logger.error("`flashback %s` failed\n%s", command or "", details)
@@ -121,7 +121,12 @@ def report(exc: BaseException, data_dir: Path | None, command: str | None) -> st
                 raise handler.failure
     except OSError as problem:
         reason = problem.strerror or str(problem) or type(problem).__name__
-        return (f"flashback stopped on an unexpected error ({what}); the details could not be written to "
-                f"{log_path(data_dir)} ({reason}).")
-    return (f"flashback stopped on an unexpected error ({what}); the details are in {log_path(data_dir)} "
-            "(please attach it when you report this).")
+        return _words(msg("cli.crash.not_written", what=what, log=str(log_path(data_dir)), reason=reason))
+    return _words(msg("cli.crash.logged", what=what, log=str(log_path(data_dir))))
+
+
+def _words(message) -> str:
+    """In the CLI's language (imported here: the crash path must not fail on a broken import above it)."""
+    from app.cli_options import say
+
+    return say(message)

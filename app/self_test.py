@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import resources
-from engine.api import EngineError
+from app.cli_options import say
+from engine.api import EngineError, msg
 
 
 @dataclass(frozen=True)
@@ -46,16 +47,16 @@ def run_self_test(data_dir: Path | None = None, *, as_json: bool = False) -> int
         else:
             figures = _check(data_dir)
     except EngineError as exc:
-        sys.stderr.write(f"flashback self-test FAILED: {exc}\n")
+        sys.stderr.write(say(msg("cli.self_test.failed", problem=say(exc.message))) + "\n")
         return 1
     figures["seconds"] = round(time.perf_counter() - started, 2)
     if as_json:
         sys.stdout.write(json.dumps(figures, ensure_ascii=False) + "\n")
     else:
-        found = "; ".join(f"{p['language']} {p['query']!r} → topic {p['topic']} in {p['chat']!r} "
-                          f"(score {p['score']:.2f})" for p in figures["searches"])
-        sys.stdout.write(f"flashback self-test passed: {figures['messages']} messages, {figures['topics']} topics; "
-                         f"{found}; {figures['seconds']:.1f} s\n")
+        found = "; ".join(say(msg("cli.self_test.found", language=p["language"], query=p["query"], topic=p["topic"],
+                                  chat=p["chat"], score=p["score"])) for p in figures["searches"])
+        sys.stdout.write(say(msg("cli.self_test.passed", messages=figures["messages"], topics=figures["topics"],
+                                 found=found, seconds=figures["seconds"])) + "\n")
     return 0
 
 
@@ -64,31 +65,31 @@ def _check(data_dir: Path) -> dict:
 
     demo = resources.demo_export()
     if demo is None:
-        raise SelfTestFailed("the bundled demo export is missing from this installation (package data not shipped)")
+        raise SelfTestFailed(msg("cli.self_test.no_demo"))
     for language in ("ru",):
         if resources.translation(language) is None:
-            raise SelfTestFailed(f"the {language} translation is missing from this installation")
+            raise SelfTestFailed(msg("cli.self_test.no_translation", language=language))
     service = Flashback(data_dir)
     service.imports.import_path(demo)
     stats = service.store.stats()
     if stats.messages != resources.DEMO_MESSAGES:
-        raise SelfTestFailed(f"the demo should hold {resources.DEMO_MESSAGES} messages, the store has {stats.messages}")
+        raise SelfTestFailed(msg("cli.self_test.demo_count", expected=resources.DEMO_MESSAGES, found=stats.messages))
     report = service.memory.build()
     topics = service.store.stats().topics
     vectors = sum(report.vectors.values())
     if not topics or not vectors:
-        raise SelfTestFailed(f"the build made {topics} topics and {vectors} vectors")
+        raise SelfTestFailed(msg("cli.self_test.build", topics=topics, vectors=vectors))
     searches = []
     for probe in PROBES:
         outcome = service.search.search_sync(SearchRequest(probe.query, reranker=ThresholdReranker(),
                                                            client="self-test"))
         candidates = [c for c in outcome.stage1.candidates if c.kind == "topic"]
         if not candidates:
-            raise SelfTestFailed(f"the {probe.language} search {probe.query!r} found nothing")
+            raise SelfTestFailed(msg("cli.self_test.nothing_found", language=probe.language, query=probe.query))
         best = candidates[0]
         if best.chat != probe.chat:
-            raise SelfTestFailed(f"the {probe.language} search {probe.query!r} ranked a topic of {best.chat!r} "
-                                 f"first, not one of {probe.chat!r}")
+            raise SelfTestFailed(msg("cli.self_test.wrong_chat", language=probe.language, query=probe.query,
+                                     found=best.chat, expected=probe.chat))
         searches.append({"language": probe.language, "query": probe.query, "topic": best.id, "chat": best.chat,
                          "score": round(best.score, 3), "kept": len(outcome.result.selected)})
     return {"messages": stats.messages, "topics": topics, "vectors": vectors, "searches": searches}

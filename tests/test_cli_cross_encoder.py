@@ -59,10 +59,11 @@ def test_a_failing_server_is_the_named_fallback_in_json_and_in_words(store, rera
     shaped = json.loads(found.stdout)
     assert shaped["fallback"] == "endpoint_error" and shaped["report"]["failed"]
     assert "llama.cpp server answered 500: model crashed" in shaped["report"]["error"]
-    assert all(s["reason"].startswith("fallback (endpoint_error): vector rank") for s in shaped["selected"]
-               if s["kind"] == "topic")
+    assert all(s["reason"].startswith("fallback (the rerank server answered with an error): vector rank")
+               for s in shaped["selected"] if s["kind"] == "topic")
     said = search(store, *args)
-    assert said.returncode == 0 and "fallback endpoint_error (llama.cpp server answered 500" in said.stdout
+    assert said.returncode == 0
+    assert "fallback: the rerank server answered with an error (llama.cpp server answered 500" in said.stdout
 
 
 def test_an_api_preset_reads_its_own_key_and_refuses_to_run_without_one(store, rerank):

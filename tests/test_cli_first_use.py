@@ -109,7 +109,7 @@ def test_import_and_build_speak_in_words(tmp_path):
     built = flashback("build", data_dir=tmp_path / "d")
     assert built.returncode == 0, built.stderr
     assert "{" not in built.stdout and "rebuilt" not in built.stdout and "1 new topic from 1 message" in built.stdout
-    assert "\r" not in built.stderr and "embeddings: " in built.stderr  # a line per stage, not \r redraws
+    assert "\r" not in built.stderr and "Embedding topics: " in built.stderr  # a line per stage, not \r redraws
 
 
 def test_a_flash_fallback_says_why(store):

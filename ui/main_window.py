@@ -49,7 +49,7 @@ from ui.shell.store_watcher import StoreWatcher
 from ui.shell.topic_viewer import TopicViewer
 from ui.tasks import run_in_background, wait_for_background_work
 
-EXPORT_FILTER = "Chat exports (*.json *.jsonl *.ndjson *.txt *.zip);;All files (*)"
+EXPORT_PATTERNS = "(*.json *.jsonl *.ndjson *.txt *.zip)"
 DOCK_WIDTH = 300  # at 1280 px the candidates, the cards and the settings need the rest
 
 
@@ -258,7 +258,8 @@ class MainWindow(QMainWindow):
 
     # -- importing and building -------------------------------------------------------------
     def choose_import(self) -> QFileDialog:
-        dialog = QFileDialog(self, self.tr("Import chat exports"), "", EXPORT_FILTER)
+        kinds = self.tr("Chat exports") + f" {EXPORT_PATTERNS};;" + self.tr("All files") + " (*)"
+        dialog = QFileDialog(self, self.tr("Import chat exports"), "", kinds)
         dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
         dialog.filesSelected.connect(lambda files: self.start_import(*[Path(f) for f in files]))
         dialog.open()  # not exec(): the event loop (and any running import) keeps going

@@ -45,7 +45,9 @@ _EXPORTS: dict[str, str] = {
     "Changes": "engine.changes", "ChangeToken": "engine.changes",
     # messages
     "LANGUAGES": "engine.messages", "Message": "engine.messages", "msg": "engine.messages",
-    "normalise_language": "engine.messages", "render": "engine.messages",
+    "normalise_language": "engine.messages", "render": "engine.messages", "reason_message": "engine.messages",
+    "step_message": "engine.messages", "reranker_message": "engine.messages", "SETTING_OF": "engine.messages",
+    "catalogue": "engine.messages", "runs_summary": "engine.traces.runs", "duration_message": "engine.traces.runs",
     # errors and cancelling
     "CancelToken": "engine.errors", "Cancelled": "engine.errors", "EngineError": "engine.errors",
     "ImportFormatError": "engine.errors", "StoreError": "engine.errors", "is_cancel": "engine.errors",
@@ -199,10 +201,15 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.memory.forget import ForgetReport as ForgetReport
     from engine.memory.forget import SourceInfo as SourceInfo
     from engine.messages import LANGUAGES as LANGUAGES
+    from engine.messages import SETTING_OF as SETTING_OF
     from engine.messages import Message as Message
+    from engine.messages import catalogue as catalogue
     from engine.messages import msg as msg
     from engine.messages import normalise_language as normalise_language
+    from engine.messages import reason_message as reason_message
     from engine.messages import render as render
+    from engine.messages import reranker_message as reranker_message
+    from engine.messages import step_message as step_message
     from engine.progress import PROGRESS_INTERVAL_S as PROGRESS_INTERVAL_S
     from engine.progress import ProgressThrottle as ProgressThrottle
     from engine.rerank.base import Candidate as Candidate
@@ -229,3 +236,5 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.store.lock import WriterBusy as WriterBusy
     from engine.store.stats import StoreStats as StoreStats
     from engine.traces.runs import RunSummary as RunSummary
+    from engine.traces.runs import duration_message as duration_message
+    from engine.traces.runs import runs_summary as runs_summary

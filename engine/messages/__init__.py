@@ -9,6 +9,14 @@ rendering in either language fails `tests/engine/test_messages.py`.
 Templates are `str.format` strings. Two extras: a parameter that is itself a `Message` is
 rendered in the same language, and ``{n:plural:topic|topics}`` (English: one|other;
 Russian: one|few|many) writes the number followed by the right form of the word.
+
+A message says WHAT is missing or wrong (a key, a model, an address); WHERE a person sets it
+is each face's to say, since only the face knows its own controls: `render(…, face="cli")`
+adds the CLI's hint (its real option), `face="window"` the window's (its real panel or
+dialog), `face="mcp"` the MCP server's (the window's settings), from ``hint.<face>.<setting>``
+in the same catalogue. The closed sets a person reads the names of (why a reranker or an Ask
+step fell back, an Ask step, a reranker) have their words here too: `reason_message`,
+`step_message`, `reranker_message`; no face shows such a name as it is stored.
 """
 
 from __future__ import annotations
@@ -20,6 +28,23 @@ from typing import Any
 
 LANGUAGES = ("en", "ru")
 DEFAULT_LANGUAGE = "en"
+FACES = ("window", "cli", "mcp")
+
+# The setting a message is about, for the messages a person gets past by changing one: the
+# face adds where that setting is (`hint.<face>.<setting>`). Keep the message itself free of
+# any face's words (issue 31: the catalogue named a "Settings → LLM" the window does not have).
+SETTING_OF: dict[str, str] = {
+    "llm.needs_key": "llm_key", "llm.key_rejected": "llm_key", "llm.key_rejected_none_set": "llm_key",
+    "llm.no_model": "llm_model", "llm.bad_scheme": "llm_url", "ask.no_model": "llm_setup",
+    "embeddings.unknown_provider": "embedder", "embeddings.failed": "embedder",
+    "embeddings.no_address": "embedder_url", "embeddings.no_model": "embedder_model",
+    "embeddings.unusable_answer": "embedder_model",
+    "embeddings.key_missing": "embedding_key", "embeddings.key_rejected": "embedding_key",
+    "embeddings.timeout": "embedding_timeout",
+}
+# Where the words of a fallback reason are, by the code's family: a reranker's, the
+# cross-encoder's own, an Ask step's (engine/rerank/base.py, cross_encoder/errors.py, engine/ask).
+_REASON_FAMILIES = ("rerank.fallback.", "rerank.cross_encoder.fallback.", "ask.fallback.")
 
 
 @dataclass(frozen=True)
@@ -77,16 +102,59 @@ def normalise_language(language: str | None) -> str:
     return short if short in LANGUAGES else DEFAULT_LANGUAGE
 
 
-def render(message: Message | str, language: str = DEFAULT_LANGUAGE) -> str:
+def render(message: Message | str, language: str = DEFAULT_LANGUAGE, face: str | None = None) -> str:
     """`message` in `language`; a code missing there falls back to English, then to the code
-    itself with its parameters (never an exception: a face must always have something to show)."""
+    itself with its parameters (never an exception: a face must always have something to show).
+    `face` ("window", "cli", "mcp") adds that face's hint of where to set what the message
+    (or a message inside it) says is missing; without it the message alone."""
     if isinstance(message, str):
         return message
-    language = normalise_language(language)
+    text = _render(message, normalise_language(language))
+    if face is None:
+        return text
+    english = catalogue(DEFAULT_LANGUAGE)  # a face with nothing to add for a setting has no hint code for it
+    hints = [_render(Message(code), normalise_language(language))
+             for code in (f"hint.{face}.{setting}" for setting in settings_named(message)) if code in english]
+    return " ".join([text, *dict.fromkeys(hints)])
+
+
+def settings_named(message: Message) -> list[str]:
+    """The settings (`SETTING_OF`) that `message` and the messages inside it are about, in order."""
+    found = [SETTING_OF[message.code]] if message.code in SETTING_OF else []
+    for value in message.params.values():
+        if isinstance(value, Message):
+            found.extend(settings_named(value))
+    return list(dict.fromkeys(found))
+
+
+def reason_message(reason: str) -> Message:
+    """Why a reranker or an Ask step fell back (a stored name such as "timeout", "endpoint_error",
+    "no_model" or "answer_parse_error"), in words; a name this catalogue does not know is
+    "another reason", never the name itself."""
+    if reason.startswith("answer_"):
+        return Message("ask.fallback.answer", {"reason": reason_message(reason.removeprefix("answer_"))})
+    english = catalogue(DEFAULT_LANGUAGE)
+    code = next((family + reason for family in _REASON_FAMILIES if family + reason in english), None)
+    return Message(code or "fallback.other")
+
+
+def step_message(step: str) -> Message:
+    """An Ask step's name (engine/ask/types.py STEPS) in words."""
+    code = f"ask.step.{step}"
+    return Message(code if code in catalogue(DEFAULT_LANGUAGE) else "ask.step.other")
+
+
+def reranker_message(name: str) -> Message:
+    """A recorded run's reranker ("threshold", "flash", "cross-encoder", "ask", "none") in words."""
+    code = f"reranker.{name}"
+    return Message(code if code in catalogue(DEFAULT_LANGUAGE) else "reranker.other")
+
+
+def _render(message: Message, language: str) -> str:
     template = catalogue(language).get(message.code) or catalogue(DEFAULT_LANGUAGE).get(message.code)
     if template is None:
         return f"{message.code} {dict(message.params)}"
-    params = {key: (render(value, language) if isinstance(value, Message) else value)
+    params = {key: (_render(value, language) if isinstance(value, Message) else value)
               for key, value in message.params.items()}
     try:
         return _Formatter(language).format(template, **params)
@@ -123,5 +191,5 @@ class _Formatter(string.Formatter):
         return super().format_field(value, format_spec)
 
 
-__all__ = ["DEFAULT_LANGUAGE", "LANGUAGES", "Message", "catalogue", "msg", "normalise_language", "plural_form",
-           "render"]
+__all__ = ["DEFAULT_LANGUAGE", "FACES", "LANGUAGES", "SETTING_OF", "Message", "catalogue", "msg", "normalise_language",
+           "plural_form", "reason_message", "render", "reranker_message", "settings_named", "step_message"]

@@ -336,8 +336,8 @@ CATALOGUE: dict[str, str] = {
     # engine/llm: the chat client's errors (the server named by llm.preset.*) and its waits
     "llm.closed_before_sending": "{server}: соединение закрыто; запрос не отправлен.",
     "llm.closed_while_running": "{server}: соединение закрыто, пока выполнялся запрос.",
-    "llm.needs_key": "{server}: нужен API-ключ. Добавьте его в Настройки → LLM.",
-    "llm.no_model": "{server}: не выбрана модель. Выберите её в Настройки → LLM.",
+    "llm.needs_key": "{server}: нужен API-ключ.",
+    "llm.no_model": "{server}: не выбрана модель.",
     "llm.timeout": "{server} не ответил за {seconds:g} с (модель {model}). Попробуйте ещё раз, дайте больше времени "
                    "или выберите модель побыстрее.",
     "llm.timeout_attempts": "{server} не ответил за {seconds:g} с (модель {model}, "
@@ -345,8 +345,7 @@ CATALOGUE: dict[str, str] = {
                             "или выберите модель побыстрее.",
     "llm.unusable_reply": "{server} прислал ответ, которым нельзя воспользоваться ({problem}). Попробуйте ещё раз "
                           "или выберите другую модель.",
-    "llm.bad_scheme": "{server}: базовый адрес ({url}) должен начинаться с http:// или https://. Исправьте его в "
-                      "Настройки → LLM.",
+    "llm.bad_scheme": "{server}: базовый адрес ({url}) должен начинаться с http:// или https://.",
     "llm.unreadable_request": "{server} не смог прочитать запрос ({status}: {detail}). Проверьте имя модели "
                               "({model}) и то, что сервер совместим с OpenAI.",
     "llm.embedded_error": "{server} сообщил об ошибке во время ответа{suffix}: {detail} (код {error_code}). Попробуйте "
@@ -359,9 +358,8 @@ CATALOGUE: dict[str, str] = {
     "llm.advice.wait_a_minute": "Подождите минуту",
     "llm.server_error": "{server}: ошибка сервера ({status}){suffix}: {detail}. Попробуйте позже или выберите "
                         "другую модель.",
-    "llm.key_rejected": "{server} не принял API-ключ (401: {detail}). Проверьте API-ключ в Настройки → LLM.",
-    "llm.key_rejected_none_set": "{server} не принял запрос без API-ключа (401: {detail}). Добавьте API-ключ в "
-                                 "Настройки → LLM.",
+    "llm.key_rejected": "{server} не принял API-ключ (401: {detail}).",
+    "llm.key_rejected_none_set": "{server} не принял запрос без API-ключа (401: {detail}).",
     "llm.no_credits": "{server}: на счёте не осталось средств (402: {detail}). Пополните счёт или выберите "
                       "бесплатную модель.",
     "llm.forbidden": "{server} отклонил запрос (403: {detail}). Возможно, у ключа нет доступа к модели {model} или "
@@ -387,30 +385,25 @@ CATALOGUE: dict[str, str] = {
     "llm.completion.call_not_an_object": "вызов инструмента {index} — не объект",
     "llm.completion.call_without_name": "у вызова инструмента {index} нет имени функции",
     # engine/embeddings: the embedders' errors (the service named as it is: a provider or an address)
-    "embeddings.unknown_provider": "Неизвестный поставщик эмбеддингов {provider}; выберите его в Настройки → "
-                                   "Эмбеддинги.",
-    "embeddings.no_address": "Укажите адрес вашего сервера эмбеддингов в Настройки → Эмбеддинги (например, "
-                             "http://localhost:8080/v1).",
-    "embeddings.no_model": "Выберите модель эмбеддингов в Настройки → Эмбеддинги.",
-    "embeddings.key_missing": "Сервису эмбеддингов ({service}) нужен API-ключ; укажите его в Настройки → API-ключ.",
-    "embeddings.key_rejected": "Сервис эмбеддингов ({service}) не принял API-ключ; укажите его в Настройки → "
-                               "API-ключ или проверьте, что у ключа есть доступ к модели эмбеддингов.",
+    "embeddings.unknown_provider": "Неизвестный поставщик эмбеддингов {provider}.",
+    "embeddings.no_address": "Не указан адрес вашего сервера эмбеддингов (например, http://localhost:8080/v1).",
+    "embeddings.no_model": "Не выбрана модель эмбеддингов.",
+    "embeddings.key_missing": "Сервису эмбеддингов ({service}) нужен API-ключ.",
+    "embeddings.key_rejected": "Сервис эмбеддингов ({service}) не принял API-ключ, или у ключа нет доступа к модели "
+                               "эмбеддингов.",
     "embeddings.rate_limited": "Сервис эмбеддингов ({service}) ограничивает частоту запросов Flashback{wait}. "
-                               "Попробуйте снова через несколько минут или уменьшите число параллельных запросов в "
-                               "Настройки → Эмбеддинги.",
+                               "Попробуйте снова через несколько минут.",
     "embeddings.asked_to_wait": " (он просил подождать {seconds:.0f} с)",
     "embeddings.failed": "Сбой сервиса эмбеддингов ({service}){status}{detail}. Попробуйте позже или проверьте имя "
-                         "модели и адрес в Настройки → Эмбеддинги.",
+                         "модели и адрес.",
     "embeddings.http_status": " (HTTP {status})",
     "embeddings.detail": ": {detail}",
     "embeddings.cannot_connect": "не удалось подключиться к {url} ({error}); сервер запущен?",
     "embeddings.timeout": "Сервис эмбеддингов ({service}) не ответил{within}. Проверьте подключение (или что "
-                          "локальный сервер запущен) и попробуйте снова, либо увеличьте время ожидания "
-                          "(`--embedding-timeout СЕКУНДЫ`, по умолчанию 60).",
+                          "локальный сервер запущен) и попробуйте снова.",
     "embeddings.within": " за {seconds:g} с",
     "embeddings.unusable_answer": "Сервис эмбеддингов ({service}) прислал ответ, которым Flashback не может "
-                                  "воспользоваться: {problem}. Проверьте, что в Настройки → Эмбеддинги выбрана "
-                                  "модель эмбеддингов.",
+                                  "воспользоваться: {problem}. Проверьте, что выбрана модель эмбеддингов.",
     "embeddings.answer.not_json": "ответ — не корректный JSON",
     "embeddings.answer.no_data": "в ответе нет списка векторов ('data')",
     "embeddings.answer.count": "отправлено текстов: {sent}, а векторов вернулось: {got}",
@@ -428,8 +421,7 @@ CATALOGUE: dict[str, str] = {
                                    "`{command}`.",
     # engine/ask: the flow's notes, the plan's, the claims' and the QA file's
     "ask.cancelled": "Вопрос отменён.",
-    "ask.no_model": "Модель чата не выбрана, поэтому письменного ответа нет, только найденные источники: выберите "
-                    "модель в Настройки → LLM (или `flashback ask --llm …`).",
+    "ask.no_model": "Модель чата не выбрана, поэтому письменного ответа нет, только найденные источники.",
     "ask.no_answer": "ответа нет ({reason}): {error}; найденные источники ниже",
     "ask.refine_failed": "уточняющий раунд не дал ответа: остаётся первый ответ",
     "ask.refine_not_better": "ответ уточняющего раунда подтверждён не лучше: остаётся первый ответ",
@@ -460,6 +452,357 @@ CATALOGUE: dict[str, str] = {
                             "импортируйте переписки, о которых он спрашивает.",
     "ask.qa.nothing_known_in": "Ни одного сообщения-подтверждения из {source} нет в этом хранилище: сначала "
                                "импортируйте переписки, о которых он спрашивает.",
+    # issue 31: words for the names a person reads (engine.messages reason_message, step_message,
+    # reranker_message): why an Ask step fell back, the steps, the rerankers
+    "ask.fallback.no_model": "нет модели чата",
+    "ask.fallback.search_error": "поиск не удался",
+    "ask.fallback.compose_error": "найденные сообщения не удалось прочитать",
+    "ask.fallback.rerank_error": "сбой отбора",
+    "ask.fallback.no_sources": "поиск не нашёл источников",
+    "ask.fallback.off": "выключено",
+    "ask.fallback.answer": "ответа нет ({reason})",
+    "fallback.other": "другая причина",
+    "ask.step.plan": "План",
+    "ask.step.search": "Поиск",
+    "ask.step.rerank": "Отбор",
+    "ask.step.compose": "Источники",
+    "ask.step.answer": "Ответ",
+    "ask.step.verify": "Проверка",
+    "ask.step.refine": "Второй круг",
+    "ask.step.other": "Другой шаг",
+    "reranker.none": "только векторы",
+    "reranker.threshold": "порог",
+    "reranker.flash": "Flash",
+    "reranker.cross-encoder": "кросс-энкодер",
+    "reranker.ask": "вопрос",
+    "reranker.other": "другой способ",
+    # issue 31: where each face says a setting is (engine.messages SETTING_OF): the window names
+    # its own panel and dialog, the CLI its options, the MCP server the window's settings
+    "hint.window.llm_key": "Укажите ключ в меню Настройки → API-ключ….",
+    "hint.window.llm_model": "Выберите её на панели настроек поиска: Flash (LLM) → Модель.",
+    "hint.window.llm_url": "Исправьте его на панели настроек поиска: Flash (LLM) → URL.",
+    "hint.window.llm_setup": "Выберите её на панели настроек поиска, в группе Flash (LLM); ключ для сервера, "
+                             "которому он нужен, задаётся в меню Настройки → API-ключ….",
+    "hint.window.embedder": "Проверьте эмбеддер на панели настроек поиска, в группе Эмбеддинги.",
+    "hint.window.embedder_url": "В окне есть встроенный и локальный эмбеддеры (панель настроек поиска, "
+                                "Эмбеддинги); адрес сервера задаётся командой `flashback build "
+                                "--embedding-base-url`.",
+    "hint.window.embedder_model": "Выберите эмбеддер на панели настроек поиска, в группе Эмбеддинги.",
+    "hint.window.embedding_key": "Укажите ключ в меню Настройки → API-ключ….",
+    "hint.cli.llm_key": "Сохраните его командой `flashback key set --provider ИМЯ` или задайте его переменную "
+                        "окружения (её называет `flashback key show --provider ИМЯ`).",
+    "hint.cli.llm_model": "Укажите её параметром --model.",
+    "hint.cli.llm_url": "Укажите верный адрес параметром --base-url.",
+    "hint.cli.llm_setup": "Выберите её параметрами --endpoint и --model: для openrouter и openai нужен ключ "
+                          "(`flashback key set --provider ИМЯ`), для ollama, llamacpp и lmstudio — нет.",
+    "hint.cli.embedder": "Проверьте параметры --embedder, --embedding-model и --embedding-base-url.",
+    "hint.cli.embedder_url": "Укажите его параметром --embedding-base-url.",
+    "hint.cli.embedder_model": "Укажите её параметром --embedding-model.",
+    "hint.cli.embedding_key": "Сохраните его командой `flashback key set --provider ИМЯ` или задайте его "
+                              "переменную окружения.",
+    "hint.cli.embedding_timeout": "Или дайте больше времени: --embedding-timeout СЕКУНДЫ (по умолчанию 60).",
+    "hint.mcp.llm_key": "Сохраните его в окне Flashback (Настройки → API-ключ…) или командой `flashback key set`.",
+    "hint.mcp.llm_model": "Выберите её в окне Flashback: панель настроек поиска, Flash (LLM) → Модель.",
+    "hint.mcp.llm_url": "Исправьте его в окне Flashback: панель настроек поиска, Flash (LLM) → URL.",
+    "hint.mcp.llm_setup": "Выберите её в окне Flashback: панель настроек поиска, Flash (LLM).",
+    "hint.mcp.embedder": "Проверьте эмбеддер в окне Flashback: панель настроек поиска, Эмбеддинги.",
+    "hint.mcp.embedder_url": "Проверьте эмбеддер в окне Flashback: панель настроек поиска, Эмбеддинги.",
+    "hint.mcp.embedder_model": "Проверьте эмбеддер в окне Flashback: панель настроек поиска, Эмбеддинги.",
+    "hint.mcp.embedding_key": "Сохраните его в окне Flashback (Настройки → API-ключ…) или командой "
+                              "`flashback key set`.",
+    # issue 31: the run history's figures, one summary for `flashback runs` and the window
+    "runs.summary.count": "{runs:plural:запуск|запуска|запусков}",
+    "runs.summary.count_by": "{runs:plural:запуск|запуска|запусков} ({by})",
+    "runs.summary.named_count": "{name}: {count:,}",
+    "runs.summary.fallbacks": "откатов {count:,} ({rate:.0%}): {reasons}",
+    "runs.summary.reason_count": "{reason} ×{count:,}",
+    "runs.summary.no_fallbacks": "откатов не было",
+    "runs.summary.latency": "задержка: медиана {p50}, 95-й процентиль {p95}",
+    "runs.summary.tool_calls": "вызовов инструментов на запуск {mean:.1f}",
+    "runs.summary.tokens": "токенов {prompt:,} на входе, {completion:,} на выходе",
+    "runs.summary.cost": "стоимость {cost}",
+    "runs.list": "{first}, {then}",
+    "runs.row.fallback": "откат: {reason}",
+    "runs.row.tool_calls": "{count:plural:вызов инструмента|вызова инструментов|вызовов инструментов}",
+    "runs.none": "Запусков пока нет: `flashback search ЗАПРОС` записывает запуск.",
+    "runs.no_such_run": "запуска {run_id} нет; их перечисляет `flashback runs`.",
+    "unit.ms": "{value:,.0f} мс",
+    "unit.s": "{value:.1f} с",
+    "unit.min_s": "{minutes} мин {seconds} с",
+    "unit.unknown": "–",
+    # issue 31: a run's settings in the run history, by name (engine.api SearchSettings' groups)
+    "runs.setting.group.retrieval": "Поиск",
+    "runs.setting.group.reranker": "Отбор",
+    "runs.setting.group.model": "Модель",
+    "runs.setting.group.flash": "Flash",
+    "runs.setting.group.cross_encoder": "Кросс-энкодер",
+    "runs.setting.group.ask": "Вопрос",
+    "runs.setting.candidates": "кандидатов",
+    "runs.setting.safety_threshold": "минимальная оценка",
+    "runs.setting.hybrid": "гибридный (векторы + слова)",
+    "runs.setting.fusion": "слияние",
+    "runs.setting.lexical_weight": "вес слов",
+    "runs.setting.mmr": "разнообразие (MMR)",
+    "runs.setting.mmr_lambda": "баланс MMR",
+    "runs.setting.people": "людей",
+    "runs.setting.artifacts": "файлов",
+    "runs.setting.date_from": "с",
+    "runs.setting.date_to": "по",
+    "runs.setting.chat_ids": "чаты",
+    "runs.setting.name": "способ отбора",
+    "runs.setting.threshold": "порог оценки",
+    "runs.setting.gap": "разрыв оценок",
+    "runs.setting.top_k": "итоговые top-K",
+    "runs.setting.model": "модель",
+    "runs.setting.preset": "сервер",
+    "runs.setting.max_tool_calls": "макс. вызовов инструментов",
+    "runs.setting.total_timeout": "предел времени",
+    "runs.setting.turn_timeout": "время на ход",
+    "runs.setting.turn1_share": "доля первого хода",
+    "runs.setting.reasoning_effort": "рассуждение",
+    "runs.setting.max_topics": "макс. тем",
+    "runs.setting.max_people": "макс. людей",
+    "runs.setting.max_artifacts": "макс. файлов",
+    "runs.setting.protocol": "протокол",
+    "runs.setting.contextualize_query": "сначала переписать запрос",
+    "runs.setting.excerpts": "выдержки",
+    "runs.setting.top_n": "отрывков отправлено",
+    "runs.setting.passage_tokens": "токенов на отрывок",
+    "runs.setting.batch": "пакет",
+    "runs.setting.skip_small": "пропускать при малом этапе 1",
+    "runs.setting.skip_flat": "пропускать при ровных оценках",
+    "runs.setting.timeout": "предел времени",
+    "runs.setting.chain_keep": "Flash читает",
+    "runs.setting.total_budget_s": "бюджет времени (с)",
+    "runs.setting.verify": "проверка утверждений",
+    "runs.setting.refine": "второй круг",
+    "runs.setting.answer_format": "формат ответа",
+    "runs.setting.use_plan_model": "план составляет модель",
+    "runs.setting.budget_tokens": "бюджет контекста (токенов)",
+    "runs.setting.source_messages": "сообщений на источник",
+    "runs.setting.max_subqueries": "макс. подзапросов",
+    "runs.kind.topic": "тема",
+    "runs.kind.person": "человек",
+    "runs.kind.artifact": "файл",
+    "runs.kind.other": "элемент",
+    "runs.value.verify.offline": "офлайн, эмбеддером",
+    "runs.value.verify.llm": "моделью",
+    "runs.value.verify.off": "выкл.",
+    "runs.value.fusion.score": "по оценкам",
+    "runs.value.fusion.rrf": "RRF",
+    "runs.value.protocol.auto": "автоматически",
+    "runs.value.protocol.tools": "вызовы инструментов",
+    "runs.value.protocol.constrained": "схема JSON",
+    "runs.settings.on": "вкл.",
+    "runs.settings.off": "выкл.",
+    "runs.settings.none": "—",
+    # issue 31: what `flashback ask` prints around the answer
+    "cli.ask.unsupported": "Не подтверждается процитированными сообщениями:",
+    "cli.ask.sources": "Источники:",
+    "cli.ask.nothing_matched": "В ваших чатах не нашлось ничего по этому вопросу.",
+    "cli.ask.plan": "план ({source}): {subqueries}",
+    "cli.ask.plan_source.model": "составлен моделью",
+    "cli.ask.plan_source.fallback": "вопрос как задан",
+    "cli.ask.plan_source.user": "как вы его изменили",
+    "cli.ask.dates": "даты «{phrase}»",
+    "cli.ask.took": "заняло {duration}",
+    "cli.ask.fallback": "откат: {reason}",
+    "cli.ask.tokens": "токенов {prompt:,} + {completion:,}",
+    # issue 31: the CLI's own lines (app/cli*.py): progress, imports, stats, errors
+    "cli.error": "ошибка: {text}",
+    "cli.note": "flashback: {text}",
+    "cli.usage_error": "{prog}: ошибка: {text}",
+    "cli.build.searching_built": "flashback: {holder} пишет в хранилище; ищу в том, что уже построено",
+    "cli.build.index_lost": "flashback: папка поискового индекса пропала; восстанавливаю её (ничего не "
+                            "пересчитывается заново)",
+    "cli.build.other_embedder": "Память построена другим эмбеддером: укажите параметры --embedder, с которыми она "
+                                "строилась, или выполните `flashback build {flags}`, чтобы перестроить её для этого.",
+    "cli.build.first": "flashback: сначала строю память (новые сообщения с последней сборки)",
+    "cli.build.summary": "{topics:plural:новая тема|новые темы|новых тем} из "
+                         "{messages:plural:сообщения|сообщений|сообщений}, объединено {merged:,}; векторизовано "
+                         "{embedded:plural:текст|текста|текстов}, из кэша {cached:,}; ищется: {searchable}; модель "
+                         "{model}",
+    "cli.build.nothing_searchable": "пока ничего",
+    "cli.build.kind.topic": "{count:plural:тема|темы|тем}",
+    "cli.build.kind.person": "{count:plural:человек|человека|человек}",
+    "cli.build.kind.artifact": "{count:plural:файл|файла|файлов}",
+    "cli.build.kind.other": "{count:,} {kind}",
+    "cli.build.local_first": "С локальной моделью пока ничего не построено: сначала выполните `flashback build "
+                             "{flags}` (она векторизует каждую тему на этом компьютере, с ходом работы).",
+    "cli.build.api_first": "Для этого эмбеддера пока ничего не построено: сначала выполните `flashback build {flags}` "
+                           "(каждая тема уйдёт в API эмбеддингов, это может стоить денег).",
+    "cli.argparse.unrecognized": "неизвестные аргументы: {args}",
+    "cli.argparse.required": "нужны аргументы: {args}",
+    "cli.argparse.invalid_choice": "аргумент {arg}: недопустимое значение {value} (допустимы: {choices})",
+    "cli.argparse.expected_one": "аргументу {arg} нужно одно значение",
+    "cli.argparse.not_allowed_with": "аргумент {arg} нельзя указывать вместе с {other}",
+    "cli.argparse.argument": "аргумент {arg}: {text}",
+    "cli.tune.no_labels": "Разметки пока нет: отметьте подходящие результаты в окне поиска или укажите файл QRELS "
+                          "(`flashback tune qrels.json`).",
+    "cli.tune.folds": "--folds должно быть 2 или больше: каждый запрос оценивается настройками, подобранными на "
+                      "остальных.",
+    "cli.tune.tuned": "подобрано по {objective} на {queries:plural:запросе|запросах|запросах}, перекрёстная проверка "
+                      "на {folds} частях: порог {threshold:.2f}, разрыв {gap:.2f}, top-K {top_k}",
+    "cli.tune.lexical": "{line}, вес слов {weight}",
+    "cli.tune.unmatched": "{count:plural:размеченного сообщения|размеченных сообщений|размеченных сообщений} нет в "
+                          "этом хранилище (не учтены)",
+    "cli.tune.not_saved": "не сохранено: `flashback tune --save` (с теми же параметрами) запишет их туда, откуда их "
+                          "читают окно и `flashback search`",
+    "cli.tune.too_few": "слишком мало запросов, чтобы отличить выигрыш от шума",
+    "cli.tune.gain": "{gain:+.2f} {objective} к текущим настройкам на запросах, по которым не подбирали",
+    "cli.tune.same": "{what}: на каждом запросе так же, как с текущими настройками",
+    "cli.tune.within_noise": "{what}, в пределах шума (±{margin:.2f}, две стандартные ошибки): не явно лучше "
+                             "текущих настроек",
+    "cli.tune.beyond_noise": "{what}, больше шума (±{margin:.2f}, две стандартные ошибки)",
+    "cli.tune.worse": "{what}, хуже, больше шума (±{margin:.2f}, две стандартные ошибки)",
+    "cli.tune.save_failed": "Не удалось сохранить подобранные настройки ({file}: {problem}); цифры выше остаются в "
+                            "силе.",
+    "cli.tune.settings_file": "файл настроек",
+    "cli.tune.saved": "сохранено: порог {threshold:.2f}, разрыв {gap:.2f}, top-K {top_k} в {where}: `flashback "
+                      "search` и окно теперь берут их (уже открытое окно — после перезапуска; параметр командной "
+                      "строки по-прежнему важнее)",
+    "cli.tune.lexical_not_saved": "{line}; вес слов {weight} не сохранён (ни у окна, ни у поиска нет такой "
+                                  "настройки: подбирайте с --no-lexical, чтобы обойтись без него)",
+    "cli.eval_answers.no_model": "flashback: модель чата не выбрана (нет ключа для сервера): ответы не оценить; "
+                                 "укажите --endpoint с ключом или локальный сервер",
+    "cli.eval_answers.stopped": "flashback: остановлено",
+    "cli.eval_answers.header": "{questions:plural:вопрос|вопроса|вопросов}, модель {model}, судья {judge}",
+    "cli.eval_answers.none": "нет",
+    "cli.eval_answers.self_judged": "  (судья — та же модель, что отвечала; answer_f1 судья не нужен: другого задаёт "
+                                    "--judge-endpoint)",
+    "cli.forget.source": "{messages:plural:сообщение|сообщения|сообщений}",
+    "cli.crash.no_folder": "flashback остановился из-за непредвиденной ошибки ({what}), ещё не зная, куда записать "
+                           "подробности.",
+    "cli.crash.not_written": "flashback остановился из-за непредвиденной ошибки ({what}); подробности не удалось "
+                             "записать в {log} ({reason}).",
+    "cli.crash.logged": "flashback остановился из-за непредвиденной ошибки ({what}); подробности в {log} (приложите "
+                        "этот файл, когда сообщаете о ней).",
+    "cli.self_test.failed": "flashback self-test: ОШИБКА: {problem}",
+    "cli.self_test.passed": "flashback self-test пройден: {messages:plural:сообщение|сообщения|сообщений}, "
+                            "{topics:plural:тема|темы|тем}; {found}; {seconds:.1f} с",
+    "cli.self_test.found": "{language} {query!r} → тема {topic} в {chat!r} (оценка {score:.2f})",
+    "cli.self_test.no_demo": "в этой установке нет встроенного демо-экспорта (данные пакета не поставлены)",
+    "cli.self_test.no_translation": "в этой установке нет перевода {language}",
+    "cli.self_test.demo_count": "в демо должно быть {expected} сообщений, а в хранилище {found}",
+    "cli.self_test.build": "сборка создала тем: {topics}, векторов: {vectors}",
+    "cli.self_test.nothing_found": "поиск ({language}) {query!r} ничего не нашёл",
+    "cli.self_test.wrong_chat": "поиск ({language}) {query!r} первой поставил тему из {found!r}, а не из {expected!r}",
+    # for `flashback search`'s lines (app/cli_memory.py run_search, being rewritten: not used yet)
+    "cli.search.counts": "найдено {retrieved}, отсечено порогом {by_threshold}, разрывом {by_gap}, оставлено {kept}; "
+                         "{duration}",
+    "cli.search.rewritten": "искали также как: {query}  (переписано по --recent за {seconds:.1f} с)",
+    "cli.search.as_typed": "искали как набрано: переписанный запрос не использован ({reason})",
+    "cli.search.flash": "вызовов инструментов {tool_calls}; {fallback}; токенов {prompt:,}+{completion:,}",
+    "cli.search.protocol": "протокол {protocol}",
+    "cli.search.cost": "стоимость {cost}",
+    "cli.waiting": "flashback: жду, пока закончится {holder}…",
+    "build.stage.topics": "Поиск тем в переписке",
+    "build.stage.fit": "Настройка эмбеддера под ваш словарь",
+    "build.stage.embeddings": "Векторизация тем",
+    "build.stage.consolidation": "Объединение похожих соседних тем",
+    "build.stage.lexical": "Индексирование слов тем",
+    "build.stage.people": "Векторизация людей",
+    "build.stage.artifacts": "Векторизация файлов",
+    "build.stage.index": "Обновление поискового индекса",
+    "build.stage.index topic": "Обновление поискового индекса тем",
+    "build.stage.index person": "Обновление поискового индекса людей",
+    "build.stage.index artifact": "Обновление поискового индекса файлов",
+    "build.stage.compact": "Удаление ненужных кэшированных векторов",
+    "build.stage.other": "Работа",
+    "cli.progress.stage": "{stage}: {counts}",
+    "cli.progress.counts": "{done:,} / {total:,}",
+    "cli.progress.done": "готово",
+    "cli.import.progress": "{source}: {share:6.1%}  {messages:plural:сообщение|сообщения|сообщений}",
+    "cli.import.unchanged": "{name}: уже импортирован, нового нет",
+    "cli.import.source": "{name} ({format}): новых {added:,} из {seen:plural:сообщения|сообщений|сообщений} в "
+                         "{chats:plural:чате|чатах|чатах}, {attachments:plural:вложение|вложения|вложений}",
+    "cli.import.skipped": "{path}: не экспорт чата, пропущен",
+    "cli.import.cut": "{count:plural:сообщение обрезано|сообщения обрезаны|сообщений обрезано} до предельной длины",
+    "cli.import.conflicting": "{count:plural:сообщение|сообщения|сообщений} с уже встречавшимся id, но другим "
+                              "текстом (оставлен первый текст)",
+    "cli.import.empty_path": "путь пуст: укажите файл экспорта, папку или .zip",
+    "cli.stats.store": "Хранилище: {folder}",
+    "cli.stats.messages": "сообщений",
+    "cli.stats.chats": "чатов",
+    "cli.stats.topics": "тем",
+    "cli.stats.people": "людей",
+    "cli.stats.artifacts": "файлов",
+    "cli.stats.sources": "импортов",
+    "cli.arg.not_whole": "{text!r} — не целое число",
+    "cli.arg.too_small": "{value} — слишком мало: укажите {low} или больше",
+    "cli.arg.not_number": "{text!r} — не число",
+    "cli.arg.not_fraction": "{text} — не число от 0 до 1",
+    "cli.arg.not_positive": "{text} должно быть числом больше 0",
+    "cli.arg.no_time": "при 0 времени не остаётся: укажите долю больше 0, но не больше 1",
+    "cli.export.wrote": "записано: {items:plural:элемент|элемента|элементов} (~{tokens:,} токенов) в {path}",
+    "cli.llm.needs_url": "Для своего сервера нужен адрес: укажите --base-url, например http://127.0.0.1:8080/v1.",
+    "cli.llm.needs_model": "Укажите модель для {server}: параметр --model.",
+    "cli.chats.none": "Чатов пока нет: `flashback import PATH` добавит экспорт.",
+    "cli.chats.total": "{count:plural:чат|чата|чатов}; искать в одном: --chat ID или --chat НАЗВАНИЕ",
+    "cli.chats.messages": "{count:plural:сообщение|сообщения|сообщений}",
+    "cli.chats.ambiguous": "Под --chat {value!r} подходят чаты ({count}: {listed}): укажите id или название полнее.",
+    "cli.chats.no_id": "--chat {value!r}: чата с таким id или названием нет; их перечисляет `flashback chats`.",
+    "cli.chats.no_name": "--chat {value!r}: чата с таким названием нет; их перечисляет `flashback chats`.",
+    "cli.owner.unknown": "Ни один импорт пока не говорит, кто вы: `flashback owner --name ИМЯ` называет вас в чатах "
+                         "WhatsApp и JSONL (экспорты Telegram и ChatGPT говорят это сами).",
+    "cli.owner.you_are": "Вы — {name}: {messages:plural:сообщение|сообщения|сообщений} в "
+                         "{chats:plural:чате|чатах|чатах}",
+    "cli.owner.also": "{line}; а также {others}",
+    "cli.owner.next_build": "профили людей обновятся при следующей сборке (`flashback build`)",
+    "cli.keys.from.keyring": "связка ключей ОС",
+    "cli.keys.from.session": "этот сеанс",
+    "cli.keys.from.env": "окружение",
+    "cli.keys.shown": "{provider}: {masked} (источник: {source})",
+    "cli.keys.not_set": "{provider}: не задан: сохраните его командой `flashback key set --provider {provider}` или "
+                        "задайте {env}",
+    "cli.keys.not_set_no_keyring": "{provider}: не задан: в этой системе нет связки ключей, поэтому задайте {env} в "
+                                   "окружении",
+    "cli.keys.no_keyring_nothing": "{provider}: в этой системе нет связки ключей; ничего не хранится",
+    "cli.keys.removed": "{provider}: удалён из связки ключей",
+    "cli.keys.nothing_stored": "{provider}: в связке ключей ничего не хранится",
+    "cli.keys.still_in_env": "{line}; ключ всё ещё задан в окружении ({env})",
+    "cli.keys.env_or": "{first} или {second}",
+    "cli.keys.prompt": "API-ключ для {provider} (ввод скрыт): ",
+    "cli.keys.no_keyring_set": "flashback: в этой системе нет связки ключей, где хранить ключ; задайте {env} в "
+                               "окружении.",
+    "cli.keys.none_entered": "flashback: ключ не введён (наберите его в ответ на запрос или передайте через канал: "
+                             "echo KEY | flashback key set --provider {provider}); ничего не изменилось.",
+    "cli.keys.saved": "{provider}: {masked} сохранён в связке ключей ОС",
+    "cli.cross_encoder.not_asked": "кросс-энкодер {label}: не понадобился",
+    "cli.cross_encoder.scored": "кросс-энкодер {label}: оценено {scored} за "
+                                "{batches:plural:пакет|пакета|пакетов}; {fallback}; {duration}",
+    "cli.fallback.none": "без отката",
+    "cli.fallback.reason": "откат: {reason}",
+    "cli.fallback.because": "откат: {reason} ({cause})",
+    "cli.chained": "цепочка: {note}",
+    "cli.chained_fallback": "цепочка: {note}; откат: {reason}",
+    # issue 31: the MCP server's own sentences (app/mcp_words.py say(), app/mcp_memory.py)
+    "mcp.no_messages": "Память пуста: сначала импортируйте экспорт чата и постройте её (`flashback import PATH`, "
+                       "затем `flashback build`).",
+    "mcp.not_built": "Память ещё не построена: выполните `flashback build` (или откройте окно) и спросите снова.",
+    "mcp.other_embedder": "Память построена другим эмбеддером, чем тот, которым шёл бы поиск: выполните `flashback "
+                          "build` с параметрами эмбеддера, которыми она строилась.",
+    "mcp.index_lost": "Папка поискового индекса пропала: выполните `flashback build`, чтобы восстановить её (ничего "
+                      "не пересчитывается заново), и спросите снова.",
+    "mcp.new_messages": "Сообщения, импортированные после последней сборки, пока не ищутся; `flashback build` добавит "
+                        "их.",
+    "mcp.missing_key": "Нет API-ключа для {provider}: сохраните его командой `flashback key set --provider "
+                       "{provider}` или задайте FLASHBACK_API_KEY в окружении этого сервера (в настройках клиента).",
+    "mcp.no_model": "Сначала укажите модель для {provider} в окне Flashback: панель настроек поиска, "
+                    "Flash (LLM) → Модель.",
+    "mcp.no_rerank_url": "Сначала укажите адрес сервера ранжирования в окне Flashback: панель настроек "
+                         "поиска, Кросс-энкодер.",
+    "mcp.bad_day": "{name} должен быть днём вида 2024-05-31, а не {value!r}.",
+    "mcp.since_after_until": "since ({since}) позже, чем until ({until}): ничего не найдётся.",
+    "mcp.chat_none": "Нет чата с id или названием {value!r}; их перечисляет list_chats.",
+    "mcp.chat_many": "Под {value!r} подходят чаты ({count}: {listed}): укажите id или название полнее.",
+    "mcp.bad_argument": "Аргумент {name} не подходит: {problem}.",
+    "mcp.missing_argument": "Нужен аргумент {name}.",
+    "mcp.unknown_argument": "У {tool} нет аргумента {name!r}; он принимает {known}.",
+    "mcp.unexpected": "Flashback не смог это сделать из-за непредвиденной ошибки; подробности в {log}.",
+    "mcp.empty_store_chats": "Чатов пока нет: `flashback import PATH` добавит экспорт.",
+    "mcp.topic_not_found": "Темы {id} нет; id тем даёт search_memory.",
+    "mcp.offset_past_end": "offset {offset} дальше, чем {total} сообщений темы.",
     # engine/store: opening a store
     "store.cannot_create_folder": "Не удалось создать папку данных {folder}: {reason}",
     "store.not_a_store": "База данных {path} повреждена или не является хранилищем Flashback: {detail}",

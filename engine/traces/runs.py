@@ -194,3 +194,62 @@ def delete_runs(connection: sqlite3.Connection, before: float | datetime | None 
     sql, params = ("DELETE FROM rerank_run", ()) if before is None else \
         ("DELETE FROM rerank_run WHERE created_at < ?", (float(before),))
     return _write(connection, sql, params, msg("traces.action.delete")).rowcount
+
+
+def duration_message(ms: float | None) -> Message:
+    """Milliseconds for a person: "850 ms", "1.2 s", "2 min 5 s"; "–" when unknown."""
+    if ms is None:
+        return msg("unit.unknown")
+    if ms < 1000:
+        return msg("unit.ms", value=ms)
+    if ms < 60_000:
+        return msg("unit.s", value=ms / 1000)
+    minutes, seconds = divmod(round(ms / 1000), 60)
+    return msg("unit.min_s", minutes=minutes, seconds=seconds)
+
+
+def _listed(parts: Sequence[Message]) -> Message:
+    """Messages as one comma-separated list, each rendered in the face's language."""
+    listed = parts[-1]
+    for part in reversed(parts[:-1]):
+        listed = msg("runs.list", first=part, then=listed)
+    return listed
+
+
+def runs_summary(metrics: Mapping[str, Any]) -> list[Message]:
+    """`run_metrics` (engine/traces/metrics.py) for a person, in parts each face joins its own way:
+    runs by reranker, the fallbacks by reason (empty answers are not failures), latency, tool
+    calls, tokens and cost; every reranker and reason in words (issue 31), never as stored."""
+    from engine.messages import reason_message, reranker_message
+
+    runs = int(metrics.get("runs") or 0)
+    by = [msg("runs.summary.named_count", name=reranker_message(name), count=count)
+          for name, count in (metrics.get("by_reranker") or {}).items()]
+    parts = [msg("runs.summary.count_by", runs=runs, by=_listed(by)) if by else msg("runs.summary.count", runs=runs)]
+    failed = {reason: count for reason, count in (metrics.get("fallbacks") or {}).items()
+              if count and reason not in ("none", "model_empty")}
+    if failed:
+        reasons = [msg("runs.summary.reason_count", reason=reason_message(reason), count=count)
+                   for reason, count in sorted(failed.items(), key=lambda item: (-item[1], item[0]))]
+        parts.append(msg("runs.summary.fallbacks", count=sum(failed.values()),
+                         rate=float(metrics.get("fallback_rate") or 0), reasons=_listed(reasons)))
+    elif runs:
+        parts.append(msg("runs.summary.no_fallbacks"))
+    if runs:
+        parts.append(msg("runs.summary.latency", p50=duration_message(metrics.get("latency_ms_p50")),
+                         p95=duration_message(metrics.get("latency_ms_p95"))))
+    if metrics.get("tool_calls_total"):
+        parts.append(msg("runs.summary.tool_calls", mean=float(metrics.get("tool_calls_mean") or 0)))
+    prompt, completion = metrics.get("prompt_tokens_total") or 0, metrics.get("completion_tokens_total") or 0
+    if prompt or completion:
+        parts.append(msg("runs.summary.tokens", prompt=prompt, completion=completion))
+    if metrics.get("runs_with_cost"):
+        parts.append(msg("runs.summary.cost", cost=money_text(metrics.get("cost_total"))))
+    return parts
+
+
+def money_text(usd: float | None) -> str:
+    """Dollars as the providers bill them: "$0", "$0.0123", "$12.50"."""
+    if not usd:
+        return "$0"
+    return f"${usd:.4f}" if usd < 1 else f"${usd:,.2f}"

@@ -126,7 +126,6 @@
     </message>
     <message>
         <location filename="../../ui/search/answer_document.py" line="133"/>
-        <location filename="../../ui/search/ask_words.py" line="36"/>
         <source>Sources</source>
         <translation>Источники</translation>
     </message>
@@ -187,127 +186,82 @@
         <translation>Сверяю ответ с сообщениями…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="35"/>
-        <source>Plan</source>
-        <translation>План</translation>
-    </message>
-    <message>
-        <location filename="../../ui/search/ask_words.py" line="35"/>
-        <source>Search</source>
-        <translation>Поиск</translation>
-    </message>
-    <message>
-        <location filename="../../ui/search/ask_words.py" line="36"/>
-        <source>Rerank</source>
-        <translation>Отбор</translation>
-    </message>
-    <message>
-        <location filename="../../ui/search/ask_words.py" line="37"/>
-        <source>Answer</source>
-        <translation>Ответ</translation>
-    </message>
-    <message>
-        <location filename="../../ui/search/ask_words.py" line="37"/>
-        <source>Check</source>
-        <translation>Проверка</translation>
-    </message>
-    <message>
-        <location filename="../../ui/search/ask_words.py" line="38"/>
-        <source>Second round</source>
-        <translation>Второй круг</translation>
-    </message>
-    <message>
-        <location filename="../../ui/search/ask_words.py" line="46"/>
-        <source>No chat model is set, so there is no written answer, only the sources found: enter the server&apos;s URL in Settings → Flash (LLM).</source>
-        <translation>Модель не задана, поэтому письменного ответа нет, только найденные источники: укажите адрес сервера в «Настройки → Flash (LLM)».</translation>
-    </message>
-    <message>
-        <location filename="../../ui/search/ask_words.py" line="49"/>
-        <source>No chat model is set, so there is no written answer, only the sources found: choose a model in Settings → Flash (LLM).</source>
-        <translation>Модель не задана, поэтому письменного ответа нет, только найденные источники: выберите модель в «Настройки → Flash (LLM)».</translation>
-    </message>
-    <message>
-        <location filename="../../ui/search/ask_words.py" line="52"/>
+        <location filename="../../ui/search/ask_words.py" line="47"/>
         <source>No API key for {0}, so there is no written answer, only the sources found: add one in the API key dialog.</source>
         <translation>Нет API-ключа для {0}, поэтому письменного ответа нет, только найденные источники: добавьте ключ в окне «API-ключ».</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="63"/>
+        <location filename="../../ui/search/ask_words.py" line="58"/>
         <source>The search failed, so there is nothing to answer from.</source>
         <translation>Поиск не удался, отвечать не из чего.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="65"/>
+        <location filename="../../ui/search/ask_words.py" line="60"/>
         <source>The messages found could not be read, so there is no answer.</source>
         <translation>Найденные сообщения не удалось прочитать, поэтому ответа нет.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="66"/>
+        <location filename="../../ui/search/ask_words.py" line="61"/>
         <source>No answer ({0}); the sources found are below.</source>
         <translation>Ответа нет ({0}); найденные источники ниже.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="75"/>
-        <source>no chat model</source>
-        <translation>нет модели</translation>
-    </message>
-    <message>
-        <location filename="../../ui/search/ask_words.py" line="76"/>
+        <location filename="../../ui/search/ask_words.py" line="71"/>
         <source>fell back: {0}</source>
         <translation>откат: {0}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="89"/>
+        <location filename="../../ui/search/ask_words.py" line="84"/>
         <source>Not checked: the offline check cannot compare a claim written in another language than its sources.</source>
         <translation>Не проверено: офлайн-проверка не сравнивает утверждение с источниками на другом языке.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="92"/>
+        <location filename="../../ui/search/ask_words.py" line="87"/>
         <source>Cites no source, so nothing supports it.</source>
         <translation>Не ссылается ни на один источник, поэтому ничем не подтверждено.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="94"/>
+        <location filename="../../ui/search/ask_words.py" line="89"/>
         <source>checked by the model</source>
         <translation>проверено моделью</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="95"/>
+        <location filename="../../ui/search/ask_words.py" line="90"/>
         <source>checked offline</source>
         <translation>проверено офлайн</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="96"/>
+        <location filename="../../ui/search/ask_words.py" line="91"/>
         <source>Not supported by the messages it cites ({0}; support {1:.2f} of 1).</source>
         <translation>Не подтверждается цитируемыми сообщениями ({0}; опора {1:.2f} из 1).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="114"/>
+        <location filename="../../ui/search/ask_words.py" line="109"/>
         <source>Asked in {0}</source>
         <translation>Ответ за {0}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="116"/>
+        <location filename="../../ui/search/ask_words.py" line="111"/>
         <source>model {0}</source>
         <translation>модель {0}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="123"/>
+        <location filename="../../ui/search/ask_words.py" line="118"/>
         <source>answered in a second round</source>
         <translation>ответ со второго круга</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="138"/>
+        <location filename="../../ui/search/ask_words.py" line="133"/>
         <source>Compared with run {run}: {same} of {sources} sources the same ({before} before); supported claims {claims_before} → {claims_after}; {time_before} → {time_after}; {answer}.</source>
         <translation>По сравнению с запуском {run}: совпадают {same} из {sources} источников (было {before}); подтверждённых утверждений {claims_before} → {claims_after}; {time_before} → {time_after}; {answer}.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="145"/>
+        <location filename="../../ui/search/ask_words.py" line="140"/>
         <source>the same answer</source>
         <translation>ответ тот же</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="145"/>
+        <location filename="../../ui/search/ask_words.py" line="140"/>
         <source>a different answer</source>
         <translation>ответ другой</translation>
     </message>
@@ -1472,47 +1426,57 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
     </message>
     <message>
         <location filename="../../ui/main_window.py" line="257"/>
+        <source>Chat exports</source>
+        <translation>Экспорты чатов</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="257"/>
+        <source>All files</source>
+        <translation>Все файлы</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="258"/>
         <source>Import chat exports</source>
         <translation>Импорт выгрузок чатов</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="264"/>
+        <location filename="../../ui/main_window.py" line="265"/>
         <source>Import an export folder</source>
         <translation>Импорт папки с выгрузкой</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="275"/>
-        <location filename="../../ui/main_window.py" line="286"/>
+        <location filename="../../ui/main_window.py" line="276"/>
+        <location filename="../../ui/main_window.py" line="287"/>
         <source>An import or build is already running.</source>
         <translation>Импорт или построение уже идёт.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="303"/>
+        <location filename="../../ui/main_window.py" line="304"/>
         <source>Import failed</source>
         <translation>Импорт не удался</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="303"/>
+        <location filename="../../ui/main_window.py" line="304"/>
         <source>Building memory failed</source>
         <translation>Построить память не удалось</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="333"/>
+        <location filename="../../ui/main_window.py" line="334"/>
         <source>No API key for the topic model: building without it.</source>
         <translation>Нет API-ключа для модели топиков: сборка без неё.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="361"/>
+        <location filename="../../ui/main_window.py" line="362"/>
         <source>Could not open {0}: no file manager answered.</source>
         <translation>Не удалось открыть {0}: файловый менеджер не ответил.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="369"/>
+        <location filename="../../ui/main_window.py" line="370"/>
         <source>Language</source>
         <translation>Язык</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="369"/>
+        <location filename="../../ui/main_window.py" line="370"/>
         <source>Flashback will use the new language after a restart.</source>
         <translation>Flashback переключится на новый язык после перезапуска.</translation>
     </message>
@@ -1750,6 +1714,45 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
     </message>
 </context>
 <context>
+    <name>QAbstractFileIconProvider</name>
+    <message>
+        <location filename="../../ui/i18n/__init__.py" line="88"/>
+        <source>Folder</source>
+        <comment>All other platforms</comment>
+        <translation>Папка</translation>
+    </message>
+    <message>
+        <location filename="../../ui/i18n/__init__.py" line="89"/>
+        <source>%1 File</source>
+        <comment>%1 is a file name suffix, for example txt</comment>
+        <translation>Файл %1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/i18n/__init__.py" line="90"/>
+        <source>File</source>
+        <comment>All other platforms</comment>
+        <translation>Файл</translation>
+    </message>
+    <message>
+        <location filename="../../ui/i18n/__init__.py" line="91"/>
+        <source>Drive</source>
+        <translation>Диск</translation>
+    </message>
+</context>
+<context>
+    <name>QFileDialog</name>
+    <message>
+        <location filename="../../ui/i18n/__init__.py" line="87"/>
+        <source>&amp;Look in:</source>
+        <translation>&amp;Перейти к:</translation>
+    </message>
+    <message>
+        <location filename="../../ui/i18n/__init__.py" line="87"/>
+        <source>Files of &amp;type:</source>
+        <translation>&amp;Типы файлов:</translation>
+    </message>
+</context>
+<context>
     <name>QueriesModel</name>
     <message>
         <location filename="../../ui/evaluate/queries_model.py" line="36"/>
@@ -1850,158 +1853,153 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>RunHistoryPanel</name>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="51"/>
+        <location filename="../../ui/shell/run_history.py" line="54"/>
         <source>When</source>
         <translation>Когда</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="51"/>
+        <location filename="../../ui/shell/run_history.py" line="54"/>
         <source>Query</source>
         <translation>Запрос</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="51"/>
+        <location filename="../../ui/shell/run_history.py" line="54"/>
         <source>Reranker</source>
         <translation>Реранкер</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="51"/>
+        <location filename="../../ui/shell/run_history.py" line="54"/>
         <source>Kept</source>
         <translation>Оставлено</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="52"/>
+        <location filename="../../ui/shell/run_history.py" line="55"/>
         <source>ms</source>
         <translation>мс</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="52"/>
+        <location filename="../../ui/shell/run_history.py" line="55"/>
         <source>Asked by</source>
         <translation>Кто спросил</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="64"/>
+        <location filename="../../ui/shell/run_history.py" line="71"/>
         <source>Choose a run to see its settings, candidates, selections and trace.</source>
         <translation>Выберите запуск, чтобы увидеть его настройки, кандидатов, выбор и трассировку.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="65"/>
+        <location filename="../../ui/shell/run_history.py" line="72"/>
         <source>Re-run with current settings</source>
         <translation>Повторить поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="66"/>
-        <location filename="../../ui/shell/run_history.py" line="143"/>
+        <location filename="../../ui/shell/run_history.py" line="73"/>
+        <location filename="../../ui/shell/run_history.py" line="151"/>
         <source>Search this query again with the settings now in the search panel.</source>
         <translation>Повторить этот запрос с настройками, заданными сейчас в панели поиска.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="69"/>
+        <location filename="../../ui/shell/run_history.py" line="76"/>
         <source>Refresh</source>
         <translation>Обновить</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="126"/>
+        <location filename="../../ui/shell/run_history.py" line="140"/>
         <source>No searches recorded yet. Each search you run is kept here.</source>
         <translation>Записанных поисков пока нет. Здесь сохраняется каждый ваш поиск.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="131"/>
-        <source>Runs: {runs} · fallbacks: {fallbacks} · tool calls per run: {tools} · cost: ${cost} · p50 {p50} ms</source>
-        <translation>Запусков: {runs} · откаты: {fallbacks} · вызовов инструментов на запуск: {tools} · стоимость: ${cost} · p50 {p50} мс</translation>
-    </message>
-    <message>
-        <location filename="../../ui/shell/run_history.py" line="141"/>
+        <location filename="../../ui/shell/run_history.py" line="149"/>
         <source>Ask this question again with the settings now in the search panel, and compare the answers.</source>
         <translation>Задать этот вопрос снова с текущими настройками и сравнить ответы.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="144"/>
+        <location filename="../../ui/shell/run_history.py" line="152"/>
         <source>This run is no longer stored.</source>
         <translation>Этот запуск больше не хранится.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="155"/>
+        <location filename="../../ui/shell/run_history.py" line="163"/>
         <source>{0} ms</source>
         <translation>{0} мс</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="160"/>
+        <location filename="../../ui/shell/run_history.py" line="168"/>
         <source>via {client}</source>
         <translation>через {client}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="162"/>
+        <location filename="../../ui/shell/run_history.py" line="170"/>
         <source>fallback: {reason}</source>
         <translation>откат: {reason}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="169"/>
+        <location filename="../../ui/shell/run_history.py" line="177"/>
         <source>{tokens} tokens</source>
         <translation>токенов: {tokens}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="175"/>
+        <location filename="../../ui/shell/run_history.py" line="183"/>
         <source>Selected</source>
         <translation>Выбрано</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="178"/>
+        <location filename="../../ui/shell/run_history.py" line="186"/>
         <source>Candidates</source>
         <translation>Кандидаты</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="187"/>
+        <location filename="../../ui/shell/run_history.py" line="195"/>
         <source>…and {more} more</source>
         <translation>…и ещё {more}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="191"/>
+        <location filename="../../ui/shell/run_history.py" line="199"/>
         <source>Tool calls</source>
         <translation>Вызовы инструментов</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="194"/>
+        <location filename="../../ui/shell/run_history.py" line="202"/>
         <source>Settings</source>
         <translation>Настройки</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="201"/>
+        <location filename="../../ui/shell/run_history.py" line="209"/>
         <source>Answer</source>
         <translation>Ответ</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="212"/>
+        <location filename="../../ui/shell/run_history.py" line="220"/>
         <source>No answer: the sources found are below.</source>
         <translation>Ответа нет: найденные источники ниже.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="215"/>
+        <location filename="../../ui/shell/run_history.py" line="223"/>
         <source>Plan</source>
         <translation>План</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="216"/>
+        <location filename="../../ui/shell/run_history.py" line="224"/>
         <source>dates</source>
         <translation>даты</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="216"/>
+        <location filename="../../ui/shell/run_history.py" line="224"/>
         <source>chats</source>
         <translation>чаты</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="217"/>
+        <location filename="../../ui/shell/run_history.py" line="225"/>
         <source>people</source>
         <translation>люди</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="220"/>
+        <location filename="../../ui/shell/run_history.py" line="228"/>
         <source>Sources</source>
         <translation>Источники</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="224"/>
+        <location filename="../../ui/shell/run_history.py" line="232"/>
         <source>Steps</source>
         <translation>Шаги</translation>
     </message>
@@ -2345,13 +2343,13 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>токенов: {0:,}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="118"/>
+        <location filename="../../ui/search/ask_words.py" line="113"/>
         <location filename="../../ui/search/report.py" line="129"/>
         <source>{0:,} + {1:,} tokens</source>
         <translation>токенов: {0:,} + {1:,}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="121"/>
+        <location filename="../../ui/search/ask_words.py" line="116"/>
         <location filename="../../ui/search/report.py" line="133"/>
         <source>cost ${0:.4f}</source>
         <translation>стоимость ${0:.4f}</translation>

@@ -375,7 +375,7 @@ def test_an_ask_run_is_asked_again_from_the_run_history_and_compared(qtbot, wind
                                 for i in range(history.runs.topLevelItemCount())), timeout=10_000)
     item = next(history.runs.topLevelItem(i) for i in range(history.runs.topLevelItemCount())
                 if history.runs.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole + 1) == first.run_id)
-    assert item.text(2) == "ask"
+    assert item.text(2) == "Ask"  # the reranker in words (issue 31)
     history.runs.setCurrentItem(item)
     qtbot.waitUntil(lambda: history.rerun_button.isEnabled(), timeout=10_000)
     detail = history.detail.toPlainText()

@@ -114,15 +114,16 @@ def test_a_failing_server_ends_in_stage_1s_order_with_the_fallback_named(qtbot, 
     first = [c.id for c in topics(panel)[:2]]
     assert [c.data.id for c in panel.cards.cards if c.data.kind == "topic"] == first  # stage 1's order
     for card, candidate in zip(panel.cards.cards, topics(panel), strict=False):
-        said = f"fallback (endpoint_error): vector rank {candidate.rank}, score {candidate.score:.2f}"
+        said = (f"fallback (the rerank server answered with an error): vector rank {candidate.rank}, "
+                f"score {candidate.score:.2f}")
         assert card.data.reason == said
-    assert "Fallback</b>: endpoint_error" in panel.report.text()
+    assert "Fallback</b>: the rerank server answered with an error" in panel.report.text()
     assert "the rerank server answered 400: no reranking model loaded" in panel.report.text()
     assert "the cross-encoder fell back: the rerank server answered 400" in panel.status.text()
     assert "fell back" in panel.chart.data().caption and panel.chart.data().threshold is None
     panel.settings_panel.set_value("ce_top_k", 3)  # its top-K still cuts stage 1's order
     assert [c.data.id for c in panel.cards.cards if c.data.kind == "topic"] == [c.id for c in topics(panel)[:3]]
-    assert panel.cards.cards[2].data.reason.startswith("fallback (endpoint_error)")
+    assert panel.cards.cards[2].data.reason.startswith("fallback (the rerank server answered with an error)")
 
 
 def test_a_key_is_needed_for_a_rerank_api_and_a_url_for_a_custom_server(qtbot, qasync_loop, service, rerank):

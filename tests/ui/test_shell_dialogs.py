@@ -181,7 +181,7 @@ def test_run_history_lists_runs_shows_one_and_reruns_it(qtbot, tmp_path, screens
     window.show()
     history = window.history
     qtbot.waitUntil(lambda: history.runs.topLevelItemCount() == 2)
-    qtbot.waitUntil(lambda: "Runs: 2" in history.metrics.text())
+    qtbot.waitUntil(lambda: history.metrics.text().startswith("2 runs"))
     window.history_dock.raise_()
     history.runs.setCurrentItem(history.runs.topLevelItem(1))  # the older one: Lisbon
     qtbot.waitUntil(history.rerun_button.isEnabled)

@@ -47,10 +47,12 @@ def current_language() -> str:
 
 def engine_words(said: Message | EngineError | str) -> str:
     """What the engine said, in the window's language: a `Message` (an error's, a search's
-    notes, who writes the store), an `EngineError`, or text the engine has no code for yet."""
+    notes, who writes the store), an `EngineError`, or text the engine has no code for yet; a
+    message about a missing setting gets the window's hint of where to set it (its own panel or
+    dialog, issue 31)."""
     if isinstance(said, EngineError):
-        return said.render(_current)
-    return render(said, _current)
+        return render(said.message, _current, face="window")
+    return render(said, _current, face="window")
 
 
 def install(app: QCoreApplication, choice: str | None = None) -> list[QTranslator]:
@@ -73,6 +75,21 @@ def install(app: QCoreApplication, choice: str | None = None) -> list[QTranslato
         app.installTranslator(qt_own)
         installed.append(qt_own)
     return installed
+
+
+def qt_words_qtbase_lacks() -> list[str]:
+    """Qt's own words that the qtbase_ru.qm shipped in the PySide6 wheel (6.11) does not have, as
+    the window shows them now. The file dialog's labels gained mnemonics ("&Look in:", "Files of
+    &type:") and its file types moved to QAbstractFileIconProvider, so the Russian file dialog said
+    "Look in:" and "Folder" (issue 31). Our catalogue translates them (lupdate finds them here), and
+    Qt asks our translator when its own has nothing: translators are searched newest first, and
+    Qt's is installed after ours. A test checks each is translated."""
+    translate = QCoreApplication.translate
+    return [translate("QFileDialog", "&Look in:"), translate("QFileDialog", "Files of &type:"),
+            translate("QAbstractFileIconProvider", "Folder", "All other platforms"),
+            translate("QAbstractFileIconProvider", "%1 File", "%1 is a file name suffix, for example txt"),
+            translate("QAbstractFileIconProvider", "File", "All other platforms"),
+            translate("QAbstractFileIconProvider", "Drive")]
 
 
 def uninstall(app: QCoreApplication, translators: list[QTranslator]) -> None:

@@ -2,8 +2,9 @@
 claim is marked, what a run changed against an earlier one.
 
 The engine names what happened (a step, a fallback reason such as "answer_timeout", a claim's
-method and support figure); the words are the window's own (`translate("AskView", …)`, the
-Russian catalogue). The verifier's own note is added from its code when it has one, else (its
+method and support figure); the names of steps and reasons are rendered from the engine's
+catalogue (one list for the window, the CLI and MCP, issue 31), the window's own sentences
+around them are `translate("AskView", …)`. The verifier's own note is added from its code when it has one, else (its
 English text) only in an English window.
 """
 
@@ -14,9 +15,8 @@ from urllib.parse import urlsplit
 
 from PySide6.QtCore import QCoreApplication
 
-from engine.api import PRESETS, Message
+from engine.api import PRESETS, Message, msg, reason_message, render, step_message
 from ui.i18n import current_language, engine_words
-from ui.search.reasons import fallback_name
 
 translate = QCoreApplication.translate  # lupdate reads translate("AskView", "…") calls
 ASK_RERANKER = "ask"  # engine.ask's RERANKER_NAME: how Ask runs are recorded in the run history
@@ -32,22 +32,17 @@ def duration(milliseconds: float | None) -> str:
 
 
 def step_name(step: str) -> str:
-    names = {"plan": translate("AskView", "Plan"), "search": translate("AskView", "Search"),
-             "rerank": translate("AskView", "Rerank"), "compose": translate("AskView", "Sources"),
-             "answer": translate("AskView", "Answer"), "verify": translate("AskView", "Check"),
-             "refine": translate("AskView", "Second round")}
-    return names.get(step, step)
+    """An Ask step (engine STEPS) in the window's language, from the engine's catalogue."""
+    return engine_words(step_message(step))
 
 
 def model_missing(settings, keys) -> str | None:
     """Why Ask has no chat model with these settings (one sentence), or None when it has one."""
     preset = PRESETS[settings.preset]
     if settings.preset == "custom" and not settings.base_url.strip():
-        return translate("AskView", "No chat model is set, so there is no written answer, only the sources "
-                                    "found: enter the server's URL in Settings → Flash (LLM).")
+        return render(msg("ask.no_model"), current_language()) + " " + engine_words(msg("hint.window.llm_url"))
     if not settings.model.strip():
-        return translate("AskView", "No chat model is set, so there is no written answer, only the sources "
-                                    "found: choose a model in Settings → Flash (LLM).")
+        return engine_words(msg("ask.no_model"))  # with the window's hint of where to choose one
     if preset.needs_key and not (keys is not None and keys.get(settings.preset)):
         return translate("AskView", "No API key for {0}, so there is no written answer, only the sources "
                                     "found: add one in the API key dialog.").format(
@@ -64,7 +59,7 @@ def fallback_sentence(reason: str | None) -> str:
     if reason == "compose_error":
         return translate("AskView", "The messages found could not be read, so there is no answer.")
     return translate("AskView", "No answer ({0}); the sources found are below.").format(
-        fallback_name(reason.removeprefix("answer_")))
+        engine_words(reason_message(reason.removeprefix("answer_"))))
 
 
 def step_fallback(reason: str | None) -> str:
@@ -72,8 +67,8 @@ def step_fallback(reason: str | None) -> str:
     if not reason or reason == "off":
         return ""
     if reason == "no_model":
-        return translate("AskView", "no chat model")
-    return translate("AskView", "fell back: {0}").format(fallback_name(reason))
+        return engine_words(reason_message(reason))
+    return translate("AskView", "fell back: {0}").format(engine_words(reason_message(reason)))
 
 
 def step_tip(record) -> str:

@@ -2,7 +2,7 @@
 window's language.
 
 The engine writes each of these as a message code beside its English text (a threshold cut
-or a keep-all rank as `Selection.reason_message`, a fallback's name as `fallback_message`,
+or a keep-all rank as `Selection.reason_message`, a fallback's name as `reason_message`,
 the rewrite's reason as `QueryRewrite.reason_message`); the window renders the code. Where
 there is none (a Flash selection's reason is the model's own words; a run recorded before
 the codes existed) the text is shown as written.
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.api import Message, Selection, fallback_message
+from engine.api import Message, Selection, reason_message
 from ui.i18n import engine_words
 
 
@@ -28,8 +28,9 @@ def recorded_reasons(selected: list[dict[str, Any]]) -> list[str]:
 
 
 def fallback_name(reason: str | None) -> str:
-    """Why Flash fell back (a FALLBACK_REASONS name) in a few words; "" for none."""
-    return engine_words(fallback_message(reason)) if reason else ""
+    """Why a reranker or an Ask step fell back (a FALLBACK_REASONS name, the cross-encoder's, an Ask
+    step's) in a few words from the engine's catalogue; "" for none. Never the name itself."""
+    return engine_words(reason_message(reason)) if reason else ""
 
 
 def fallback_explained(report: dict[str, Any]) -> str:

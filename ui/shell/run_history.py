@@ -23,14 +23,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.api import Changes, Flashback, RunMetrics, RunRecord
+from engine.api import Changes, Flashback, RunMetrics, RunRecord, catalogue, msg, reranker_message, runs_summary
+from ui.i18n import engine_words
 from ui.search.ask_words import ASK_RERANKER, duration, step_fallback, step_name
 from ui.search.reasons import fallback_explained, fallback_name, recorded_reasons
 from ui.shell.formatting import minute, row
 from ui.tasks import LatestWins, run_in_background
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
+QUERY_COLUMN = 1
 CLIENT_COLUMN = 5  # who asked, shown only when an assistant did
+QUERY_WIDTH_CHARS = (16, 48)  # the Query column: at least this many average characters, at most (then clipped)
 RUN_LIMIT = 200
 _CANDIDATES_SHOWN = 15
 
@@ -54,11 +57,15 @@ class RunHistoryPanel(QWidget):
         self.runs.setUniformRowHeights(True)
         self.runs.setAlternatingRowColors(True)
         header = self.runs.header()
-        header.setStretchLastSection(False)
+        # The query is what a person reads a run by: its column is as wide as the queries (within
+        # QUERY_WIDTH_CHARS), never squeezed by the others (a Stretch column in a narrow dock was
+        # one character wide, issue 31); the last visible column takes what room is left.
+        header.setStretchLastSection(True)
         for column in range(CLIENT_COLUMN + 1):
             header.setSectionResizeMode(column, header.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(QUERY_COLUMN, header.ResizeMode.Interactive)
         self.runs.setColumnHidden(CLIENT_COLUMN, True)
-        header.setSectionResizeMode(1, header.ResizeMode.Stretch)
+        self._fit_query_column([])
         self.runs.currentItemChanged.connect(self._on_current_changed)
         self.detail = QTextBrowser()
         self.detail.setPlaceholderText(self.tr("Choose a run to see its settings, candidates, selections and trace."))
@@ -111,28 +118,29 @@ class RunHistoryPanel(QWidget):
         selected = current.data(0, ID_ROLE) if current else None
         self.runs.clear()
         for run in runs:
-            item = row([minute(run.created_at), run.query, run.reranker, f"{run.selected} / {run.candidates}",
-                        round(run.duration_ms), run.client])
+            item = row([minute(run.created_at), run.query, engine_words(reranker_message(run.reranker)),
+                        f"{run.selected} / {run.candidates}", round(run.duration_ms), run.client])
             item.setData(0, ID_ROLE, run.id)
             item.setToolTip(1, run.query)
             self.runs.addTopLevelItem(item)
             if run.id == selected:
                 self.runs.setCurrentItem(item)
         self.runs.setColumnHidden(CLIENT_COLUMN, not any(run.client for run in runs))
+        self._fit_query_column([run.query for run in runs])
+
+    def _fit_query_column(self, queries: list[str]) -> None:
+        metrics = self.runs.fontMetrics()
+        low, high = (chars * metrics.averageCharWidth() for chars in QUERY_WIDTH_CHARS)
+        widest = max((metrics.horizontalAdvance(query) for query in queries), default=0)
+        self.runs.setColumnWidth(QUERY_COLUMN, max(low, min(high, widest + 2 * metrics.averageCharWidth())))
 
     def _show_metrics(self, metrics: RunMetrics) -> None:
         runs = metrics.runs
         if not runs:
             self.metrics.setText(self.tr("No searches recorded yet. Each search you run is kept here."))
             return
-        fallbacks = ", ".join(f"{fallback_name(name)} {count}" for name, count in
-                              metrics.fallbacks.items() if count and name != "none")
-        self.metrics.setText(self.tr(
-            "Runs: {runs} · fallbacks: {fallbacks} · tool calls per run: {tools} · cost: ${cost} · "
-            "p50 {p50} ms").format(runs=runs, fallbacks=fallbacks or "0",
-                                   tools=f"{metrics.tool_calls_mean or 0:.1f}",
-                                   cost=f"{metrics.cost_total or 0:.4f}",
-                                   p50=f"{metrics.latency_ms_p50 or 0:,.0f}"))
+        # One summary for this panel and `flashback runs`, from the engine's catalogue (issue 31).
+        self.metrics.setText(" · ".join(engine_words(part) for part in runs_summary(metrics.as_json())))
 
     def _show_run(self, run: RunRecord | None) -> None:
         self._run = run
@@ -154,7 +162,7 @@ class RunHistoryPanel(QWidget):
         kept = {(s.get("kind"), s.get("id")) for s in run.selected}
         duration = self.tr("{0} ms").format(f"{run.duration_ms or 0:,.0f}")
         out = [f"<h3>{esc(run.query)}</h3>",
-               f"<p>{esc(minute(run.created_at))} · {esc(run.reranker)}"
+               f"<p>{esc(minute(run.created_at))} · {esc(engine_words(reranker_message(run.reranker)))}"
                f"{' · ' + esc(run.model) if run.model else ''} · {esc(duration)}"]
         if run.client:  # an assistant asked over MCP
             out.append(" · " + esc(self.tr("via {client}").format(client=run.client)))
@@ -174,12 +182,12 @@ class RunHistoryPanel(QWidget):
             out.append(self._ask_html(run.report or {}))
         out.append("<h4>" + esc(self.tr("Selected")) + "</h4><ol>")
         for selection, reason in zip(run.selected, recorded_reasons(run.selected), strict=True):
-            out.append(f"<li>{esc(selection.get('kind', ''))} {selection.get('id')}: {esc(reason)}</li>")
+            out.append(f"<li>{esc(_kind(selection.get('kind')))} {selection.get('id')}: {esc(reason)}</li>")
         out.append("</ol><h4>" + esc(self.tr("Candidates")) + "</h4><table cellspacing='0' cellpadding='2'>")
         candidates = run.candidates
         for candidate in candidates[:_CANDIDATES_SHOWN]:
             mark = "✔" if (candidate.get("kind"), candidate.get("id")) in kept else ""
-            out.append(f"<tr><td>{candidate.get('rank')}</td><td>{mark}</td><td>{esc(candidate.get('kind', ''))} "
+            out.append(f"<tr><td>{candidate.get('rank')}</td><td>{mark}</td><td>{esc(_kind(candidate.get('kind')))} "
                        f"{candidate.get('id')}</td><td>{candidate.get('score', 0):.3f}</td>"
                        f"<td>{esc(_clip(candidate.get('summary') or '', 120))}</td></tr>")
         out.append("</table>")
@@ -233,14 +241,48 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 
+def _kind(kind: str | None) -> str:
+    """A candidate's kind (topic, person, artifact) in the window's language."""
+    code = f"runs.kind.{kind}"
+    return engine_words(msg(code if code in catalogue("en") else "runs.kind.other"))
+
+
+def _label(key: str, prefix: str = "runs.setting.") -> str:
+    """A recorded setting's name in words: the catalogue's label, else the name with its
+    underscores as spaces (a setting added later still reads as words, not `max_tokens_read`)."""
+    code = prefix + key
+    return engine_words(msg(code)) if code in catalogue("en") else key.replace("_", " ")
+
+
+def _value(key: str, value) -> str:
+    if isinstance(value, bool):
+        return engine_words(msg("runs.settings.on" if value else "runs.settings.off"))
+    if value is None or value == [] or value == "":
+        return engine_words(msg("runs.settings.none"))
+    if key == "name":
+        return engine_words(reranker_message(str(value)))
+    if f"runs.value.{key}.{value}" in catalogue("en"):  # a choice ("offline", "rrf") in words
+        return engine_words(msg(f"runs.value.{key}.{value}"))
+    if isinstance(value, list):
+        return ", ".join(str(item) for item in value)
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
 def _settings_html(settings: dict) -> str:
+    """The run's settings as labelled lines, a group per paragraph line: "Search: candidates 50,
+    hybrid (vectors + keywords) on, …", not `hybrid=True` (issue 31)."""
     lines = []
     for group, values in settings.items():
         if values is None or group == "client":
             continue  # an Ask run without a model: "model: None" says nothing; the client is "via …" above
+        title = html.escape(_label(str(group), "runs.setting.group."))
         if isinstance(values, dict):
-            pairs = ", ".join(f"{key}={value}" for key, value in values.items())
-            lines.append(f"<b>{html.escape(str(group))}</b>: {html.escape(pairs)}")
-        else:
-            lines.append(f"<b>{html.escape(str(group))}</b>: {html.escape(str(values))}")
+            pairs = ", ".join(f"{_label(key)} {_value(key, value)}" for key, value in values.items()
+                              if not isinstance(value, dict))
+            lines.append(f"<b>{title}</b>: {html.escape(pairs)}")
+            lines.extend(f"<b>{html.escape(_label(key, 'runs.setting.group.'))}</b>: "
+                         + html.escape(", ".join(f"{_label(k)} {_value(k, v)}" for k, v in value.items()))
+                         for key, value in values.items() if isinstance(value, dict))
+        else:  # a setting of its own (an Ask run's are not grouped)
+            lines.append(f"<b>{html.escape(_label(str(group)))}</b>: {html.escape(_value(str(group), values))}")
     return "<p>" + "<br>".join(lines) + "</p>"

@@ -264,5 +264,5 @@ def test_why_a_question_has_no_answer_is_kept_in_its_figures(store):
                          error=msg("ask.call.not_json_cut"))]
     result = score_outcome(item, outcome, {ids["D1:2"]})
     assert result.fallback == "answer_parse_error" and result.evidence_in_sources
-    assert result.notes == ["no answer (parse_error): the reply is not JSON (cut off at max_tokens); "
+    assert result.notes == ["no answer (the answer could not be read): the reply is not JSON (cut off at max_tokens); "
                             "the sources found are below"]

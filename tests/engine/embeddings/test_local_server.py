@@ -134,8 +134,11 @@ def test_a_single_text_slower_than_the_timeout_fails_with_the_timeout_in_the_mes
     server = slow_server(per_text=0.5)
     embedder = OpenAICompatibleEmbedder(base_url=server.url, model="e5", timeout=0.2,
                                         retry=RetryPolicy(max_retries=1, initial_backoff=0.01))
-    with pytest.raises(EmbeddingTimeout, match=r"within 0\.2 s.*raise the timeout"):
+    with pytest.raises(EmbeddingTimeout, match=r"within 0\.2 s.*try again") as caught:
         embedder.embed(["one long text"])
+    from engine.messages import render
+
+    assert "--embedding-timeout" in render(caught.value.message, "en", face="cli")  # the CLI says how to raise it
     assert server.sizes == [1, 1]  # tried, retried once, given up
 
 

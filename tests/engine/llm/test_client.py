@@ -79,7 +79,10 @@ def test_401_is_auth_error_without_retry_and_without_the_key(server):
         complete(make_client(server))
     assert len(server.requests_to(CHAT)) == 1
     assert KEY not in str(caught.value) and KEY not in (caught.value.server_message or "")
-    assert "API key" in str(caught.value) and "Settings" in str(caught.value)
+    assert "API key" in str(caught.value)  # what is wrong; where to fix it is each face's hint (issue 31)
+    from engine.messages import render
+
+    assert "Settings → API key" in render(caught.value.message, "en", face="window")
 
 
 def test_402_means_no_credits(server):

@@ -85,7 +85,7 @@ def test_a_failing_cross_encoder_leaves_flash_every_candidate(server, rerank_ser
 
     assert shown_topics(server) == topic_ids(candidates)
     assert result.report["chain"]["fallback"] == "endpoint_error" and result.fallback is None
-    assert result.report["chain"]["note"] == "Flash read all 50 topics: endpoint_error"
+    assert result.report["chain"]["note"] == "Flash read all 50 topics: the rerank server answered with an error"
 
 
 def test_when_flash_fails_its_fallback_keeps_the_cross_encoders_best(server, rerank_server, data_dir, stage1):

@@ -93,7 +93,7 @@ def test_no_tool_call_on_turn_1_is_a_protocol_violation(server, data_dir, stage1
     assert result.fallback == "protocol_violation" and result.report["failed"] is True
     assert "the server ignored the forced call" in result.report["error"]
     assert [s.id for s in result.selected] == vector_top(candidates)
-    assert all(s.kind == "topic" and s.reason.startswith("fallback (protocol_violation): vector rank ")
+    assert all(s.kind == "topic" and s.reason.startswith("fallback (the model broke the protocol): vector rank ")
                for s in result.selected)
     assert_protocol(server, 1)
     assert_clean_trace(result, 1)
@@ -118,7 +118,7 @@ def test_invalid_json_after_a_tool_call_keeps_the_requested_ids(server, data_dir
     result = run(make_reranker(server, data_dir), QUERY, candidates)
     assert result.fallback == "parse_error"
     assert [s.id for s in result.selected] == by_score(candidates, asked[:5])
-    assert all(s.reason.startswith("fallback (parse_error): requested by the model, vector rank ")
+    assert all(s.reason.startswith("fallback (the answer could not be read): requested by the model, vector rank ")
                for s in result.selected)
     assert_protocol(server, 2)
     assert_clean_trace(result, 2)

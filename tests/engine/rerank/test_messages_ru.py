@@ -45,7 +45,7 @@ def test_a_flash_fallback_is_said_in_russian(server, data_dir, stage1):
     server.script(CHAT, load(asked), answer('{"topic_ids": [{"id": "Topic:1", "reason": "unterminated'))
     result = run(make_reranker(server, data_dir), QUERY, candidates)
     assert result.fallback == "parse_error"
-    assert all(s.reason.startswith("fallback (parse_error): requested by the model, vector rank ")
+    assert all(s.reason.startswith("fallback (the answer could not be read): requested by the model, vector rank ")
                for s in result.selected)
     for selection in result.selected:
         assert selection.reason_in("ru").startswith("откат (ответ не удалось разобрать): модель просила эту тему, ")

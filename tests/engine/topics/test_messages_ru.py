@@ -57,8 +57,9 @@ def test_a_refused_server_and_a_cancel_are_said_in_russian():
     gate = FailureGate(limit=1)
     gate.failed(AgentError("timeout", "slow"))
     refusal = gate.refusal()
-    assert str(refusal) == ("The language model's answer could not be used (llm_error): the LLM server failed 1 times "
-                            "in a row, so no more requests are sent to it (last error: slow)")
+    assert str(refusal) == ("The language model's answer could not be used (the model's server answered with an "
+                            "error): the LLM server failed 1 times in a row, so no more requests are sent to it (last "
+                            "error: slow)")
     assert refusal.render("ru") == ("Ответ языковой модели не удалось использовать (ошибка сервера модели): сервер "
                                     "языковой модели дал сбой 1 раз подряд, поэтому запросы к нему больше не "
                                     "отправляются (последняя ошибка: slow)")
