@@ -17,7 +17,7 @@ from typing import assert_never
 from app import cli_cross_encoder, cli_llm
 from app.cli_chats import resolve_chats
 from app.cli_options import add_setting, say
-from app.cli_output import StageProgress, aligned_table, at_least, waiting_note, words
+from app.cli_output import StageProgress, aligned_table, at_least, duration, money, waiting_note, words
 from app.keys import api_key_for
 from app.privacy import user_umask
 from app.saved_settings import SHARED
@@ -28,6 +28,7 @@ from engine.api import (
     Flashback,
     FlashReport,
     KeepAllReport,
+    QueryRewrite,
     RetrievalSettings,
     SearchRequest,
     SearchResult,
@@ -38,6 +39,7 @@ from engine.api import (
     day_bounds,
     make_reranker,
     msg,
+    reason_message,
 )
 
 EMBEDDERS = ("builtin", "local", "openrouter", "openai", "ollama", "custom")
@@ -299,7 +301,7 @@ def _cause(report: FlashReport) -> str:
     first = error.splitlines()[0]
     if said is None or said.code != "llm.unreachable":  # unreachable: which address is the news
         first = _AT_URL.sub("", first)  # else the address is the one the user gave: not news
-    return f" ({first[:137] + '…' if len(first) > 140 else first})"
+    return first[:137] + "…" if len(first) > 140 else first
 
 
 _AT_URL = re.compile(r"\s+at\s+[a-z]+://[^\s:]+(?::\d+)?\S*?(?=:\s|[;,]|\s|$)")
@@ -321,10 +323,9 @@ def run_search(args: argparse.Namespace, data_dir: Path) -> int:
                          f"{candidate.date or '':<10} {(candidate.chat or '')[:20]:<20} {candidate.summary[:90]}\n")
     report = outcome.report
     topics = report.topics
-    sys.stdout.write(f"retrieved {topics.retrieved}, "
-                     f"removed by threshold {topics.removed_by_threshold}, "
-                     f"by gap {topics.removed_by_gap}, kept {topics.kept}; "
-                     f"{outcome.timings.total_ms:.1f} ms\n")
+    sys.stdout.write(words("cli.search.counts", retrieved=topics.retrieved, by_threshold=topics.removed_by_threshold,
+                           by_gap=topics.removed_by_gap, kept=topics.kept,
+                           duration=duration(outcome.timings.total_ms)) + "\n")
     match report:
         case FlashReport():
             _write_flash(outcome, report)
@@ -339,24 +340,33 @@ def run_search(args: argparse.Namespace, data_dir: Path) -> int:
 
 def _write_flash(outcome: SearchResult, report: FlashReport) -> None:
     for selection in outcome.result.selected:
-        sys.stdout.write(f"  {selection.kind} {selection.id}: {selection.reason}\n")
+        reason = say(selection.reason_message) if selection.reason_message is not None else selection.reason
+        sys.stdout.write(f"  {selection.kind} {selection.id}: {reason}\n")
     usage = report.usage or Usage()
-    fallback = (report.fallback + _cause(report)) if report.fallback else "none"
-    protocol = f"protocol {report.protocol}; " if report.protocol else ""
-    sys.stdout.write(f"{protocol}tool calls {outcome.result.tool_calls}; fallback {fallback}; "
-                     f"tokens {usage.prompt_tokens or 0}+{usage.completion_tokens or 0}"
-                     + (f"; cost ${usage.cost:.4f}" if usage.cost else "") + "\n")
+    if report.fallback:
+        cause = _cause(report)
+        fallback = words("cli.fallback.because" if cause else "cli.fallback.reason",
+                         reason=say(reason_message(report.fallback)), cause=cause)
+    else:
+        fallback = words("cli.fallback.none")
+    parts = [words("cli.search.protocol", protocol=report.protocol)] if report.protocol else []
+    parts.append(words("cli.search.flash", tool_calls=outcome.result.tool_calls, fallback=fallback,
+                       prompt=usage.prompt_tokens or 0, completion=usage.completion_tokens or 0))
+    if usage.cost:
+        parts.append(words("cli.search.cost", cost=money(usage.cost)))
+    sys.stdout.write("; ".join(parts) + "\n")
     kept_by = report.fallback_kept if report.fallback else None
     if kept_by is not None:  # what stands in for Flash's choice, and by which rule (issue 23)
         sys.stdout.write(f"fallback: {say(kept_by)}\n")
     cli_cross_encoder.write_chain(report)
 
 
-def _rewrite_line(rewrite) -> str:
+def _rewrite_line(rewrite: QueryRewrite) -> str:
     """Seed 000 step 1 in one line: what stage 1 searched besides the query, or why not."""
     if rewrite.used:
-        return f"searched also as: {rewrite.rewritten}  (rewritten from --recent in {rewrite.elapsed_ms / 1000:.1f} s)"
-    return f"searched as typed: the rewrite was not used ({rewrite.reason})"
+        return words("cli.search.rewritten", query=rewrite.rewritten, seconds=rewrite.elapsed_ms / 1000)
+    why = say(rewrite.reason_message) if rewrite.reason_message is not None else rewrite.reason
+    return words("cli.search.as_typed", reason=why)
 
 
 def _check_output(output: Path) -> None:

@@ -36,7 +36,7 @@ def test_a_fallback_keeps_the_threshold_selection_and_says_why(built_demo, tmp_p
     found = _flash(data_dir, "--threshold", "0.55")
     assert found.returncode == 0, found.stderr
     assert _kept(found.stdout) == _kept(threshold.stdout) and 0 < len(_kept(found.stdout)) < 5, found.stdout
-    assert "fallback llm_error (Could not reach Ollama" in found.stdout, found.stdout
+    assert "fallback: the call to the model's server failed (Could not reach Ollama" in found.stdout, found.stdout
     assert ("fallback: kept what the threshold filter keeps with your settings (threshold 0.55, gap 0.15, top 3): "
             f"{len(_kept(found.stdout))} topic") in found.stdout, found.stdout
 

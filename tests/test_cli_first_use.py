@@ -120,7 +120,7 @@ def test_a_flash_fallback_says_why(store):
                           data_dir=store, env={"FLASHBACK_API_KEY": KEY})
     assert found.returncode == 0, found.stderr
     line = next(x for x in found.stdout.splitlines() if "fallback" in x and "tool calls" in x)
-    assert re.search(r"fallback llm_error \(.*404.*No endpoints found", line), line
+    assert re.search(r"fallback: the call to the model's server failed \(.*404.*No endpoints found", line), line
     assert server.base_url not in line and KEY not in found.stdout
 
 

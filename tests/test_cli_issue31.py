@@ -166,7 +166,7 @@ def test_ask_against_a_server_that_is_down_names_it_and_gives_the_sources(built_
     assert asked.returncode == 0, asked.stderr
     assert f"Could not reach the LLM server at {url}" in asked.stderr and "No written answer" in asked.stderr
     assert "Not found in your chats" not in asked.stdout and "Sources:" in asked.stdout, asked.stdout
-    assert "fallback answer_unreachable" in asked.stdout
+    assert "no answer (the model's server could not be reached)" in asked.stdout, asked.stdout
     as_json = json.loads(flashback("ask", "where did I stay in Lisbon", "--endpoint", "custom", "--model", "m",
                                    "--base-url", url, "--json", data_dir=built_demo).stdout)
     steps = {step["name"]: step for step in as_json["steps"]}

@@ -44,7 +44,7 @@ CATALOGUE: dict[str, str] = {
     "cli.interrupted": "Interrupted.",
     "cli.no_store": "There is no Flashback data in {folder}: check --data-dir, or import an export first "
                     "(`flashback import FILE`).",
-    "rerank.fallback.unreachable": "unreachable",
+    "rerank.fallback.unreachable": "the model's server could not be reached",
     "ask.unreachable": "No written answer, only the sources found: {error}",
     "memory.index_lost": "The search index in {folder} is missing (was the folder deleted?): build the memory "
                          "again (Memory → Build memory, or `flashback build`); the stored vectors are kept, so "
@@ -143,7 +143,7 @@ CATALOGUE: dict[str, str] = {
     "rerank.threshold.reason": "score {score:.2f} ≥ {threshold:.2f}",
     "rerank.threshold.reason_gap": "score {score:.2f} ≥ {threshold:.2f}, {drop:.2f} below the previous (gap limit "
                                    "{gap:.2f})",
-    "rerank.fallback.llm_error": "the model's server answered with an error",
+    "rerank.fallback.llm_error": "the call to the model's server failed",
     "rerank.fallback.timeout": "the time ran out",
     "rerank.fallback.turn_timeout": "a turn took too long",
     "rerank.fallback.empty_response": "the model sent no answer",

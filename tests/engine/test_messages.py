@@ -153,3 +153,20 @@ def fine(n):
     raise MineError("parse_error", msg("some.code", n=n))
 ''', encoding="utf-8")
     assert [int(line.split(":")[1]) for line in _sentences_raised(tmp_path)] == [4, 6, 8, 10]
+
+
+def test_no_code_is_written_twice_in_a_catalogue():
+    """A dict literal keeps the last of two equal keys without a word: a merge once left an older
+    'cli.interrupted' below the new one, and the old, untrue sentence won (issue 31)."""
+    import ast
+    from pathlib import Path
+
+    import engine.messages
+
+    for language in ("en", "ru"):
+        source = Path(engine.messages.__file__).with_name(f"{language}.py").read_text(encoding="utf-8")
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Dict):
+                keys = [k.value for k in node.keys if isinstance(k, ast.Constant)]
+                twice = sorted({k for k in keys if keys.count(k) > 1})
+                assert not twice, f"{language}.py writes these codes twice: {twice}"

@@ -60,7 +60,7 @@ def test_the_report_and_run_history_say_why_and_what_was_kept(qtbot, qasync_loop
     history.runs.setCurrentItem(history.runs.topLevelItem(0))
     qtbot.waitUntil(lambda: "Could not reach Ollama" in history.detail.toPlainText(), timeout=15_000)
     detail = history.detail.toPlainText()
-    assert "fallback: the model's server answered with an error" in detail, detail  # in words (issue 31)
+    assert "fallback: the call to the model's server failed" in detail, detail  # in words (issue 31)
     assert "kept what the threshold filter keeps" in detail and "llm_error" not in detail, detail
 
 

@@ -53,7 +53,7 @@ def test_ask_against_a_server_that_is_down_says_it_could_not_be_reached(qtbot, w
     steps = view.steps.text()
     assert "✓ Answer" not in steps and "✓ Check" not in steps and "⚠ Answer" in steps, steps
     plan_tip = next(line for line in view.steps.toolTip().split("\nSearch:")[0].splitlines() if line)
-    assert plan_tip.startswith("Plan:") and "unreachable" in plan_tip, view.steps.toolTip()
+    assert plan_tip.startswith("Plan:") and "could not be reached" in plan_tip, view.steps.toolTip()
     assert f"Could not reach the LLM server at {url}" in view.steps.toolTip()
 
 

@@ -22,11 +22,12 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QTextDocumentFragment
 from PySide6.QtWidgets import QApplication, QFileDialog, QLabel
 
-from engine.api import CROSS_ENCODER_FALLBACKS, Flashback, Message, catalogue, msg, reason_message, render
+from engine.api import Flashback, Message, catalogue, msg, reason_message, render
 from engine.ask.calls import CALL_REASONS
 from engine.ask.types import STEPS, AskOutcome, Plan, StepRecord
 from engine.messages import FACES, SETTING_OF
 from engine.rerank.base import FALLBACK_REASONS, MODEL_EMPTY, RerankResult, Selection
+from engine.rerank.cross_encoder.errors import CROSS_ENCODER_FALLBACKS
 from engine.store.database import connect, db_path
 from engine.traces.runs import save_run
 from tests.cli_run import ROOT, flashback

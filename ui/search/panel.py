@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.api import Changes, CrossEncoderReport, Flashback, QueryFilters, SearchResult, filters_of
+from engine.api import Changes, CrossEncoderReport, Flashback, QueryFilters, SearchResult, filters_of, reranker_message
 from ui.i18n import engine_words
 from ui.search.ask_mode import AskMode, recorded_plan
 from ui.search.ask_view import AskView
@@ -562,9 +562,8 @@ class SearchPanel(QWidget):
             return ""
         rerank_ms = outcome.timings.rerank_ms if outcome is not None else None
         usage = outcome.report.usage if outcome is not None else None
-        name = {"threshold": self.tr("threshold"), "flash": self.tr("Flash"),
-                "cross-encoder": self.tr("cross-encoder")}.get(
-            outcome.result.reranker if outcome else "", self.tr("rerank"))
+        # The reranker's name from the engine's catalogue, as Run history and the CLI say it (issue 31).
+        name = engine_words(reranker_message(outcome.result.reranker)) if outcome else self.tr("rerank")
         return status_text(outcome.timings.stage1_ms if outcome is not None else stage1.timings_ms.get("total"),
                            rerank_ms, name, usage)
 

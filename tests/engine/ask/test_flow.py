@@ -99,7 +99,7 @@ def test_answer_server_error_falls_back_to_the_sources_with_the_reason(server, s
     outcome = run_ask(QUESTION, service, data_dir, server)
 
     assert outcome.fallback == "answer_llm_error" and outcome.answer is None and outcome.sources
-    assert any(str(note).startswith("no answer (the model's server answered with an error)") for note in outcome.notes)
+    assert any(str(note).startswith("no answer (the call to the model's server failed)") for note in outcome.notes)
     # issue 22: a code, said in Russian with the reason and the server's own error
     said = [note.render("ru") for note in outcome.notes if note.code == "ask.no_answer"]
     assert said and said[0].startswith("ответа нет (ошибка при обращении к серверу модели)") and KEY not in said[0]
