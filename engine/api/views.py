@@ -134,8 +134,14 @@ class LabelService:
             self._store().delete(query_id)
         return Changes(labels=True)
 
-    def export_qrels(self) -> dict:
-        return self._store().export_qrels()
+    def export_qrels(self, path: Path) -> int:
+        """The labels as a QRELS file at `path` (docs/evaluation.md's format, `flashback eval` reads
+        it back); how many labelled queries it holds. The face names the file, the engine writes it."""
+        import json
+
+        document = self._store().export_qrels()
+        Path(path).write_text(json.dumps(document, ensure_ascii=False, indent=1), encoding="utf-8")
+        return len(document["queries"])
 
     def import_qrels(self, path: Path) -> tuple[ImportSummary, Changes]:
         with self._writing:

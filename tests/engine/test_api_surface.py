@@ -37,8 +37,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("BuildReport", "agents"): "the build's JSON figures of the topic agents (split, fallbacks by reason)",
     # A reranker's settings dataclass, whichever reranker ran (threshold, Flash, cross-encoder, chain).
     ("Reranker", "settings"): "the settings dataclass of whichever reranker ran",
-    # QRELS as the file format holds them (docs/evaluation.md): what `labels --export` writes.
-    ("LabelService", "export_qrels"): "the QRELS JSON a script reads",
     # A message's parameters are numbers, text or nested messages, rendered by the catalogue.
     ("Message", "params"): "a message code's parameters, any JSON value or a nested message",
     # A setting's default is of the setting's own type (int, float, bool, str): one schema for all.

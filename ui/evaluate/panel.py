@@ -171,17 +171,12 @@ class EvaluatePanel(QWidget):
                           lambda error: self._say(plain_words(error, self.tr("The import")), error=True))
 
     def export_labels(self, path: Path) -> None:
-        import json
-
         labels = self._service.labels
 
-        def work() -> int:
-            document = labels.export_qrels()
-            Path(path).write_text(json.dumps(document, ensure_ascii=False, indent=1), encoding="utf-8")
-            return len(document["queries"])
+        def written(count: int) -> None:
+            self._say(self.tr("{0} labelled queries written to {1}.").format(count, Path(path).name))
 
-        run_in_background(self, work, lambda count: self._say(self.tr("{0} labelled queries written to {1}.")
-                                                              .format(count, Path(path).name)),
+        run_in_background(self, lambda: labels.export_qrels(Path(path)), written,
                           lambda error: self._say(plain_words(error, self.tr("The export")), error=True))
 
     def estimate(self) -> None:
