@@ -28,7 +28,6 @@ from engine.api import (
     Flashback,
     FlashReport,
     KeepAllReport,
-    QueryRewrite,
     RetrievalSettings,
     SearchRequest,
     SearchResult,
@@ -315,7 +314,7 @@ def run_search(args: argparse.Namespace, data_dir: Path) -> int:
         sys.stdout.write(json.dumps(outcome.as_dict(), ensure_ascii=False) + "\n")
         return 0
     if outcome.rewrite is not None:
-        sys.stdout.write(_rewrite_line(outcome.rewrite) + "\n")
+        sys.stdout.write(_rewrite_line(outcome) + "\n")
     kept = {(s.kind, s.id): s for s in outcome.result.selected}
     for candidate in outcome.stage1.candidates:
         mark = "✔" if (candidate.kind, candidate.id) in kept else " "
@@ -361,8 +360,10 @@ def _write_flash(outcome: SearchResult, report: FlashReport) -> None:
     cli_cross_encoder.write_chain(report)
 
 
-def _rewrite_line(rewrite: QueryRewrite) -> str:
+def _rewrite_line(outcome: SearchResult) -> str:
     """Seed 000 step 1 in one line: what stage 1 searched besides the query, or why not."""
+    rewrite = outcome.rewrite
+    assert rewrite is not None, "called for a search that restated its query"
     if rewrite.used:
         return words("cli.search.rewritten", query=rewrite.rewritten, seconds=rewrite.elapsed_ms / 1000)
     why = say(rewrite.reason_message) if rewrite.reason_message is not None else rewrite.reason

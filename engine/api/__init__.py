@@ -64,7 +64,7 @@ _EXPORTS: dict[str, str] = {
     "Candidate": "engine.rerank.base", "RerankResult": "engine.rerank.base",
     "Reranker": "engine.rerank.base", "Selection": "engine.rerank.base",
     "ThresholdSettings": "engine.rerank.threshold", "ThresholdReranker": "engine.rerank.threshold",
-    "FlashSettings": "engine.rerank.flash.settings", "QueryRewrite": "engine.rerank.flash.contextualize",
+    "FlashSettings": "engine.rerank.flash.settings",
     "RetrievalSettings": "engine.retrieval.search", "Stage1Result": "engine.retrieval.search",
     "day_bounds": "engine.retrieval.search",
     # issue 23: filters, people, CLI
@@ -220,7 +220,6 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.rerank.cross_encoder.presets import RERANK_PRESETS as RERANK_PRESETS
     from engine.rerank.cross_encoder.presets import RerankEndpoint as RerankEndpoint
     from engine.rerank.cross_encoder.settings import CrossEncoderSettings as CrossEncoderSettings
-    from engine.rerank.flash.contextualize import QueryRewrite as QueryRewrite
     from engine.rerank.flash.settings import CLOUD as CLOUD
     from engine.rerank.flash.settings import LOCAL as LOCAL
     from engine.rerank.flash.settings import FlashSettings as FlashSettings
