@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from app.cli_options import say
-from engine.api import catalogue, duration_message, msg
+from engine.api import duration_message, msg, stage_message
 
 _IRREGULAR = {"person": "people", "index": "indexes", "query": "queries", "reply": "replies"}
 
@@ -37,9 +37,8 @@ def duration(ms: float | None) -> str:
 
 
 def stage_name(stage: str) -> str:
-    """A build or check stage ("embeddings", "index topic") in words."""
-    code = f"build.stage.{stage}"
-    return words(code if code in catalogue("en") else "build.stage.other")
+    """A build or check stage ("embeddings", "index topic") in words (the window's are the same)."""
+    return say(stage_message(stage))
 
 
 def _cell(value: object) -> str:

@@ -47,6 +47,7 @@ _EXPORTS: dict[str, str] = {
     "LANGUAGES": "engine.messages", "Message": "engine.messages", "msg": "engine.messages",
     "normalise_language": "engine.messages", "render": "engine.messages", "reason_message": "engine.messages",
     "step_message": "engine.messages", "reranker_message": "engine.messages", "SETTING_OF": "engine.messages",
+    "stage_message": "engine.messages",
     "catalogue": "engine.messages", "runs_summary": "engine.traces.runs", "duration_message": "engine.traces.runs",
     # errors and cancelling
     "CancelToken": "engine.errors", "Cancelled": "engine.errors", "EngineError": "engine.errors",
@@ -209,6 +210,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.messages import reason_message as reason_message
     from engine.messages import render as render
     from engine.messages import reranker_message as reranker_message
+    from engine.messages import stage_message as stage_message
     from engine.messages import step_message as step_message
     from engine.progress import PROGRESS_INTERVAL_S as PROGRESS_INTERVAL_S
     from engine.progress import ProgressThrottle as ProgressThrottle

@@ -15,8 +15,9 @@ is each face's to say, since only the face knows its own controls: `render(…, 
 adds the CLI's hint (its real option), `face="window"` the window's (its real panel or
 dialog), `face="mcp"` the MCP server's (the window's settings), from ``hint.<face>.<setting>``
 in the same catalogue. The closed sets a person reads the names of (why a reranker or an Ask
-step fell back, an Ask step, a reranker) have their words here too: `reason_message`,
-`step_message`, `reranker_message`; no face shows such a name as it is stored.
+step fell back, an Ask step, a reranker, a build stage) have their words here too:
+`reason_message`, `step_message`, `reranker_message`, `stage_message`; no face shows such a
+name as it is stored.
 """
 
 from __future__ import annotations
@@ -144,6 +145,13 @@ def step_message(step: str) -> Message:
     return Message(code if code in catalogue(DEFAULT_LANGUAGE) else "ask.step.other")
 
 
+def stage_message(stage: str) -> Message:
+    """A build or check stage ("embeddings", "index topic", engine/build) in words; a stage this
+    catalogue does not know is "Working", never the stage's stored name."""
+    code = f"build.stage.{stage}"
+    return Message(code if code in catalogue(DEFAULT_LANGUAGE) else "build.stage.other")
+
+
 def reranker_message(name: str) -> Message:
     """A recorded run's reranker ("threshold", "flash", "cross-encoder", "ask", "none") in words."""
     code = f"reranker.{name}"
@@ -192,4 +200,5 @@ class _Formatter(string.Formatter):
 
 
 __all__ = ["DEFAULT_LANGUAGE", "FACES", "LANGUAGES", "SETTING_OF", "Message", "catalogue", "msg", "normalise_language",
-           "plural_form", "reason_message", "render", "reranker_message", "settings_named", "step_message"]
+           "plural_form", "reason_message", "render", "reranker_message", "settings_named", "stage_message",
+           "step_message"]

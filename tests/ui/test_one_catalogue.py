@@ -22,7 +22,7 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QTextDocumentFragment
 from PySide6.QtWidgets import QApplication, QFileDialog, QLabel
 
-from engine.api import Flashback, Message, catalogue, msg, reason_message, render
+from engine.api import Flashback, Message, Step, catalogue, msg, reason_message, render
 from engine.ask.calls import CALL_REASONS
 from engine.ask.types import STEPS, AskOutcome, Plan, StepRecord
 from engine.messages import FACES, SETTING_OF
@@ -33,6 +33,7 @@ from engine.traces.runs import save_run
 from tests.cli_run import ROOT, flashback
 from ui import i18n
 from ui.search import ask_words, reasons
+from ui.shell.progress_panel import ProgressPanel
 from ui.shell.run_history import RunHistoryPanel
 
 # Why an Ask outcome has no answer (engine/ask/flow.py) and why a step did not do its own work
@@ -279,10 +280,37 @@ def test_every_reason_has_words_and_messages_name_no_face():
     assert render(llm_key, "en") == "OpenRouter needs an API key."
 
 
-def test_every_build_stage_the_cli_shows_has_words():
-    """`StageProgress` prints a build's stages by name: each one the engine reports has words."""
+def _build_stages() -> set[str]:
+    """Every stage name the engine reports to a build's or a check's progress callback."""
     sources = "".join(path.read_text(encoding="utf-8") for path in ROOT.joinpath("engine").rglob("*.py"))
     stages = set(re.findall(r"""\bprogress\(\s*["']([a-z ]+)["']""", sources))
-    stages |= {f"index {kind}" for kind in ("topic", "person", "artifact")}
+    return stages | {f"index {kind}" for kind in ("topic", "person", "artifact")}
+
+
+def test_every_build_stage_the_cli_shows_has_words():
+    """`StageProgress` prints a build's stages by name: each one the engine reports has words."""
+    stages = _build_stages()
     assert {"topics", "embeddings", "compact"} <= stages
     assert not sorted(stage for stage in stages if f"build.stage.{stage}" not in CODES)
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_the_progress_panel_names_every_build_stage_with_the_engines_words(qtbot, language):
+    """The window's progress strip says a build stage in the catalogue's words, as the CLI does
+    (it kept its own list in Qt's catalogue, which lacked "compact" and showed the stored name);
+    a stage the catalogue does not know is "Working", never its stored name."""
+    app = QApplication.instance()
+    translators = i18n.install(app, language)
+    try:
+        panel = ProgressPanel()
+        qtbot.addWidget(panel)
+        for stage in sorted(_build_stages()):
+            words = render(Message(f"build.stage.{stage}"), language)
+            assert panel.describe(Step("build", stage, 0, 1)) == words + "…", stage
+            counted = panel.describe(Step("build", stage, 3, 1200))
+            assert counted.startswith(words + ": ") and "1,200" in counted, counted
+            check([counted], language, f"progress {stage}")
+        unknown = panel.describe(Step("build", "tidy_up", 0, 0))
+        assert unknown == render(Message("build.stage.other"), language) + "…" and "tidy" not in unknown
+    finally:
+        i18n.uninstall(app, translators)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton, QToolButton, QVBoxLayout
 
-from engine.api import msg, names_list
+from engine.api import msg, names_list, stage_message
 from ui.i18n import engine_words
 from ui.shell.import_controller import PipelineSummary, Step
 from ui.shell.writer_words import writer_words
@@ -103,20 +103,9 @@ class ProgressPanel(QFrame):
         if step.phase == "import":
             return self.tr("Reading {name}: {messages} messages so far").format(
                 name=step.name, messages=f"{step.messages:,}")
-        stages = {
-            "topics": self.tr("Finding topics in the conversations"),
-            "fit": self.tr("Fitting the embedder to your vocabulary"),
-            "embeddings": self.tr("Embedding topics"),
-            "consolidation": self.tr("Merging similar neighbouring topics"),
-            "lexical": self.tr("Indexing the topics' words"),
-            "people": self.tr("Embedding people"),
-            "artifacts": self.tr("Embedding files"),
-            "index": self.tr("Updating the search index"),
-            "index topic": self.tr("Updating the topics' search index"),
-            "index person": self.tr("Updating the people's search index"),
-            "index artifact": self.tr("Updating the files' search index"),
-        }
-        label = stages.get(step.name, step.name)
+        # The engine's words for its own stages (issue 31: one catalogue, the CLI's too); a stage
+        # it does not name is "Working", never the stored name.
+        label = engine_words(stage_message(step.name))
         if step.total > 1:
             return self.tr("{stage}: {done} of {total}").format(stage=label, done=f"{step.done:,}",
                                                                   total=f"{step.total:,}")
