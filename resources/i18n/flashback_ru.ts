@@ -57,57 +57,57 @@
 <context>
     <name>AskMode</name>
     <message>
-        <location filename="../../ui/search/ask_mode.py" line="77"/>
+        <location filename="../../ui/search/ask_mode.py" line="80"/>
         <source>Ask</source>
         <translation>Вопрос</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_mode.py" line="101"/>
+        <location filename="../../ui/search/ask_mode.py" line="104"/>
         <source>Before the first question to {0}</source>
         <translation>Перед первым вопросом к {0}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_mode.py" line="102"/>
+        <location filename="../../ui/search/ask_mode.py" line="105"/>
         <source>To answer, Ask sends parts of your chats to {0} ({1}).</source>
         <translation>Чтобы ответить, режим «Спросить» отправляет части ваших чатов на {0} ({1}).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_mode.py" line="105"/>
+        <location filename="../../ui/search/ask_mode.py" line="108"/>
         <source>• your question and the names of your chats, to plan the searches;</source>
         <translation>• ваш вопрос и названия ваших чатов — чтобы спланировать поиск;</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_mode.py" line="106"/>
+        <location filename="../../ui/search/ask_mode.py" line="109"/>
         <source>• the messages found for it, as numbered excerpts with their chat, authors and times: up to about {0:,} tokens per question;</source>
         <translation>• найденные для него сообщения — пронумерованными выдержками с чатом, авторами и временем: примерно до {0:,} токенов на вопрос;</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_mode.py" line="109"/>
+        <location filename="../../ui/search/ask_mode.py" line="112"/>
         <source>• the found topics&apos; messages, which Flash reads to choose among them;</source>
         <translation>• сообщения найденных тем, которые Flash читает, чтобы выбрать из них;</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_mode.py" line="110"/>
+        <location filename="../../ui/search/ask_mode.py" line="113"/>
         <source>• nothing else: the store, the index and every other message stay on this computer.</source>
         <translation>• больше ничего: хранилище, индекс и все остальные сообщения остаются на этом компьютере.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_mode.py" line="112"/>
+        <location filename="../../ui/search/ask_mode.py" line="115"/>
         <source>This is said once for {0}.</source>
         <translation>Это предупреждение показывается для {0} один раз.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_mode.py" line="113"/>
+        <location filename="../../ui/search/ask_mode.py" line="116"/>
         <source>Send and ask</source>
         <translation>Отправить и спросить</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_mode.py" line="122"/>
+        <location filename="../../ui/search/ask_mode.py" line="125"/>
         <source>Not asked: nothing was sent to {0}.</source>
         <translation>Вопрос не задан: на {0} ничего не отправлено.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_mode.py" line="133"/>
+        <location filename="../../ui/search/ask_mode.py" line="136"/>
         <source>Asking…</source>
         <translation>Ищу ответ…</translation>
     </message>
@@ -211,57 +211,57 @@
         <translation>откат: {0}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="84"/>
+        <location filename="../../ui/search/ask_words.py" line="100"/>
         <source>Not checked: the offline check cannot compare a claim written in another language than its sources.</source>
         <translation>Не проверено: офлайн-проверка не сравнивает утверждение с источниками на другом языке.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="87"/>
+        <location filename="../../ui/search/ask_words.py" line="103"/>
         <source>Cites no source, so nothing supports it.</source>
         <translation>Не ссылается ни на один источник, поэтому ничем не подтверждено.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="89"/>
+        <location filename="../../ui/search/ask_words.py" line="105"/>
         <source>checked by the model</source>
         <translation>проверено моделью</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="90"/>
+        <location filename="../../ui/search/ask_words.py" line="106"/>
         <source>checked offline</source>
         <translation>проверено офлайн</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="91"/>
+        <location filename="../../ui/search/ask_words.py" line="107"/>
         <source>Not supported by the messages it cites ({0}; support {1:.2f} of 1).</source>
         <translation>Не подтверждается цитируемыми сообщениями ({0}; опора {1:.2f} из 1).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="109"/>
+        <location filename="../../ui/search/ask_words.py" line="125"/>
         <source>Asked in {0}</source>
         <translation>Ответ за {0}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="111"/>
+        <location filename="../../ui/search/ask_words.py" line="127"/>
         <source>model {0}</source>
         <translation>модель {0}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="118"/>
+        <location filename="../../ui/search/ask_words.py" line="134"/>
         <source>answered in a second round</source>
         <translation>ответ со второго круга</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="133"/>
+        <location filename="../../ui/search/ask_words.py" line="149"/>
         <source>Compared with run {run}: {same} of {sources} sources the same ({before} before); supported claims {claims_before} → {claims_after}; {time_before} → {time_after}; {answer}.</source>
         <translation>По сравнению с запуском {run}: совпадают {same} из {sources} источников (было {before}); подтверждённых утверждений {claims_before} → {claims_after}; {time_before} → {time_after}; {answer}.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="140"/>
+        <location filename="../../ui/search/ask_words.py" line="156"/>
         <source>the same answer</source>
         <translation>ответ тот же</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="140"/>
+        <location filename="../../ui/search/ask_words.py" line="156"/>
         <source>a different answer</source>
         <translation>ответ другой</translation>
     </message>
@@ -1038,79 +1038,79 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Импорт</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="183"/>
+        <location filename="../../ui/evaluate/panel.py" line="177"/>
         <source>{0} labelled queries written to {1}.</source>
         <translation>Отмеченных запросов записано в {1}: {0}.</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="185"/>
+        <location filename="../../ui/evaluate/panel.py" line="180"/>
         <source>The export</source>
         <translation>Экспорт</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="191"/>
+        <location filename="../../ui/evaluate/panel.py" line="186"/>
         <source>Nothing to compare yet: label results in the search view, then Refresh.</source>
         <translation>Сравнивать пока нечего: отметьте результаты в окне поиска, затем нажмите «Обновить».</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="203"/>
+        <location filename="../../ui/evaluate/panel.py" line="198"/>
         <source>Estimating what the comparison would cost…</source>
         <translation>Оцениваю стоимость сравнения…</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="231"/>
+        <location filename="../../ui/evaluate/panel.py" line="226"/>
         <source>Comparing on {0} labelled queries…</source>
         <translation>Сравниваю на отмеченных запросах: {0}…</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="330"/>
+        <location filename="../../ui/evaluate/panel.py" line="325"/>
         <source>Compared on {0} of {1} queries…</source>
         <translation>Сравнено запросов: {0} из {1}…</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="336"/>
+        <location filename="../../ui/evaluate/panel.py" line="331"/>
         <source>The cross-encoder ran on {0} queries; {1} fell back or failed.</source>
         <translation>Кросс-энкодер отработал на запросах: {0}; с откатом или ошибкой: {1}.</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="337"/>
+        <location filename="../../ui/evaluate/panel.py" line="332"/>
         <source>Flash ran on {0} queries; {1} fell back or failed; reported cost ${2:.4f}.</source>
         <translation>Flash отработал на запросах: {0}; с откатом или ошибкой: {1}; заявленная стоимость ${2:.4f}.</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="341"/>
+        <location filename="../../ui/evaluate/panel.py" line="336"/>
         <source>Each call is kept in the run history.</source>
         <translation>Каждый вызов сохранён в истории запусков.</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="351"/>
+        <location filename="../../ui/evaluate/panel.py" line="346"/>
         <source>The comparison was cancelled after {0} queries; their results stay in the table.</source>
         <translation>Сравнение отменено после запросов: {0}; их результаты остались в таблице.</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="240"/>
+        <location filename="../../ui/evaluate/panel.py" line="235"/>
         <source>Evaluate: what the figures mean</source>
         <translation>Оценка: что означают цифры</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="250"/>
+        <location filename="../../ui/evaluate/panel.py" line="245"/>
         <source>The evaluation</source>
         <translation>Оценка</translation>
     </message>
     <message>
-        <location filename="../../ui/evaluate/panel.py" line="315"/>
+        <location filename="../../ui/evaluate/panel.py" line="310"/>
         <source>Imported {0} queries with {1} labels; {2} messages were not in this store.</source>
         <translation>Импортировано запросов: {0}, отметок: {1}; сообщений нет в этом хранилище: {2}.</translation>
     </message>
     <message>
         <location filename="../../ui/evaluate/comparer.py" line="31"/>
-        <location filename="../../ui/evaluate/panel.py" line="222"/>
+        <location filename="../../ui/evaluate/panel.py" line="217"/>
         <source>The comparison</source>
         <translation>Сравнение</translation>
     </message>
     <message>
         <location filename="../../ui/evaluate/comparer.py" line="54"/>
-        <location filename="../../ui/evaluate/panel.py" line="200"/>
+        <location filename="../../ui/evaluate/panel.py" line="195"/>
         <source>The estimate</source>
         <translation>Оценка стоимости</translation>
     </message>
@@ -1380,103 +1380,103 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="93"/>
+        <location filename="../../ui/main_window.py" line="94"/>
         <source>Browse</source>
         <translation>Обзор</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="94"/>
+        <location filename="../../ui/main_window.py" line="95"/>
         <source>Run history</source>
         <translation>История запусков</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="97"/>
+        <location filename="../../ui/main_window.py" line="98"/>
         <source>Evaluate</source>
         <translation>Оценка</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="163"/>
+        <location filename="../../ui/main_window.py" line="164"/>
         <source>Could not read the store</source>
         <translation>Не удалось прочитать хранилище</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="194"/>
+        <location filename="../../ui/main_window.py" line="195"/>
         <source>Could not open the store</source>
         <translation>Не удалось открыть хранилище</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="198"/>
+        <location filename="../../ui/main_window.py" line="199"/>
         <source>Messages: {messages} · chats: {chats} · topics: {topics}</source>
         <translation>Сообщений: {messages} · чатов: {chats} · тем: {topics}</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="225"/>
+        <location filename="../../ui/main_window.py" line="229"/>
         <source>These messages are not in memory yet: choose Memory → Build memory to search them.</source>
         <translation>Эти сообщения ещё не в памяти: выберите «Память → Построить память», чтобы искать по ним.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="243"/>
+        <location filename="../../ui/main_window.py" line="247"/>
         <source>The store was changed by another Flashback process: updated.</source>
         <translation>Хранилище изменил другой процесс Flashback: данные обновлены.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="250"/>
+        <location filename="../../ui/main_window.py" line="254"/>
         <source>{writer} is writing the store; searches show what is built so far.</source>
         <translation>Хранилище занято: {writer}; поиск показывает то, что уже построено.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="257"/>
+        <location filename="../../ui/main_window.py" line="261"/>
         <source>Chat exports</source>
         <translation>Экспорты чатов</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="257"/>
+        <location filename="../../ui/main_window.py" line="261"/>
         <source>All files</source>
         <translation>Все файлы</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="258"/>
+        <location filename="../../ui/main_window.py" line="262"/>
         <source>Import chat exports</source>
         <translation>Импорт выгрузок чатов</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="265"/>
+        <location filename="../../ui/main_window.py" line="269"/>
         <source>Import an export folder</source>
         <translation>Импорт папки с выгрузкой</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="276"/>
-        <location filename="../../ui/main_window.py" line="287"/>
+        <location filename="../../ui/main_window.py" line="280"/>
+        <location filename="../../ui/main_window.py" line="291"/>
         <source>An import or build is already running.</source>
         <translation>Импорт или построение уже идёт.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="304"/>
+        <location filename="../../ui/main_window.py" line="308"/>
         <source>Import failed</source>
         <translation>Импорт не удался</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="304"/>
+        <location filename="../../ui/main_window.py" line="308"/>
         <source>Building memory failed</source>
         <translation>Построить память не удалось</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="334"/>
+        <location filename="../../ui/main_window.py" line="338"/>
         <source>No API key for the topic model: building without it.</source>
         <translation>Нет API-ключа для модели топиков: сборка без неё.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="362"/>
+        <location filename="../../ui/main_window.py" line="366"/>
         <source>Could not open {0}: no file manager answered.</source>
         <translation>Не удалось открыть {0}: файловый менеджер не ответил.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="370"/>
+        <location filename="../../ui/main_window.py" line="374"/>
         <source>Language</source>
         <translation>Язык</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="370"/>
+        <location filename="../../ui/main_window.py" line="374"/>
         <source>Flashback will use the new language after a restart.</source>
         <translation>Flashback переключится на новый язык после перезапуска.</translation>
     </message>
@@ -1613,102 +1613,47 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Отмена…</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="103"/>
+        <location filename="../../ui/shell/progress_panel.py" line="102"/>
         <source>Waiting for {holder} to finish…</source>
         <translation>Ожидание, пока не закончится {holder}…</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="105"/>
+        <location filename="../../ui/shell/progress_panel.py" line="104"/>
         <source>Reading {name}: {messages} messages so far</source>
         <translation>Чтение {name}: прочитано сообщений: {messages}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="108"/>
-        <source>Finding topics in the conversations</source>
-        <translation>Поиск тем в переписке</translation>
-    </message>
-    <message>
-        <location filename="../../ui/shell/progress_panel.py" line="109"/>
-        <source>Fitting the embedder to your vocabulary</source>
-        <translation>Настройка эмбеддера под ваш словарь</translation>
-    </message>
-    <message>
         <location filename="../../ui/shell/progress_panel.py" line="110"/>
-        <source>Embedding topics</source>
-        <translation>Векторизация тем</translation>
-    </message>
-    <message>
-        <location filename="../../ui/shell/progress_panel.py" line="111"/>
-        <source>Merging similar neighbouring topics</source>
-        <translation>Объединение похожих соседних тем</translation>
-    </message>
-    <message>
-        <location filename="../../ui/shell/progress_panel.py" line="112"/>
-        <source>Indexing the topics&apos; words</source>
-        <translation>Индексируются слова тем</translation>
-    </message>
-    <message>
-        <location filename="../../ui/shell/progress_panel.py" line="113"/>
-        <source>Embedding people</source>
-        <translation>Встраиваются люди</translation>
-    </message>
-    <message>
-        <location filename="../../ui/shell/progress_panel.py" line="114"/>
-        <source>Embedding files</source>
-        <translation>Встраиваются файлы</translation>
-    </message>
-    <message>
-        <location filename="../../ui/shell/progress_panel.py" line="115"/>
-        <source>Updating the search index</source>
-        <translation>Обновление поискового индекса</translation>
-    </message>
-    <message>
-        <location filename="../../ui/shell/progress_panel.py" line="116"/>
-        <source>Updating the topics&apos; search index</source>
-        <translation>Обновление поискового индекса тем</translation>
-    </message>
-    <message>
-        <location filename="../../ui/shell/progress_panel.py" line="117"/>
-        <source>Updating the people&apos;s search index</source>
-        <translation>Обновление поискового индекса людей</translation>
-    </message>
-    <message>
-        <location filename="../../ui/shell/progress_panel.py" line="118"/>
-        <source>Updating the files&apos; search index</source>
-        <translation>Обновление поискового индекса файлов</translation>
-    </message>
-    <message>
-        <location filename="../../ui/shell/progress_panel.py" line="122"/>
         <source>{stage}: {done} of {total}</source>
         <translation>{stage}: {done} из {total}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="129"/>
+        <location filename="../../ui/shell/progress_panel.py" line="117"/>
         <source>Chats: {chats} · Messages: {messages} · Attachments: {attachments}</source>
         <translation>Чатов: {chats} · Сообщений: {messages} · Вложений: {attachments}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="133"/>
+        <location filename="../../ui/shell/progress_panel.py" line="121"/>
         <source>Ids that came again with another text (the first text kept): {count}</source>
         <translation>Идентификаторы, пришедшие снова с другим текстом (оставлен первый): {count}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="141"/>
+        <location filename="../../ui/shell/progress_panel.py" line="129"/>
         <source>Already imported, nothing new: {names}</source>
         <translation>Уже импортировано, нового нет: {names}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="143"/>
+        <location filename="../../ui/shell/progress_panel.py" line="131"/>
         <source>New topics: {topics}</source>
         <translation>Новых тем: {topics}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="145"/>
+        <location filename="../../ui/shell/progress_panel.py" line="133"/>
         <source>Split by the model: {chunks} chunks, {fallbacks} without it</source>
         <translation>Разбито моделью: {chunks} фрагм., без неё: {fallbacks}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="147"/>
+        <location filename="../../ui/shell/progress_panel.py" line="135"/>
         <source>Time: {seconds} s</source>
         <translation>Время: {seconds} с</translation>
     </message>
@@ -1716,25 +1661,25 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>QAbstractFileIconProvider</name>
     <message>
-        <location filename="../../ui/i18n/__init__.py" line="88"/>
+        <location filename="../../ui/i18n/__init__.py" line="89"/>
         <source>Folder</source>
         <comment>All other platforms</comment>
         <translation>Папка</translation>
     </message>
     <message>
-        <location filename="../../ui/i18n/__init__.py" line="89"/>
+        <location filename="../../ui/i18n/__init__.py" line="90"/>
         <source>%1 File</source>
         <comment>%1 is a file name suffix, for example txt</comment>
         <translation>Файл %1</translation>
     </message>
     <message>
-        <location filename="../../ui/i18n/__init__.py" line="90"/>
+        <location filename="../../ui/i18n/__init__.py" line="91"/>
         <source>File</source>
         <comment>All other platforms</comment>
         <translation>Файл</translation>
     </message>
     <message>
-        <location filename="../../ui/i18n/__init__.py" line="91"/>
+        <location filename="../../ui/i18n/__init__.py" line="92"/>
         <source>Drive</source>
         <translation>Диск</translation>
     </message>
@@ -1742,12 +1687,12 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>QFileDialog</name>
     <message>
-        <location filename="../../ui/i18n/__init__.py" line="87"/>
+        <location filename="../../ui/i18n/__init__.py" line="88"/>
         <source>&amp;Look in:</source>
         <translation>&amp;Перейти к:</translation>
     </message>
     <message>
-        <location filename="../../ui/i18n/__init__.py" line="87"/>
+        <location filename="../../ui/i18n/__init__.py" line="88"/>
         <source>Files of &amp;type:</source>
         <translation>&amp;Типы файлов:</translation>
     </message>
@@ -2040,84 +1985,83 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>SearchPanel</name>
     <message>
-        <location filename="../../ui/search/flash_runner.py" line="25"/>
+        <location filename="../../ui/search/flash_runner.py" line="33"/>
         <source>{0} has to wait: {1} is writing the store. Try again when it has finished.</source>
         <translation>{0}: придётся подождать — хранилище занято ({1}). Повторите, когда запись закончится.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/flash_runner.py" line="30"/>
+        <location filename="../../ui/search/flash_runner.py" line="38"/>
         <source>{0} hit an internal error ({1}: {2}). Please report it.</source>
         <translation>{0}: внутренняя ошибка ({1}: {2}). Пожалуйста, сообщите о ней.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="114"/>
-        <location filename="../../ui/search/panel.py" line="142"/>
+        <location filename="../../ui/search/panel.py" line="113"/>
+        <location filename="../../ui/search/panel.py" line="141"/>
         <source>Type a question first.</source>
         <translation>Сначала введите вопрос.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="125"/>
+        <location filename="../../ui/search/panel.py" line="124"/>
         <source>Searching…</source>
         <translation>Поиск…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="188"/>
-        <location filename="../../ui/search/panel.py" line="559"/>
+        <location filename="../../ui/search/panel.py" line="187"/>
         <source>Flash</source>
         <translation>Flash</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="193"/>
+        <location filename="../../ui/search/panel.py" line="192"/>
         <source>Flash is restating the query from the recent messages, then choosing among {0} topics…</source>
         <translation>Flash переформулирует запрос по недавним сообщениям, затем выбирает среди тем: {0}…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="196"/>
+        <location filename="../../ui/search/panel.py" line="195"/>
         <source>Flash is choosing among {0} topics…</source>
         <translation>Flash выбирает среди тем: {0}…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="267"/>
+        <location filename="../../ui/search/panel.py" line="266"/>
         <source>Find the topics that match (Enter in Search mode)</source>
         <translation>Найти подходящие темы (Enter в режиме поиска)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="269"/>
+        <location filename="../../ui/search/panel.py" line="268"/>
         <source>Ask</source>
         <translation>Спросить</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="271"/>
+        <location filename="../../ui/search/panel.py" line="270"/>
         <source>Answer the question from your chats, citing the messages (Ctrl+Enter)</source>
         <translation>Ответить на вопрос по вашим чатам со ссылками на сообщения (Ctrl+Enter)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="411"/>
+        <location filename="../../ui/search/panel.py" line="410"/>
         <source>The cross-encoder is scoring the candidates…</source>
         <translation>Кросс-энкодер оценивает кандидатов…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="459"/>
+        <location filename="../../ui/search/panel.py" line="458"/>
         <source>Labelling</source>
         <translation>Отметка</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="261"/>
+        <location filename="../../ui/search/panel.py" line="260"/>
         <source>Ask your memory: “when did we move the Postgres upgrade?”</source>
         <translation>Спросите свою память: «когда мы перенесли обновление Postgres?»</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="517"/>
+        <location filename="../../ui/search/panel.py" line="523"/>
         <source>The cross-encoder was cancelled.</source>
         <translation>Кросс-энкодер отменён.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="264"/>
+        <location filename="../../ui/search/panel.py" line="263"/>
         <source>Search</source>
         <translation>Поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="279"/>
+        <location filename="../../ui/search/panel.py" line="278"/>
         <source>Recent messages</source>
         <translation>Недавние сообщения</translation>
     </message>
@@ -2137,18 +2081,18 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Показать или скрыть настройки поиска ({0})</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="285"/>
+        <location filename="../../ui/search/panel.py" line="284"/>
         <source>Optional: paste the last few messages of the conversation you are in; Flash uses them as context.</source>
         <translation>Необязательно: вставьте несколько последних сообщений текущего разговора; Flash использует их как контекст.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="288"/>
-        <location filename="../../ui/search/panel.py" line="539"/>
+        <location filename="../../ui/search/panel.py" line="287"/>
+        <location filename="../../ui/search/panel.py" line="545"/>
         <source>Run Flash</source>
         <translation>Запустить Flash</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="290"/>
+        <location filename="../../ui/search/panel.py" line="289"/>
         <source>Cancel</source>
         <translation>Отмена</translation>
     </message>
@@ -2158,130 +2102,120 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>&lt;b&gt;Выбор&lt;/b&gt; (в порядке выбора)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="352"/>
+        <location filename="../../ui/search/panel.py" line="351"/>
         <source>The search</source>
         <translation>Поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="422"/>
+        <location filename="../../ui/search/panel.py" line="421"/>
         <source>Also searched as: “{0}” — rewritten from the recent messages in {1:.1f} s; the candidates below are both searches, fused.</source>
         <translation>Также искали как: «{0}» — переписано по недавним сообщениям за {1:.1f} с; кандидаты ниже — оба поиска вместе.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="426"/>
+        <location filename="../../ui/search/panel.py" line="425"/>
         <source>Searched as typed: the rewrite from the recent messages was not used ({0}).</source>
         <translation>Искали как введено: переписанный по недавним сообщениям запрос не использован ({0}).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="511"/>
+        <location filename="../../ui/search/panel.py" line="517"/>
         <source>the cross-encoder fell back: {0}</source>
         <translation>откат кросс-энкодера: {0}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="529"/>
+        <location filename="../../ui/search/panel.py" line="535"/>
         <source>Flash cancelled; nothing was charged after the cancel.</source>
         <translation>Flash отменён; после отмены ничего не списано.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="538"/>
+        <location filename="../../ui/search/panel.py" line="544"/>
         <source>Run Flash (1 API call)</source>
         <translation>Запустить Flash (1 вызов API)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/panel.py" line="559"/>
-        <source>threshold</source>
-        <translation>порог</translation>
-    </message>
-    <message>
-        <location filename="../../ui/search/panel.py" line="560"/>
-        <source>cross-encoder</source>
-        <translation>кросс-энкодер</translation>
-    </message>
-    <message>
-        <location filename="../../ui/search/panel.py" line="561"/>
+        <location filename="../../ui/search/panel.py" line="566"/>
         <source>rerank</source>
         <translation>реранкинг</translation>
     </message>
     <message>
-        <location filename="../../ui/search/cross_encoder_view.py" line="85"/>
-        <location filename="../../ui/search/presenter.py" line="93"/>
+        <location filename="../../ui/search/cross_encoder_view.py" line="47"/>
+        <location filename="../../ui/search/presenter.py" line="105"/>
         <source>Topic {0} · stage-1 rank {1}</source>
         <translation>Тема {0} · ранг на 1-м этапе {1}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/cross_encoder_view.py" line="88"/>
+        <location filename="../../ui/search/cross_encoder_view.py" line="50"/>
         <source>Cross-encoder scores</source>
         <translation>Оценки кросс-энкодера</translation>
     </message>
     <message>
-        <location filename="../../ui/search/cross_encoder_view.py" line="89"/>
+        <location filename="../../ui/search/cross_encoder_view.py" line="51"/>
         <source>cut by top-K</source>
         <translation>отсечено top-K</translation>
     </message>
     <message>
-        <location filename="../../ui/search/cross_encoder_view.py" line="94"/>
+        <location filename="../../ui/search/cross_encoder_view.py" line="56"/>
         <source>Topic scores (the cross-encoder is scoring them…)</source>
         <translation>Оценки тем (кросс-энкодер их оценивает…)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/cross_encoder_view.py" line="96"/>
+        <location filename="../../ui/search/cross_encoder_view.py" line="58"/>
         <source>Topic scores (stage 1: the cross-encoder fell back)</source>
         <translation>Оценки тем (этап 1: откат кросс-энкодера)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/cross_encoder_view.py" line="97"/>
+        <location filename="../../ui/search/cross_encoder_view.py" line="59"/>
         <source>Topic scores (stage 1: the cross-encoder was not asked)</source>
         <translation>Оценки тем (этап 1: кросс-энкодер не спрашивали)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="96"/>
+        <location filename="../../ui/search/presenter.py" line="108"/>
         <source>Topic scores (kept by Flash)</source>
         <translation>Оценки тем (оставленные Flash)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="100"/>
-        <location filename="../../ui/search/presenter.py" line="104"/>
+        <location filename="../../ui/search/presenter.py" line="112"/>
+        <location filename="../../ui/search/presenter.py" line="117"/>
         <source>Topic scores</source>
         <translation>Оценки тем</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="110"/>
+        <location filename="../../ui/search/presenter.py" line="123"/>
         <source>Selections appear here after a search.</source>
         <translation>Выбранное появится здесь после поиска.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="113"/>
+        <location filename="../../ui/search/presenter.py" line="126"/>
         <source>The cross-encoder&apos;s choice appears here once its scores are back.</source>
         <translation>Выбор кросс-энкодера появится здесь, когда придут его оценки.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="115"/>
+        <location filename="../../ui/search/presenter.py" line="128"/>
         <source>Press “Run Flash” to let the LLM choose among the candidates.</source>
         <translation>Нажмите «Запустить Flash», чтобы LLM выбрала из кандидатов.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="130"/>
+        <location filename="../../ui/search/presenter.py" line="143"/>
         <source>Nothing passed the threshold. Lower the similarity or widen the gap.</source>
         <translation>Порог не прошёл никто. Уменьшите сходство или увеличьте разрыв.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="135"/>
+        <location filename="../../ui/search/presenter.py" line="149"/>
         <source>Flash kept nothing ({0}).</source>
         <translation>Flash ничего не оставил ({0}).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="133"/>
-        <location filename="../../ui/search/presenter.py" line="136"/>
+        <location filename="../../ui/search/presenter.py" line="147"/>
+        <location filename="../../ui/search/presenter.py" line="150"/>
         <source>Nothing was kept.</source>
         <translation>Ничего не оставлено.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="145"/>
+        <location filename="../../ui/search/presenter.py" line="159"/>
         <source>Enter the server&apos;s URL in Settings → Flash to use a custom endpoint.</source>
         <translation>Чтобы использовать свой сервер, укажите его URL в «Настройки → Flash».</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="147"/>
+        <location filename="../../ui/search/presenter.py" line="161"/>
         <source>Choose a model in Settings → Flash.</source>
         <translation>Выберите модель в «Настройки → Flash».</translation>
     </message>
@@ -2298,7 +2232,7 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
     </message>
     <message>
         <location filename="../../ui/search/cross_encoder_mode.py" line="66"/>
-        <location filename="../../ui/search/presenter.py" line="150"/>
+        <location filename="../../ui/search/presenter.py" line="164"/>
         <source>No API key for {0}: add one in the API key dialog, or set {1}.</source>
         <translation>Нет API-ключа для {0}: добавьте его в окне «API-ключ» или задайте {1}.</translation>
     </message>
@@ -2308,61 +2242,61 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Оценка тем ({2}): до {0} из {1}…</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="153"/>
+        <location filename="../../ui/search/presenter.py" line="167"/>
         <source>Search first; Flash then chooses among the candidates.</source>
         <translation>Сначала выполните поиск; затем Flash выберет из кандидатов.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="155"/>
+        <location filename="../../ui/search/presenter.py" line="169"/>
         <source>Costs one paid API call to {0} ({1}), up to {2} tool turns.</source>
         <translation>Стоит один платный вызов API к {0} ({1}), до {2} ходов с инструментами.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="159"/>
+        <location filename="../../ui/search/presenter.py" line="173"/>
         <source>Runs on {0} at {1} ({2}): local, no cost.</source>
         <translation>Работает на {0} по адресу {1} ({2}): локально, бесплатно.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/presenter.py" line="161"/>
+        <location filename="../../ui/search/presenter.py" line="175"/>
         <source>Sends the candidates to {0} at {1} ({2}), up to {3} tool turns.</source>
         <translation>Отправляет кандидатов на {0} по адресу {1} ({2}), до {3} ходов с инструментами.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="124"/>
+        <location filename="../../ui/search/report.py" line="130"/>
         <source>Stage 1: {0}</source>
         <translation>Этап 1: {0}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="126"/>
+        <location filename="../../ui/search/report.py" line="132"/>
         <source>{0}: {1}</source>
         <translation>{0}: {1}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="131"/>
+        <location filename="../../ui/search/report.py" line="137"/>
         <source>{0:,} tokens</source>
         <translation>токенов: {0:,}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="113"/>
-        <location filename="../../ui/search/report.py" line="129"/>
+        <location filename="../../ui/search/ask_words.py" line="129"/>
+        <location filename="../../ui/search/report.py" line="135"/>
         <source>{0:,} + {1:,} tokens</source>
         <translation>токенов: {0:,} + {1:,}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/ask_words.py" line="116"/>
-        <location filename="../../ui/search/report.py" line="133"/>
+        <location filename="../../ui/search/ask_words.py" line="132"/>
+        <location filename="../../ui/search/report.py" line="139"/>
         <source>cost ${0:.4f}</source>
         <translation>стоимость ${0:.4f}</translation>
     </message>
     <message>
         <location filename="../../ui/search/ask_words.py" line="30"/>
-        <location filename="../../ui/search/report.py" line="141"/>
+        <location filename="../../ui/search/report.py" line="147"/>
         <source>{0:.0f} ms</source>
         <translation>{0:.0f} мс</translation>
     </message>
     <message>
         <location filename="../../ui/search/ask_words.py" line="31"/>
-        <location filename="../../ui/search/report.py" line="142"/>
+        <location filename="../../ui/search/report.py" line="148"/>
         <source>{0:.2f} s</source>
         <translation>{0:.2f} с</translation>
     </message>
@@ -2406,271 +2340,271 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>SettingsPanel</name>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="80"/>
+        <location filename="../../ui/search/settings_panel.py" line="83"/>
         <source>Reset to defaults</source>
         <translation>Сбросить настройки</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="106"/>
+        <location filename="../../ui/search/settings_panel.py" line="115"/>
         <source>Search</source>
         <translation>Поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="108"/>
+        <location filename="../../ui/search/settings_panel.py" line="117"/>
         <source>Vector only</source>
         <translation>Только векторы</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="108"/>
-        <location filename="../../ui/search/settings_panel.py" line="130"/>
+        <location filename="../../ui/search/settings_panel.py" line="117"/>
+        <location filename="../../ui/search/settings_panel.py" line="139"/>
         <source>Threshold</source>
         <translation>Порог</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="109"/>
-        <location filename="../../ui/search/settings_panel.py" line="138"/>
+        <location filename="../../ui/search/settings_panel.py" line="118"/>
+        <location filename="../../ui/search/settings_panel.py" line="147"/>
         <source>Flash (LLM)</source>
         <translation>Flash (LLM)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="113"/>
+        <location filename="../../ui/search/settings_panel.py" line="122"/>
         <source>Reranker</source>
         <translation>Реранкер</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="114"/>
+        <location filename="../../ui/search/settings_panel.py" line="123"/>
         <source>Candidates</source>
         <translation>Кандидаты</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="115"/>
+        <location filename="../../ui/search/settings_panel.py" line="124"/>
         <source>Hybrid (vectors + keywords)</source>
         <translation>Гибрид (векторы + слова)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="118"/>
+        <location filename="../../ui/search/settings_panel.py" line="127"/>
         <source>Chat</source>
         <translation>Чат</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="118"/>
-        <location filename="../../ui/search/settings_panel.py" line="233"/>
+        <location filename="../../ui/search/settings_panel.py" line="127"/>
+        <location filename="../../ui/search/settings_panel.py" line="242"/>
         <source>All chats</source>
         <translation>Все чаты</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="120"/>
+        <location filename="../../ui/search/settings_panel.py" line="129"/>
         <source>From</source>
         <translation>С</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="121"/>
+        <location filename="../../ui/search/settings_panel.py" line="130"/>
         <source>To</source>
         <translation>По</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="132"/>
+        <location filename="../../ui/search/settings_panel.py" line="141"/>
         <source>Score ≥</source>
         <translation>Оценка ≥</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="133"/>
+        <location filename="../../ui/search/settings_panel.py" line="142"/>
         <source>Score gap</source>
         <translation>Разрыв оценок</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="134"/>
+        <location filename="../../ui/search/settings_panel.py" line="143"/>
         <source>Final top-K</source>
         <translation>Итоговый top-K</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="141"/>
+        <location filename="../../ui/search/settings_panel.py" line="150"/>
         <source>Custom URL</source>
         <translation>Свой URL</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="142"/>
+        <location filename="../../ui/search/settings_panel.py" line="151"/>
         <source>Endpoint</source>
         <translation>Сервер</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="145"/>
+        <location filename="../../ui/search/settings_panel.py" line="154"/>
         <source>URL</source>
         <translation>URL</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="153"/>
-        <location filename="../../ui/search/settings_panel.py" line="206"/>
+        <location filename="../../ui/search/settings_panel.py" line="162"/>
+        <location filename="../../ui/search/settings_panel.py" line="215"/>
         <source>Model</source>
         <translation>Модель</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="154"/>
+        <location filename="../../ui/search/settings_panel.py" line="163"/>
         <source>none</source>
         <translation>нет</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="154"/>
+        <location filename="../../ui/search/settings_panel.py" line="163"/>
         <source>minimal</source>
         <translation>минимальное</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="154"/>
+        <location filename="../../ui/search/settings_panel.py" line="163"/>
         <source>low</source>
         <translation>низкое</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="155"/>
+        <location filename="../../ui/search/settings_panel.py" line="164"/>
         <source>medium</source>
         <translation>среднее</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="155"/>
+        <location filename="../../ui/search/settings_panel.py" line="164"/>
         <source>high</source>
         <translation>высокое</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="157"/>
+        <location filename="../../ui/search/settings_panel.py" line="166"/>
         <source>How long the model may think before it answers (the API&apos;s reasoning effort).</source>
         <translation>Сколько модель может думать перед ответом (reasoning effort в API).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="158"/>
+        <location filename="../../ui/search/settings_panel.py" line="167"/>
         <source>Reasoning</source>
         <translation>Рассуждение</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="159"/>
+        <location filename="../../ui/search/settings_panel.py" line="168"/>
         <source>Timeout</source>
         <translation>Тайм-аут</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="171"/>
+        <location filename="../../ui/search/settings_panel.py" line="180"/>
         <source>Cross-encoder first</source>
         <translation>Сначала кросс-энкодер</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="178"/>
+        <location filename="../../ui/search/settings_panel.py" line="187"/>
         <source>Flash reads</source>
         <translation>Flash читает</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="42"/>
+        <location filename="../../ui/search/settings_panel.py" line="45"/>
         <source> s</source>
         <translation> с</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="43"/>
+        <location filename="../../ui/search/settings_panel.py" line="46"/>
         <source> tokens</source>
         <translation> токенов</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="109"/>
+        <location filename="../../ui/search/settings_panel.py" line="118"/>
         <source>Cross-encoder</source>
         <translation>Кросс-энкодер</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="110"/>
+        <location filename="../../ui/search/settings_panel.py" line="119"/>
         <source>Vector only keeps every candidate; Threshold cuts by score instantly; Cross-encoder has a rerank server score the best topics with each search; Flash asks an LLM to choose (one API call per run).</source>
         <translation>«Только векторы» оставляет всех кандидатов; «Порог» мгновенно отсекает по оценке; «Кросс-энкодер» при каждом поиске просит сервер ранжирования оценить лучшие темы; Flash просит LLM выбрать (один вызов API за запуск).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="160"/>
+        <location filename="../../ui/search/settings_panel.py" line="169"/>
         <source>Max tool calls</source>
         <translation>Макс. вызовов</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="161"/>
+        <location filename="../../ui/search/settings_panel.py" line="170"/>
         <source>Max topics</source>
         <translation>Макс. тем</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="162"/>
+        <location filename="../../ui/search/settings_panel.py" line="171"/>
         <source>Max people</source>
         <translation>Макс. людей</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="163"/>
+        <location filename="../../ui/search/settings_panel.py" line="172"/>
         <source>Max artifacts</source>
         <translation>Макс. вложений</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="164"/>
+        <location filename="../../ui/search/settings_panel.py" line="173"/>
         <source>Rewrite the query first</source>
         <translation>Сначала переписать запрос</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="166"/>
+        <location filename="../../ui/search/settings_panel.py" line="175"/>
         <source>With recent messages pasted, one short call first rewrites a vague question (“what did he say?”) into a self-contained one; the search runs for both and Flash sees both. Nothing is sent without recent messages.</source>
         <translation>Если вставлены недавние сообщения, один короткий запрос сначала переписывает расплывчатый вопрос («что он сказал?») в самостоятельный; поиск идёт по обоим, и Flash видит оба. Без недавних сообщений ничего не отправляется.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="173"/>
+        <location filename="../../ui/search/settings_panel.py" line="182"/>
         <source>The rerank server (Settings → Cross-encoder) scores the topics first and Flash reads only the best of them: fewer tokens sent to the LLM. When the cross-encoder is not asked or fails, Flash reads every candidate.</source>
         <translation>Сервер ранжирования («Настройки → Кросс-энкодер») сначала оценивает темы, и Flash читает только лучшие из них: в LLM уходит меньше токенов. Если кросс-энкодер не спрашивали или он не сработал, Flash читает всех кандидатов.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="179"/>
+        <location filename="../../ui/search/settings_panel.py" line="188"/>
         <source>Also make topics with this model</source>
         <translation>Строить топики этой моделью</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="181"/>
+        <location filename="../../ui/search/settings_panel.py" line="190"/>
         <source>When memory is built, the model splits conversations into topics and decides merges (one API call per chunk of up to 400 messages). Without it, or where it fails, topics get extractive summaries.</source>
         <translation>При сборке памяти модель делит переписку на топики и решает, что объединять (один API-вызов на фрагмент до 400 сообщений). Без неё, или там, где она ошиблась, у топиков извлекающие сводки.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="189"/>
+        <location filename="../../ui/search/settings_panel.py" line="198"/>
         <source>Embeddings</source>
         <translation>Эмбеддинги</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="193"/>
+        <location filename="../../ui/search/settings_panel.py" line="202"/>
         <source>Built-in</source>
         <translation>Встроенная</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="193"/>
+        <location filename="../../ui/search/settings_panel.py" line="202"/>
         <source>Local model</source>
         <translation>Локальная модель</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="194"/>
+        <location filename="../../ui/search/settings_panel.py" line="203"/>
         <source>Changing it embeds every topic again in the background; search keeps working.</source>
         <translation>При смене все темы встраиваются заново в фоне; поиск продолжает работать.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="195"/>
+        <location filename="../../ui/search/settings_panel.py" line="204"/>
         <source>Matches words and their forms; instant, built into the app.</source>
         <translation>Сопоставляет слова и их формы; мгновенно, встроена в приложение.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="196"/>
+        <location filename="../../ui/search/settings_panel.py" line="205"/>
         <source>Matches meaning, also across Russian and English (multilingual-e5-small on this computer&apos;s CPU; building takes minutes to hours).</source>
         <translation>Сопоставляет смысл, в том числе между русским и английским (multilingual-e5-small на процессоре этого компьютера; построение занимает от минут до часов).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="202"/>
+        <location filename="../../ui/search/settings_panel.py" line="211"/>
         <source>Not available on Windows yet.</source>
         <translation>Пока недоступна в Windows.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="203"/>
+        <location filename="../../ui/search/settings_panel.py" line="212"/>
         <source>Not installed: run {command}</source>
         <translation>Не установлено: выполните {command}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="222"/>
+        <location filename="../../ui/search/settings_panel.py" line="231"/>
         <source>any</source>
         <translation>любая</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="235"/>
+        <location filename="../../ui/search/settings_panel.py" line="244"/>
         <source>(unnamed)</source>
         <translation>(без названия)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/settings_panel.py" line="300"/>
+        <location filename="../../ui/search/settings_panel.py" line="310"/>
         <source>http://host:port/v1</source>
         <translation>http://host:port/v1</translation>
     </message>
@@ -2678,97 +2612,97 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>StageReport</name>
     <message>
-        <location filename="../../ui/search/report.py" line="29"/>
+        <location filename="../../ui/search/report.py" line="38"/>
         <source>No search yet.</source>
         <translation>Поиска ещё не было.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="32"/>
+        <location filename="../../ui/search/report.py" line="41"/>
         <source>&lt;b&gt;Flash&lt;/b&gt;: {0} topic candidates ready. Press &lt;i&gt;Run Flash&lt;/i&gt; to let the LLM choose (one paid API call for remote endpoints).</source>
         <translation>&lt;b&gt;Flash&lt;/b&gt;: готово кандидатов-тем: {0}. Нажмите &lt;i&gt;Запустить Flash&lt;/i&gt;, чтобы LLM сделала выбор (один платный вызов API для удалённых серверов).</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="44"/>
+        <location filename="../../ui/search/report.py" line="54"/>
         <source>&lt;b&gt;Vector only&lt;/b&gt;: {0} topics retrieved, all kept.</source>
         <translation>&lt;b&gt;Только векторы&lt;/b&gt;: найдено тем: {0}, оставлены все.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="49"/>
+        <location filename="../../ui/search/report.py" line="61"/>
         <source>&lt;b&gt;Threshold&lt;/b&gt; — topics: {0} retrieved → &lt;b&gt;{1}&lt;/b&gt; removed by threshold (&amp;lt; {2:.2f}) → &lt;b&gt;{3}&lt;/b&gt; removed by gap (&amp;gt; {4:.2f}) → &lt;b&gt;{5}&lt;/b&gt; over top-K ({6}) → &lt;b&gt;{7} kept&lt;/b&gt;</source>
         <translation>&lt;b&gt;Порог&lt;/b&gt; — темы: найдено {0} → &lt;b&gt;{1}&lt;/b&gt; отсечено порогом (&amp;lt; {2:.2f}) → &lt;b&gt;{3}&lt;/b&gt; отсечено разрывом (&amp;gt; {4:.2f}) → &lt;b&gt;{5}&lt;/b&gt; сверх top-K ({6}) → &lt;b&gt;оставлено {7}&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="57"/>
+        <location filename="../../ui/search/report.py" line="68"/>
         <source>people</source>
         <translation>люди</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="57"/>
+        <location filename="../../ui/search/report.py" line="69"/>
         <source>attachments</source>
         <translation>вложения</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="60"/>
+        <location filename="../../ui/search/report.py" line="73"/>
         <source>{0}: {1} retrieved, {2} kept</source>
         <translation>{0}: найдено {1}, оставлено {2}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="67"/>
+        <location filename="../../ui/search/report.py" line="79"/>
         <source>&lt;b&gt;Flash&lt;/b&gt; — {0} topics retrieved → &lt;b&gt;{1} kept&lt;/b&gt; · {2} turn(s)</source>
         <translation>&lt;b&gt;Flash&lt;/b&gt; — найдено тем: {0} → &lt;b&gt;оставлено {1}&lt;/b&gt; · ходов: {2}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="71"/>
+        <location filename="../../ui/search/report.py" line="82"/>
         <source>Tool calls:</source>
         <translation>Вызовы инструментов:</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="73"/>
+        <location filename="../../ui/search/report.py" line="84"/>
         <source>(no ids)</source>
         <translation>(без id)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="76"/>
+        <location filename="../../ui/search/report.py" line="87"/>
         <source>No tool calls.</source>
         <translation>Вызовов инструментов не было.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="79"/>
+        <location filename="../../ui/search/report.py" line="89"/>
         <source>constrained turns (JSON schema)</source>
         <translation>ограниченные ходы (JSON-схема)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="80"/>
+        <location filename="../../ui/search/report.py" line="90"/>
         <source>tool calls (forced)</source>
         <translation>вызовы инструментов (принудительные)</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="83"/>
+        <location filename="../../ui/search/report.py" line="92"/>
         <source>Protocol: {0}</source>
         <translation>Протокол: {0}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="89"/>
+        <location filename="../../ui/search/report.py" line="98"/>
         <source>&lt;span style=&apos;color:#b45309&apos;&gt;&lt;b&gt;Fallback&lt;/b&gt;: {0}&lt;/span&gt;</source>
         <translation>&lt;span style=&apos;color:#b45309&apos;&gt;&lt;b&gt;Откат&lt;/b&gt;: {0}&lt;/span&gt;</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="95"/>
+        <location filename="../../ui/search/report.py" line="102"/>
         <source>&lt;b&gt;Cross-encoder first&lt;/b&gt;: {0}</source>
         <translation>&lt;b&gt;Сначала кросс-энкодер&lt;/b&gt;: {0}</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="102"/>
+        <location filename="../../ui/search/report.py" line="109"/>
         <source>&lt;b&gt;Cross-encoder&lt;/b&gt; — not asked: {0} topics retrieved → &lt;b&gt;{1} kept&lt;/b&gt; in stage 1&apos;s order</source>
         <translation>&lt;b&gt;Кросс-энкодер&lt;/b&gt; — не спрашивали: найдено тем: {0} → &lt;b&gt;оставлено {1}&lt;/b&gt; в порядке этапа 1</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="105"/>
+        <location filename="../../ui/search/report.py" line="112"/>
         <source>&lt;b&gt;Cross-encoder&lt;/b&gt; — {0} topics retrieved → {1} sent in {2} request(s) → &lt;b&gt;{3}&lt;/b&gt; below {4:.2f} → &lt;b&gt;{5}&lt;/b&gt; over top-K ({6}) → &lt;b&gt;{7} kept&lt;/b&gt;</source>
         <translation>&lt;b&gt;Кросс-энкодер&lt;/b&gt; — найдено тем: {0} → отправлено {1} (запросов к серверу: {2}) → &lt;b&gt;{3}&lt;/b&gt; ниже {4:.2f} → &lt;b&gt;{5}&lt;/b&gt; сверх top-K ({6}) → &lt;b&gt;оставлено {7}&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../../ui/search/report.py" line="116"/>
+        <location filename="../../ui/search/report.py" line="122"/>
         <source>&lt;span style=&apos;color:#b45309&apos;&gt;&lt;b&gt;Fallback&lt;/b&gt;: {0}&lt;/span&gt; — stage 1&apos;s first topics kept</source>
         <translation>&lt;span style=&apos;color:#b45309&apos;&gt;&lt;b&gt;Откат&lt;/b&gt;: {0}&lt;/span&gt; — оставлены первые темы этапа 1</translation>
     </message>
@@ -2832,137 +2766,137 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>WindowActions</name>
     <message>
-        <location filename="../../ui/shell/actions.py" line="27"/>
+        <location filename="../../ui/shell/actions.py" line="32"/>
         <source>&amp;Import file or zip…</source>
         <translation>&amp;Импорт файла или zip…</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="29"/>
+        <location filename="../../ui/shell/actions.py" line="34"/>
         <source>Import</source>
         <translation>Импорт</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="30"/>
+        <location filename="../../ui/shell/actions.py" line="35"/>
         <source>Import a chat export: a file or a zip</source>
         <translation>Импортировать выгрузку чата: файл или zip</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="31"/>
+        <location filename="../../ui/shell/actions.py" line="36"/>
         <source>Import &amp;folder…</source>
         <translation>Импорт &amp;папки…</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="32"/>
+        <location filename="../../ui/shell/actions.py" line="37"/>
         <source>Import folder</source>
         <translation>Импорт папки</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="33"/>
+        <location filename="../../ui/shell/actions.py" line="38"/>
         <source>Import an export folder (for example a Telegram DataExport folder)</source>
         <translation>Импортировать папку с выгрузкой (например, папку DataExport из Telegram)</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="34"/>
+        <location filename="../../ui/shell/actions.py" line="39"/>
         <source>Open the &amp;demo</source>
         <translation>Открыть &amp;демо</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="35"/>
+        <location filename="../../ui/shell/actions.py" line="40"/>
         <source>&amp;Build memory</source>
         <translation>&amp;Построить память</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="37"/>
+        <location filename="../../ui/shell/actions.py" line="42"/>
         <source>Build memory</source>
         <translation>Построить память</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="38"/>
+        <location filename="../../ui/shell/actions.py" line="43"/>
         <source>Find topics, embed them and update the index for new messages</source>
         <translation>Найти темы в новых сообщениях, векторизовать их и обновить индекс</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="39"/>
+        <location filename="../../ui/shell/actions.py" line="44"/>
         <source>API &amp;key…</source>
         <translation>API-&amp;ключ…</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="40"/>
+        <location filename="../../ui/shell/actions.py" line="45"/>
         <source>API key</source>
         <translation>API-ключ</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="41"/>
+        <location filename="../../ui/shell/actions.py" line="46"/>
         <source>&amp;Reset window</source>
         <translation>&amp;Сбросить окно</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="42"/>
+        <location filename="../../ui/shell/actions.py" line="47"/>
         <source>Put the panels back where they were at the first start</source>
         <translation>Вернуть панели туда, где они были при первом запуске</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="43"/>
+        <location filename="../../ui/shell/actions.py" line="48"/>
         <source>&amp;Quit</source>
         <translation>&amp;Выход</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="44"/>
+        <location filename="../../ui/shell/actions.py" line="49"/>
         <source>Open &amp;data folder</source>
         <translation>Открыть папку с &amp;данными</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="45"/>
+        <location filename="../../ui/shell/actions.py" line="50"/>
         <source>Show the folder that holds the store, the index and the run history</source>
         <translation>Показать папку, где лежат хранилище, индекс и история запусков</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="46"/>
+        <location filename="../../ui/shell/actions.py" line="51"/>
         <source>&amp;About Flashback</source>
         <translation>&amp;О программе Flashback</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="51"/>
+        <location filename="../../ui/shell/actions.py" line="58"/>
         <source>System language</source>
         <translation>Язык системы</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="78"/>
+        <location filename="../../ui/shell/actions.py" line="85"/>
         <source>&amp;File</source>
         <translation>&amp;Файл</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="84"/>
+        <location filename="../../ui/shell/actions.py" line="91"/>
         <source>&amp;Export</source>
         <translation>&amp;Экспорт</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="89"/>
+        <location filename="../../ui/shell/actions.py" line="96"/>
         <source>&amp;Memory</source>
         <translation>&amp;Память</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="92"/>
+        <location filename="../../ui/shell/actions.py" line="99"/>
         <source>&amp;View</source>
         <translation>&amp;Вид</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="98"/>
+        <location filename="../../ui/shell/actions.py" line="105"/>
         <source>&amp;Settings</source>
         <translation>&amp;Настройки</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="100"/>
+        <location filename="../../ui/shell/actions.py" line="107"/>
         <source>&amp;Language</source>
         <translation>&amp;Язык</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="103"/>
+        <location filename="../../ui/shell/actions.py" line="112"/>
         <source>&amp;Help</source>
         <translation>&amp;Справка</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/actions.py" line="108"/>
+        <location filename="../../ui/shell/actions.py" line="117"/>
         <source>Main</source>
         <translation>Основная</translation>
     </message>
