@@ -10,7 +10,7 @@ from pathlib import Path
 
 from app import cli_memory
 from app.cli_options import say
-from app.cli_output import StageProgress, waiting_note
+from app.cli_output import StageProgress, waiting_note, words
 
 
 def add_command(commands: argparse._SubParsersAction) -> None:
@@ -29,11 +29,11 @@ def run_check(args: argparse.Namespace, data_dir: Path) -> int:
         sys.stdout.write(json.dumps({**report.as_dict(), "ok": report.ok}, ensure_ascii=False) + "\n")
         return 0 if report.ok else 1
     for line in report.repaired:
-        sys.stdout.write(f"repaired: {say(line)}\n")
+        sys.stdout.write(words("cli.check.repaired", what=say(line)) + "\n")
     for line in report.problems:
-        sys.stdout.write(f"problem: {say(line)}\n")
+        sys.stdout.write(words("cli.check.problem", what=say(line)) + "\n")
     if report.ok and not report.repaired:
-        sys.stdout.write(f"all sound: {', '.join(say(line) for line in report.checked)}\n")
+        sys.stdout.write(words("cli.check.all_sound", checked=", ".join(say(line) for line in report.checked)) + "\n")
     elif report.ok:
-        sys.stdout.write("the store is sound now\n")
+        sys.stdout.write(words("cli.check.sound_now") + "\n")
     return 0 if report.ok else 1

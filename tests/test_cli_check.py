@@ -16,6 +16,7 @@ import pytest
 from engine.store.database import db_path
 from tests.cli_run import copy_data, flashback
 from tests.test_faults import _damage_vectors, _nan_calibration
+from tests.ui.test_one_catalogue import english_words
 
 QUERY = "день рождения"
 
@@ -146,3 +147,23 @@ def test_import_reports_ids_seen_again_with_another_text(tmp_path):
     assert "1 message with an id already seen but another text (the first text was kept)" in result.stdout
     as_json = flashback("import", str(export), "--json", "--format", "jsonl", data_dir=tmp_path / "other")
     assert json.loads(as_json.stdout)["imports"][0]["sources"][0]["messages_conflicting"] == 1
+
+
+def test_check_speaks_russian_when_asked(built_demo, tmp_path):
+    """One catalogue (issue 31): `flashback check` said "repaired:", "problem:" and "all sound:"
+    in English whatever FLASHBACK_LANG said; its lines and its progress are the catalogue's now."""
+    data_dir = copy_data(built_demo, tmp_path)
+    russian = {"FLASHBACK_LANG": "ru"}
+    sound = flashback("check", data_dir=data_dir, env=russian)
+    assert sound.returncode == 0, sound.stderr
+    assert sound.stdout.startswith("всё в порядке: файл хранилища"), sound.stdout
+    assert _damage_vectors(data_dir) > 0
+    _nan_calibration(data_dir)
+    repaired = flashback("check", data_dir=data_dir, env=russian)
+    assert repaired.returncode == 0, repaired.stderr
+    assert "исправлено: перестроен индекс тем" in repaired.stdout, repaired.stdout
+    assert "теперь хранилище в порядке" in repaired.stdout, repaired.stdout
+    for said in (sound, repaired):
+        for text in (said.stdout, said.stderr):
+            english = english_words(text) - {"nan"}  # the broken calibration's values, as Python writes them
+            assert not english, (english, text)

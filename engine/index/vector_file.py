@@ -20,6 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.messages import Message, msg
+
 MAGIC = b"FBVEC\0\0\1"
 _HEADER = struct.Struct("<8sIIQI4x")  # magic, version, dim, rows, format (0 int8 + scale, 1 float16)
 VERSION = 1
@@ -28,7 +30,12 @@ _WRITE_ROWS = 20_000
 
 
 class VectorFileDamaged(ValueError):
-    """The file is not what its header says (truncated, another format)."""
+    """The file is not what its header says (truncated, another format); `problem` says how, as a
+    code (`index.vectors.*`) a face renders in its language."""
+
+    def __init__(self, problem: Message) -> None:
+        super().__init__(str(problem))
+        self.problem = problem
 
 
 def encode(vectors: np.ndarray, stored_as: str) -> tuple[np.ndarray, np.ndarray]:
@@ -67,13 +74,13 @@ class VectorFile:
                 magic, version, dim, count, kind = _HEADER.unpack(handle.read(_HEADER.size))
             size = path.stat().st_size
         except (OSError, struct.error) as exc:
-            raise VectorFileDamaged(f"unreadable: {exc}") from exc
+            raise VectorFileDamaged(msg("index.vectors.unreadable", error=str(exc))) from exc
         stored_as = {v: k for k, v in FORMATS.items()}.get(kind)
         width = {"int8": dim, "float16": 2 * dim}.get(stored_as or "", 0)
         scale_bytes = 4 if stored_as == "int8" else 0
         if magic != MAGIC or version != VERSION or stored_as is None or \
                 size != _HEADER.size + count * (8 + scale_bytes + width):
-            raise VectorFileDamaged("not a vector file of this version, or truncated")
+            raise VectorFileDamaged(msg("index.vectors.format"))
         opened = cls(dim, stored_as)
         if count:
             offset = _HEADER.size

@@ -419,13 +419,16 @@ def _open_full(index_path: Path, record: dict, full_check: bool) -> VectorFile:
     try:
         size = target.stat().st_size
         if size != record.get("bytes"):
-            raise VectorFileDamaged(f"{size} bytes, the sidecar says {record.get('bytes')}")
+            raise VectorFileDamaged(msg("index.vectors.size", size=size, expected=record.get("bytes")))
         same = not full_check and record.get("identity") == list(file_identity(target))
         if not same and file_crc32(target) != record.get("crc32"):
-            raise VectorFileDamaged("checksum differs")
+            raise VectorFileDamaged(msg("index.vectors.checksum"))
         return VectorFile.open(target)
-    except (OSError, VectorFileDamaged) as exc:
-        raise IndexUnusable(index_path, msg("index.corrupt.vectors", problem=str(exc))) from exc
+    except VectorFileDamaged as damaged:
+        raise IndexUnusable(index_path, msg("index.corrupt.vectors", problem=damaged.problem)) from damaged
+    except OSError as exc:
+        raise IndexUnusable(index_path, msg("index.corrupt.vectors", problem=msg("index.vectors.unreadable",
+                                                                                 error=str(exc)))) from exc
 
 
 def _as_labels(labels: Iterable[int] | np.ndarray | int) -> np.ndarray:

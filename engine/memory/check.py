@@ -123,7 +123,7 @@ def _check_indexes(data_dir: Path, connection: sqlite3.Connection, embedder: Emb
         if loaded.rebuilt_because is None:
             report.checked.append(msg(f"memory.check.index.{kind}"))
         elif loaded.items or not loaded.rebuilt_because.startswith("missing"):
-            report.repaired.append(_rebuilt(kind, loaded.rebuilt_because))
+            report.repaired.append(_rebuilt(kind, loaded.rebuilt_why or loaded.rebuilt_because))
 
 
 def _check_calibration(data_dir: Path, connection: sqlite3.Connection, embedder: Embedder,
@@ -143,6 +143,7 @@ def _check_calibration(data_dir: Path, connection: sqlite3.Connection, embedder:
     report.repaired.append(msg("memory.check.calibration_measured", problem=problem))
 
 
-def _rebuilt(kind: str, why: str) -> Message:
-    """"rebuilt the topic index (stale: store changed)": the reason is the index's English (a build's report)."""
+def _rebuilt(kind: str, why: Message | str) -> Message:
+    """"rebuilt the topic index (stale: store changed)": the reason as the index's code (`index.*`), said in
+    the check's language (the English string only if the index gave no code)."""
     return msg("memory.check.index_rebuilt", index=msg(f"memory.index.{kind}"), reason=why)

@@ -88,6 +88,7 @@ class LoadedIndex:
     unindexed: np.ndarray | None = None
     fed: set[int] = field(default_factory=set)  # labels a build added as it embedded (`IndexSet.add`)
     sketched: bool = False  # the index holds sketches: its hits are scored with the stored vectors
+    rebuilt_why: Message | None = None  # rebuilt_because as a code, for `flashback check` to say in its language
 
 
 def sketch(vectors: np.ndarray, dim: int) -> np.ndarray:
@@ -211,7 +212,7 @@ class IndexSet:
                 return expected, unusable.reason_message
             sketched = False
         if sketched and index.full is None:  # a sketch without the vectors that score its candidates
-            return expected, msg("index.corrupt.vectors", problem="missing")
+            return expected, msg("index.corrupt.vectors", problem=msg("index.vectors.missing"))
         index.set_ef(EF_SEARCH)
         return expected, LoadedIndex(index, LabelEntities(self.model_id, kind), expected.count, None,
                                      expected.store_checksum, sketched=sketched)
@@ -295,7 +296,7 @@ class IndexSet:
             expected = self._meta(connection, kind)
         self._save(index, kind, expected)
         return LoadedIndex(index, entities, expected.count, reason, expected.store_checksum,
-                           sketched=self.sketch_dim is not None)
+                           sketched=self.sketch_dim is not None, rebuilt_why=loaded)
 
     def _new_index(self, capacity: int) -> VectorIndex:
         index = VectorIndex.create(self.index_dim, capacity=max(1024, capacity), ef_search=EF_SEARCH)

@@ -286,6 +286,11 @@ CATALOGUE: dict[str, str] = {
     "search.unbuilt": "{count:plural:message|messages} not built into memory yet were searched by their words only "
                       "({found} found); `flashback build` (or Build memory) adds them",
     "index.corrupt.vectors": "corrupt: its file of full vectors does not match the sidecar ({problem})",
+    "index.vectors.unreadable": "unreadable: {error}",
+    "index.vectors.format": "not a vector file of this version, or truncated",
+    "index.vectors.size": "{size} bytes, the sidecar says {expected}",
+    "index.vectors.checksum": "checksum differs",
+    "index.vectors.missing": "missing",
     # issue 23: chat identity and forget
     "import.matched.content": "the same chat as {chats} already stored (recognised by its first messages), so only "
                               "new messages were added",
@@ -695,6 +700,11 @@ CATALOGUE: dict[str, str] = {
     "cli.progress.stage": "{stage}: {counts}",
     "cli.progress.counts": "{done:,} / {total:,}",
     "cli.progress.done": "done",
+    # `flashback check` (app/cli_check.py): what it repaired, what it could not, what it found sound
+    "cli.check.repaired": "repaired: {what}",
+    "cli.check.problem": "problem: {what}",
+    "cli.check.all_sound": "all sound: {checked}",
+    "cli.check.sound_now": "the store is sound now",
     "cli.import.progress": "{source}: {share:6.1%}  {messages:plural:message|messages}",
     "cli.import.unchanged": "{name}: already imported, nothing new",
     "cli.import.source": "{name} ({format}): {added:,} new of {seen:plural:message|messages} in "

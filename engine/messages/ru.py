@@ -293,6 +293,11 @@ CATALOGUE: dict[str, str] = {
                       "ещё не в памяти, по ним} искали только по словам (найдено {found}); их добавит `flashback "
                       "build` (или «Построить память»)",
     "index.corrupt.vectors": "повреждён: его файл полных векторов не совпадает с сопроводительным ({problem})",
+    "index.vectors.unreadable": "не читается: {error}",
+    "index.vectors.format": "это не файл векторов этой версии, или он обрезан",
+    "index.vectors.size": "в нём {size} байт, а по сопроводительному файлу — {expected}",
+    "index.vectors.checksum": "не совпадает контрольная сумма",
+    "index.vectors.missing": "его нет",
     # issue 23: chat identity and forget
     "import.matched.content": "тот же чат, что и уже сохранённый {chats} (узнан по первым сообщениям), поэтому "
                               "добавлены только новые сообщения",
@@ -712,6 +717,11 @@ CATALOGUE: dict[str, str] = {
     "cli.progress.stage": "{stage}: {counts}",
     "cli.progress.counts": "{done:,} / {total:,}",
     "cli.progress.done": "готово",
+    # `flashback check` (app/cli_check.py): what it repaired, what it could not, what it found sound
+    "cli.check.repaired": "исправлено: {what}",
+    "cli.check.problem": "проблема: {what}",
+    "cli.check.all_sound": "всё в порядке: {checked}",
+    "cli.check.sound_now": "теперь хранилище в порядке",
     "cli.import.progress": "{source}: {share:6.1%}  {messages:plural:сообщение|сообщения|сообщений}",
     "cli.import.unchanged": "{name}: уже импортирован, нового нет",
     "cli.import.source": "{name} ({format}): новых {added:,} из {seen:plural:сообщения|сообщений|сообщений} в "
@@ -829,8 +839,8 @@ CATALOGUE: dict[str, str] = {
     "memory.calibration.missing": "отсутствует",
     "memory.calibration.unreadable": "не читается",
     "memory.calibration.invalid": "неверна: опорные значения {unrelated} и {related}",
-    "memory.check.reindexed": "перестроены повреждённые SQL-индексы хранилища (REINDEX)",
-    "memory.check.store_file": "файл хранилища (quick_check)",
+    "memory.check.reindexed": "перестроены повреждённые внутренние индексы базы хранилища",
+    "memory.check.store_file": "файл хранилища (быстрая проверка целостности)",
     "memory.check.index_folder_remade": "папка индексов создана заново (заново встроено текстов: {count:,})",
     "memory.check.store_damaged": "файл хранилища повреждён ({count:plural:проблема|проблемы|проблем}: {shown}); "
                                   "Flashback не может его исправить: импортируйте свои экспорты в новую папку данных "
