@@ -36,6 +36,15 @@ timed() {
 
 timed "$APP/flashback" --version
 timed "$APP/flashback" --self-test
+# A reading command on a folder without Flashback data refuses in one sentence and creates
+# nothing (issue 31); an import makes the store, which stats then reads.
+if bare "$APP/flashback" --data-dir "$SCRATCH/none" stats --json 2>/dev/null; then
+  echo "[self-test] stats on a folder without data should refuse" >&2; exit 1
+fi
+[ ! -e "$SCRATCH/none" ] || { echo "[self-test] a refused stats created $SCRATCH/none" >&2; exit 1; }
+printf '%s\n' '{"chat": "Bundle", "id": "1", "author": "Ann", "date": "2024-01-01T10:00:00+00:00", "text": "hello"}' \
+  > "$SCRATCH/one.jsonl"
+timed "$APP/flashback" --data-dir "$SCRATCH/data" import "$SCRATCH/one.jsonl"
 timed "$APP/flashback" --data-dir "$SCRATCH/data" stats --json
 # `flashback -c CODE` (packaging/launcher.py) is how the app starts its import and build children.
 timed "$APP/flashback" -c "import sys; from engine.api.pipeline import child_main; from engine.importers.parse_child import \
