@@ -9,6 +9,7 @@ a method of the result, not a second path."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -118,10 +119,11 @@ class SearchResult:
     def query(self) -> str:
         return self.stage1.query
 
-    @property
+    @functools.cached_property
     def report(self) -> RerankReport:
         """What the reranker reports, typed by the reranker that ran (engine/api/reports.py): what
-        the faces read, where `result.report` is the dict the traces store."""
+        the faces read, where `result.report` is the dict the traces store. Read once per result:
+        the window asks for it several times a render (a re-cut is a new result)."""
         from engine.api.report_reading import rerank_report
 
         return rerank_report(self.result)

@@ -188,3 +188,15 @@ def pytest_configure(config) -> None:
     # Registered here rather than in pyproject.toml: only this folder's tests use it.
     config.addinivalue_line("markers", "real_llama: runs Flash against a real local llama.cpp server "
                                        "(bench/llama_server.py builds the cache; skipped without it)")
+
+
+# The cross-encoder's tests: one retry, no real backoff waits, and the scripted rerank server.
+FAST = RetryPolicy(max_retries=1, initial_backoff=0.01, max_backoff=0.02, jitter=0.0)
+
+
+@pytest.fixture
+def rerank_server():
+    from tests.fake_rerank import FakeRerank
+
+    with FakeRerank() as fake:
+        yield fake

@@ -9,20 +9,15 @@ import asyncio
 import json
 import re
 
-import pytest
-
 from engine.api import Flashback, RetrievalSettings, SearchRequest
-from engine.http_retry import RetryPolicy
 from engine.llm import Endpoint
 from engine.rerank.cross_encoder import CrossEncoderSettings, RerankEndpoint
 from engine.rerank.flash import FlashSettings
 from engine.text.tokens import estimate_tokens
-from tests.engine.rerank.conftest import CHAT, KEY, topic_ids
+from tests.engine.rerank.conftest import CHAT, FAST, KEY, topic_ids
 from tests.fake_openai import FakeResponse, LocalServerModel, RecordedRequest
-from tests.fake_rerank import FakeRerank
 
 QUERY = "hotel in Lisbon"
-FAST = RetryPolicy(max_retries=1, initial_backoff=0.01, max_backoff=0.02, jitter=0.0)
 
 
 def counting_model(request: RecordedRequest) -> FakeResponse:
@@ -31,12 +26,6 @@ def counting_model(request: RecordedRequest) -> FakeResponse:
     sent = json.dumps(request.body.get("messages"), ensure_ascii=False) + json.dumps(request.body.get("tools"))
     response.json["usage"] = {"prompt_tokens": estimate_tokens(sent), "completion_tokens": 20}
     return response
-
-
-@pytest.fixture
-def rerank_server():
-    with FakeRerank() as fake:
-        yield fake
 
 
 def rerankers(app: Flashback, chat_url: str, rerank_url: str, **settings):

@@ -12,7 +12,6 @@ import json
 import pytest
 
 from engine.api import Flashback, RetrievalSettings, SearchRequest, fallback_message
-from engine.http_retry import RetryPolicy
 from engine.messages import render
 from engine.rerank.cross_encoder import (
     CrossEncoderReranker,
@@ -24,18 +23,11 @@ from engine.rerank.cross_encoder import (
 from engine.rerank.threshold import ThresholdSettings
 from engine.store.database import connect, db_path
 from engine.text.tokens import estimate_tokens
-from tests.engine.rerank.conftest import topic_ids, topic_of
+from tests.engine.rerank.conftest import FAST, topic_ids, topic_of
 from tests.fake_openai import FakeResponse
 from tests.fake_rerank import FakeRerank, overlap
 
 QUERY = "hotel in Lisbon"
-FAST = RetryPolicy(max_retries=1, initial_backoff=0.01, max_backoff=0.02, jitter=0.0)
-
-
-@pytest.fixture
-def rerank_server():
-    with FakeRerank() as fake:
-        yield fake
 
 
 def reranker(server: FakeRerank, data_dir, preset: str = "tei", **settings) -> CrossEncoderReranker:

@@ -7,8 +7,6 @@ from __future__ import annotations
 import dataclasses
 import json
 
-import pytest
-
 from engine.api import (
     CrossEncoderReport,
     CrossEncoderSettings,
@@ -29,22 +27,13 @@ from engine.api import (
 )
 from engine.api.pipeline import _step_from_json
 from engine.evaluation.metrics import summarise
-from engine.http_retry import RetryPolicy
 from engine.llm.presets import Endpoint
 from engine.rerank.flash import FlashSettings
 from engine.traces.metrics import run_metrics
-from tests.engine.rerank.conftest import CHAT, KEY
+from tests.engine.rerank.conftest import CHAT, FAST, KEY
 from tests.fake_openai import FakeResponse, LocalServerModel
-from tests.fake_rerank import FakeRerank
 
 QUERY = "hotel in Lisbon"
-FAST = RetryPolicy(max_retries=1, initial_backoff=0.01, max_backoff=0.02, jitter=0.0)
-
-
-@pytest.fixture
-def rerank_server():
-    with FakeRerank() as fake:
-        yield fake
 
 
 def search(app: Flashback, reranker, **request):
