@@ -319,7 +319,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.demo and not args.data_dir and args.command in (None, "gui"):
         data_dir = demo_data_dir(data_dir)  # before anything reads or tightens the person's own folder
     if args.command in READING_COMMANDS and not holds_store(data_dir):  # before anything makes the folder
-        parser.exit(2, "error: " + say(Message("cli.no_store", {"folder": str(data_dir)})) + "\n")
+        parser.exit(2, words("cli.error", text=say(Message("cli.no_store", {"folder": str(data_dir)}))) + "\n")
     # Options left to the window's saved value (search, eval, export, ask, tune): read it now
     fill_saved(args, lambda: saved_values(data_dir, data_dir_given(args.data_dir)))
     try:

@@ -20,6 +20,7 @@ from engine.api import (
     Message,
     RerankEndpoint,
     SearchResult,
+    kind_message,
     reason_message,
 )
 
@@ -77,7 +78,7 @@ def write_summary(outcome: SearchResult, report: CrossEncoderReport) -> None:
     result = outcome.result
     for selection in result.selected:
         reason = say(selection.reason_message) if selection.reason_message is not None else selection.reason
-        sys.stdout.write(f"  {selection.kind} {selection.id}: {reason}\n")
+        sys.stdout.write(f"  {say(kind_message(selection.kind))} {selection.id}: {reason}\n")
     note = _said(report.note)
     if note:
         sys.stdout.write(f"  {note}\n")

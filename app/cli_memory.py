@@ -36,6 +36,7 @@ from engine.api import (
     Usage,
     clean_query,
     day_bounds,
+    kind_message,
     make_reranker,
     msg,
     reason_message,
@@ -294,7 +295,7 @@ def _search(args: argparse.Namespace, data_dir: Path) -> tuple[Flashback, Search
 def _cause(report: FlashReport) -> str:
     """The fallback's cause in one short clause: the reranker's own error note, first line."""
     said = report.error or report.note
-    error = str(said or "").strip()
+    error = (say(said) if said is not None else "").strip()
     if not error:
         return ""
     first = error.splitlines()[0]
@@ -318,7 +319,7 @@ def run_search(args: argparse.Namespace, data_dir: Path) -> int:
     kept = {(s.kind, s.id): s for s in outcome.result.selected}
     for candidate in outcome.stage1.candidates:
         mark = "✔" if (candidate.kind, candidate.id) in kept else " "
-        sys.stdout.write(f"{mark} {candidate.kind:<7} {candidate.id:>6} {candidate.score:.2f}  "
+        sys.stdout.write(f"{mark} {say(kind_message(candidate.kind)):<9} {candidate.id:>6} {candidate.score:.2f}  "
                          f"{candidate.date or '':<10} {(candidate.chat or '')[:20]:<20} {candidate.summary[:90]}\n")
     report = outcome.report
     topics = report.topics
@@ -340,7 +341,7 @@ def run_search(args: argparse.Namespace, data_dir: Path) -> int:
 def _write_flash(outcome: SearchResult, report: FlashReport) -> None:
     for selection in outcome.result.selected:
         reason = say(selection.reason_message) if selection.reason_message is not None else selection.reason
-        sys.stdout.write(f"  {selection.kind} {selection.id}: {reason}\n")
+        sys.stdout.write(f"  {say(kind_message(selection.kind))} {selection.id}: {reason}\n")
     usage = report.usage or Usage()
     if report.fallback:
         cause = _cause(report)
@@ -356,7 +357,7 @@ def _write_flash(outcome: SearchResult, report: FlashReport) -> None:
     sys.stdout.write("; ".join(parts) + "\n")
     kept_by = report.fallback_kept if report.fallback else None
     if kept_by is not None:  # what stands in for Flash's choice, and by which rule (issue 23)
-        sys.stdout.write(f"fallback: {say(kept_by)}\n")
+        sys.stdout.write(words("cli.fallback.kept", kept=say(kept_by)) + "\n")
     cli_cross_encoder.write_chain(report)
 
 

@@ -183,3 +183,21 @@ def test_search_fallback_names_an_unreachable_server_in_both_languages(built_dem
     assert result["fallback"] == "llm_error" and f"Could not reach the LLM server at {url}" in result["fallback_reason"]
     # the reason's name no longer says the server answered (it never did)
     assert "ответил" not in render(fallback_message("llm_error"), "ru")
+
+
+def test_a_russian_search_says_kinds_fallbacks_and_errors_in_russian(built_demo):
+    """`FLASHBACK_LANG=ru flashback search` printed the candidates' kinds ("topic"), the
+    fallback's "fallback:" line, the unreachable server's sentence and "error:" in English."""
+    ru = {"FLASHBACK_LANG": "ru"}
+    url = closed_port_url()
+    found = flashback("search", "отель в Лиссабоне", "--reranker", "flash", "--endpoint", "custom", "--model", "m",
+                      "--base-url", url, data_dir=built_demo, env=ru)
+    assert found.returncode == 0, found.stderr
+    own_lines = [line for line in found.stdout.splitlines() if not line.startswith(("✔ ", "  "))]
+    assert any(line.startswith("откат: ") for line in own_lines), found.stdout
+    assert "недоступен" in found.stdout and url in found.stdout, found.stdout  # the cause, in Russian
+    for english in ("fallback", "topic ", "person ", "Could not reach", "tool calls"):
+        assert english not in found.stdout, (english, found.stdout)
+    assert found.stdout.splitlines()[0].split()[1] in ("тема", "человек", "файл", "сообщение")
+    refused = flashback("--data-dir", str(built_demo / "nope"), "search", "x", data_dir=built_demo, env=ru)
+    assert refused.returncode == 2 and refused.stderr.startswith("ошибка: "), refused.stderr

@@ -44,7 +44,8 @@ _EXPORTS: dict[str, str] = {
     "migrate_settings": "engine.api.saved_settings",
     "Changes": "engine.changes", "ChangeToken": "engine.changes",
     # messages
-    "LANGUAGES": "engine.messages", "Message": "engine.messages", "msg": "engine.messages",
+    "LANGUAGES": "engine.messages", "kind_message": "engine.messages", "Message": "engine.messages",
+    "msg": "engine.messages",
     "normalise_language": "engine.messages", "render": "engine.messages", "reason_message": "engine.messages",
     "step_message": "engine.messages", "reranker_message": "engine.messages", "SETTING_OF": "engine.messages",
     "stage_message": "engine.messages",
@@ -205,6 +206,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.messages import SETTING_OF as SETTING_OF
     from engine.messages import Message as Message
     from engine.messages import catalogue as catalogue
+    from engine.messages import kind_message as kind_message
     from engine.messages import msg as msg
     from engine.messages import normalise_language as normalise_language
     from engine.messages import reason_message as reason_message

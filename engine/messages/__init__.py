@@ -152,6 +152,12 @@ def stage_message(stage: str) -> Message:
     return Message(code if code in catalogue(DEFAULT_LANGUAGE) else "build.stage.other")
 
 
+def kind_message(kind: str) -> Message:
+    """A candidate's kind ("topic", "person", "artifact", "message": engine.retrieval.candidate) in words."""
+    code = f"runs.kind.{kind}"
+    return Message(code if code in catalogue(DEFAULT_LANGUAGE) else "runs.kind.other")
+
+
 def reranker_message(name: str) -> Message:
     """A recorded run's reranker ("threshold", "flash", "cross-encoder", "ask", "none") in words."""
     code = f"reranker.{name}"

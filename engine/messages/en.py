@@ -576,6 +576,7 @@ CATALOGUE: dict[str, str] = {
     "runs.kind.topic": "topic",
     "runs.kind.person": "person",
     "runs.kind.artifact": "file",
+    "runs.kind.message": "message",
     "runs.kind.other": "item",
     "runs.value.verify.offline": "offline, with the embedder",
     "runs.value.verify.llm": "by the model",
@@ -764,6 +765,7 @@ CATALOGUE: dict[str, str] = {
     "cli.fallback.none": "no fallback",
     "cli.fallback.reason": "fallback: {reason}",
     "cli.fallback.because": "fallback: {reason} ({cause})",
+    "cli.fallback.kept": "fallback: {kept}",
     "cli.chained": "chained: {note}",
     "cli.chained_fallback": "chained: {note}; fallback: {reason}",
     # issue 31: the MCP server's own sentences (app/mcp_words.py say(), app/mcp_memory.py)

@@ -589,6 +589,7 @@ CATALOGUE: dict[str, str] = {
     "runs.kind.topic": "тема",
     "runs.kind.person": "человек",
     "runs.kind.artifact": "файл",
+    "runs.kind.message": "сообщение",
     "runs.kind.other": "элемент",
     "runs.value.verify.offline": "офлайн, эмбеддером",
     "runs.value.verify.llm": "моделью",
@@ -784,6 +785,7 @@ CATALOGUE: dict[str, str] = {
     "cli.fallback.none": "без отката",
     "cli.fallback.reason": "откат: {reason}",
     "cli.fallback.because": "откат: {reason} ({cause})",
+    "cli.fallback.kept": "откат: {kept}",
     "cli.chained": "цепочка: {note}",
     "cli.chained_fallback": "цепочка: {note}; откат: {reason}",
     # issue 31: the MCP server's own sentences (app/mcp_words.py say(), app/mcp_memory.py)

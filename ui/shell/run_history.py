@@ -23,7 +23,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.api import Changes, Flashback, RunMetrics, RunRecord, catalogue, msg, reranker_message, runs_summary
+from engine.api import (
+    Changes,
+    Flashback,
+    RunMetrics,
+    RunRecord,
+    catalogue,
+    kind_message,
+    msg,
+    reranker_message,
+    runs_summary,
+)
 from ui.i18n import engine_words
 from ui.search.ask_words import ASK_RERANKER, duration, step_fallback, step_name
 from ui.search.reasons import fallback_explained, fallback_name, recorded_reasons
@@ -242,9 +252,8 @@ def _clip(text: str, limit: int) -> str:
 
 
 def _kind(kind: str | None) -> str:
-    """A candidate's kind (topic, person, artifact) in the window's language."""
-    code = f"runs.kind.{kind}"
-    return engine_words(msg(code if code in catalogue("en") else "runs.kind.other"))
+    """A candidate's kind (topic, person, artifact, unbuilt message) in the window's language."""
+    return engine_words(kind_message(kind or ""))
 
 
 def _label(key: str, prefix: str = "runs.setting.") -> str:
