@@ -8,21 +8,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from app.cli_options import add_setting, say
 from app.cli_output import duration, words
 from app.keys import KeyStore, MissingKeyError
-from engine.api import (
-    RERANK_PRESETS,
-    CrossEncoderReport,
-    CrossEncoderSettings,
-    FlashReport,
-    Message,
-    RerankEndpoint,
-    SearchResult,
-    kind_message,
-    reason_message,
-)
+from engine.api import RERANK_PRESETS, CrossEncoderSettings, RerankEndpoint, kind_message, reason_message
+
+if TYPE_CHECKING:  # a search's records: loaded by the search itself, not by every command's parser
+    from engine.api import CrossEncoderReport, FlashReport, Message, SearchResult
 
 SETTING_KEYS = ("ce_threshold", "ce_top_k", "ce_top_n", "ce_passage_tokens", "ce_batch", "ce_skip_small",
                 "ce_skip_flat", "ce_timeout", "ce_chain_keep")

@@ -10,10 +10,14 @@ import argparse
 import json
 import sys
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
 from app.cli_options import say
 from app.cli_output import at_least, duration, money, words
-from engine.api import Flashback, RunMetrics, reason_message, reranker_message, runs_summary
+from engine.api import Flashback, reason_message, reranker_message
+
+if TYPE_CHECKING:  # `runs` loads the traces' module when it runs, not for every command's parser
+    from engine.api import RunMetrics
 
 
 def add_command(commands: argparse._SubParsersAction) -> None:
@@ -36,6 +40,8 @@ def _row(run) -> str:
 def summary_line(metrics: RunMetrics) -> str:
     """One sentence over every run: counts, fallbacks, latency, tokens, cost (engine.api runs_summary,
     the window's summary too)."""
+    from engine.api import runs_summary
+
     return "; ".join(say(part) for part in runs_summary(metrics.as_json()))
 
 

@@ -49,7 +49,7 @@ _EXPORTS: dict[str, str] = {
     "normalise_language": "engine.messages", "render": "engine.messages", "reason_message": "engine.messages",
     "step_message": "engine.messages", "reranker_message": "engine.messages", "SETTING_OF": "engine.messages",
     "stage_message": "engine.messages",
-    "catalogue": "engine.messages", "runs_summary": "engine.traces.runs", "duration_message": "engine.traces.runs",
+    "catalogue": "engine.messages", "runs_summary": "engine.traces.runs", "duration_message": "engine.messages",
     # errors and cancelling
     "CancelToken": "engine.errors", "Cancelled": "engine.errors", "EngineError": "engine.errors",
     "ImportFormatError": "engine.errors", "StoreError": "engine.errors", "is_cancel": "engine.errors",
@@ -206,6 +206,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.messages import SETTING_OF as SETTING_OF
     from engine.messages import Message as Message
     from engine.messages import catalogue as catalogue
+    from engine.messages import duration_message as duration_message
     from engine.messages import kind_message as kind_message
     from engine.messages import msg as msg
     from engine.messages import normalise_language as normalise_language
@@ -240,5 +241,4 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.store.lock import WriterBusy as WriterBusy
     from engine.store.stats import StoreStats as StoreStats
     from engine.traces.runs import RunSummary as RunSummary
-    from engine.traces.runs import duration_message as duration_message
     from engine.traces.runs import runs_summary as runs_summary

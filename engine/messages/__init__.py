@@ -152,6 +152,18 @@ def stage_message(stage: str) -> Message:
     return Message(code if code in catalogue(DEFAULT_LANGUAGE) else "build.stage.other")
 
 
+def duration_message(ms: float | None) -> Message:
+    """Milliseconds for a person: "850 ms", "1.2 s", "2 min 5 s"; "–" when unknown."""
+    if ms is None:
+        return msg("unit.unknown")
+    if ms < 1000:
+        return msg("unit.ms", value=ms)
+    if ms < 60_000:
+        return msg("unit.s", value=ms / 1000)
+    minutes, seconds = divmod(round(ms / 1000), 60)
+    return msg("unit.min_s", minutes=minutes, seconds=seconds)
+
+
 def kind_message(kind: str) -> Message:
     """A candidate's kind ("topic", "person", "artifact", "message": engine.retrieval.candidate) in words."""
     code = f"runs.kind.{kind}"

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from engine.messages import Message, msg
+from engine.messages import Message, duration_message, msg
 from engine.rerank.base import RerankResult
 from engine.scrub import scrub_text, scrubbed_json
 from engine.store.transaction import write_transaction
@@ -194,18 +194,6 @@ def delete_runs(connection: sqlite3.Connection, before: float | datetime | None 
     sql, params = ("DELETE FROM rerank_run", ()) if before is None else \
         ("DELETE FROM rerank_run WHERE created_at < ?", (float(before),))
     return _write(connection, sql, params, msg("traces.action.delete")).rowcount
-
-
-def duration_message(ms: float | None) -> Message:
-    """Milliseconds for a person: "850 ms", "1.2 s", "2 min 5 s"; "–" when unknown."""
-    if ms is None:
-        return msg("unit.unknown")
-    if ms < 1000:
-        return msg("unit.ms", value=ms)
-    if ms < 60_000:
-        return msg("unit.s", value=ms / 1000)
-    minutes, seconds = divmod(round(ms / 1000), 60)
-    return msg("unit.min_s", minutes=minutes, seconds=seconds)
 
 
 def _listed(parts: Sequence[Message]) -> Message:
