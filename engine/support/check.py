@@ -1,0 +1,149 @@
+"""Is a claim supported by the messages it cites? Only if they hold what the claim *adds*.
+
+A claim answering a question repeats the question's words ("Where did Audrey get Pixie
+from: …"), and its cited messages hold them too, so counting shared words says yes to any
+answer. What decides is the rest: the answer-bearing words (names, places, numbers, dates,
+other content words the question does not have). Each must be found in the cited messages:
+- a date as a date, at the precision the claim says it ("7 May 2023" = "2023-05-07" = a
+  message of 8 May 2023 saying "yesterday"; "2022" = a message of 2023 saying "last year");
+- a number as a number ("two" = "2" = "две");
+- a word by its stem ("adopted" = "adoption" share "adopt"), or by meaning: the embedder's
+  cosine between the word and one of the cited words at or above `MEANING_BAR` (calibrated by
+  `bench/verify_probe.py` on LoCoMo dev claims, see docs/benchmarks.md).
+A claim is supported when every date and number is found and at least `WORD_SHARE` of its
+other new words are (all of them when it adds one or two). A claim that adds nothing to the
+question is judged by how much of it the messages hold. Without a question (a fact the
+Archivist keeps), every content word is answer-bearing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+import numpy as np
+
+from engine.support.values import DateValue, find_dates, find_numbers, relative_dates
+from engine.support.words import SOFT_WORDS, STOPWORDS, content_words
+
+MEANING_BAR = 0.80  # word-to-word cosine that counts as "said in other words" (bench/verify_probe.py)
+WORD_SHARE = 0.75  # share of a claim's new words (other than dates and numbers) that must be found
+COVER_BAR = 0.5  # a claim adding nothing to the question: share of its words the messages hold
+_CITATION = re.compile(r"\s*\[\d+(?:\s*[,;]\s*\d+)*\]")
+_MAX_CITED_WORDS = 400  # words compared by meaning (the most a few cited messages hold)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One cited message: its text and when it was sent (relative dates resolve against it)."""
+
+    text: str
+    sent: date | datetime | None = None
+    author: str = ""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    supported: bool
+    score: float  # the share of the claim's answer-bearing words found, in [0, 1]
+    missing: tuple[str, ...] = ()  # the claim's new words the cited messages do not hold, as written
+    found: tuple[str, ...] = ()
+    adds_nothing: bool = False  # the claim only restates the question
+    matched_by_meaning: tuple[str, ...] = field(default=())
+
+
+def check(claim: str, cited: Sequence[Evidence], question: str = "", embedder: object | None = None) -> Verdict:
+    """The verdict on `claim` against `cited`: see the module's docstring for the rule."""
+    claim = _CITATION.sub("", claim)
+    evidence_text = "\n".join(_with_author(e) for e in cited)
+    claim_dates, date_spans = find_dates(claim)
+    claim_numbers, number_spans = find_numbers(claim, date_spans)
+    question_words = {stem for stem, _ in content_words(question)}
+    taken = [*date_spans, *number_spans]
+    words = [(stem, surface) for stem, surface in content_words(_blank(claim, taken))
+             if stem not in question_words]
+    words = list(dict(words).items())  # one entry per stem, first surface form kept
+
+    have_dates = _evidence_dates(cited, evidence_text)
+    have_numbers = set(find_numbers(evidence_text, find_dates(evidence_text)[1])[0])
+    have_words = {stem: surface for stem, surface in content_words(evidence_text)}
+
+    missing: list[str] = []
+    found: list[str] = []
+    for value, span in zip(claim_dates, date_spans, strict=True):
+        (found if any(value.within(h) for h in have_dates) else missing).append(claim[span[0]:span[1]])
+    for number, span in zip(claim_numbers, number_spans, strict=True):
+        hit = number in have_numbers or _number_as_year(number, have_dates)
+        (found if hit else missing).append(claim[span[0]:span[1]])
+    hard_missing = len(missing)
+    if claim_dates and not missing:
+        words = [(stem, surface) for stem, surface in words if stem not in SOFT_WORDS]
+    unmatched = [(stem, surface) for stem, surface in words if not _by_stem(stem, have_words)]
+    by_meaning = _by_meaning(embedder, [s for _, s in unmatched], list(have_words.values()))
+    word_found = len(words) - len(unmatched) + len(by_meaning)
+    found += [s for stem, s in words if (stem, s) not in unmatched] + by_meaning
+    missing += [s for _, s in unmatched if s not in by_meaning]
+
+    total = len(claim_dates) + len(claim_numbers) + len(words)
+    if total == 0:
+        cover = _cover(claim, have_words)
+        return Verdict(cover >= COVER_BAR, round(cover, 3), (), (), adds_nothing=True)
+    need = len(words) if len(words) <= 2 else int(np.ceil(WORD_SHARE * len(words)))
+    supported = hard_missing == 0 and word_found >= need
+    return Verdict(supported, round((total - len(missing)) / total, 3), tuple(missing), tuple(found),
+                   matched_by_meaning=tuple(by_meaning))
+
+
+def _with_author(evidence: Evidence) -> str:
+    return f"{evidence.author}: {evidence.text}" if evidence.author else evidence.text
+
+
+def _blank(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    for start, end in spans:
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
+
+
+def _evidence_dates(cited: Sequence[Evidence], text: str) -> list[DateValue]:
+    values = find_dates(text)[0]
+    for evidence in cited:
+        if evidence.sent is None:
+            continue
+        day = evidence.sent.date() if isinstance(evidence.sent, datetime) else evidence.sent
+        values.append(DateValue(day.year, day.month, day.day))
+        values.extend(relative_dates(evidence.text, day))
+    return values
+
+
+def _number_as_year(number: float, have: list[DateValue]) -> bool:
+    return number.is_integer() and 1900 <= number <= 2200 and any(h.year == int(number) for h in have)
+
+
+def _by_stem(stem: str, have: dict[str, str]) -> bool:
+    if stem in have:
+        return True
+    # one word's stem a prefix of the other's ("adopt" / "adoption", "vegan" / "veganism")
+    return len(stem) >= 4 and any(len(h) >= 4 and (h.startswith(stem) or stem.startswith(h)) for h in have)
+
+
+def _by_meaning(embedder: object | None, wanted: list[str], have: list[str]) -> list[str]:
+    """The `wanted` words some cited word says in other words (cosine ≥ MEANING_BAR)."""
+    embed = getattr(embedder, "embed", None)
+    if embed is None or not wanted or not have:
+        return []
+    have = have[:_MAX_CITED_WORDS]
+    vectors = np.asarray(embed([*wanted, *have], "query"), dtype=np.float32)
+    best = (vectors[:len(wanted)] @ vectors[len(wanted):].T).max(axis=1)
+    return [word for word, cosine in zip(wanted, best, strict=True) if cosine >= MEANING_BAR]
+
+
+def _cover(claim: str, have: dict[str, str]) -> float:
+    words = [stem for stem, _ in content_words(claim)]
+    if not words:
+        return 0.0
+    return sum(1 for stem in words if _by_stem(stem, have)) / len(words)
+
+
+__all__ = ["COVER_BAR", "MEANING_BAR", "STOPWORDS", "WORD_SHARE", "Evidence", "Verdict", "check"]
