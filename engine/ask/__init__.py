@@ -28,18 +28,19 @@ if TYPE_CHECKING:
         AskSettings,
         Claim,
         Plan,
+        Quote,
         Source,
         StepRecord,
     )
 
 __all__ = ["NO_MODEL_NOTE", "RERANKER_NAME", "Answer", "AskCancelled", "AskDeps", "AskOutcome", "AskSettings",
-           "Claim", "Plan", "Source", "StepRecord", "ask", "store_profile"]
+           "Claim", "Plan", "Quote", "Source", "StepRecord", "ask", "store_profile"]
 
 # Loaded on first use (PEP 562): every search imports engine.ask.dates for its date phrases,
 # which must not bring the whole Ask flow (LLM client, planner, verifier) into a plain search
 # (issue 26: a cold `flashback search`).
 _WHERE = {"NO_MODEL_NOTE": ".flow", "ask": ".flow", "store_profile": ".profile", "RERANKER_NAME": ".record",
           **{name: ".types" for name in ("Answer", "AskCancelled", "AskDeps", "AskOutcome", "AskSettings", "Claim",
-                                         "Plan", "Source", "StepRecord")}}
+                                         "Plan", "Quote", "Source", "StepRecord")}}
 
 __getattr__, __dir__ = lazy_exports(__name__, _WHERE)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from engine.ask.calls import CallOutcome, schema_call, text_call
 from engine.ask.compose import render_sources
 from engine.ask.types import Answer, Claim, Source
+from engine.support.words import content_words
 
 if TYPE_CHECKING:
     from engine.llm import StreamDelta
@@ -75,6 +76,34 @@ def with_markers(claims: list[Claim]) -> str:
                     for c in claims)
 
 
+# A source's header or log-line prefix a small model copies into its claim: "[1] Chat · Deborah ·
+# 2023-01-23 16:13 UTC", "Deborah (2023-01-23 16:13:00)]:", "[Deborah (2023-01-23 16:13)]:".
+_HEADER_COPY = re.compile(r"\[?\d*\]?\s*[^\[\]\n()]{0,80}\(\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?\)\]?\s*:\s*"
+                          r"|\[\d+\][^\n·]{0,80}·[^\n·]{0,120}·\s*\d{4}-\d{2}-\d{2}[^\n]{0,30}?UTC\s*")
+
+
+def tidy_claims(claims: list[Claim]) -> list[Claim]:
+    """Claims as a person reads them: no copied source headers, no claim said twice (a repeat's
+    citations join the first's), no sentence repeated inside a claim."""
+    kept: list[Claim] = []
+    seen: dict[frozenset[str], Claim] = {}
+    for claim in claims:
+        text = " ".join(_HEADER_COPY.sub(" ", claim.text).split())
+        halves = [h.strip() for h in re.split(r"(?<=[.!?…])\s+", text) if h.strip()]
+        text = " ".join(dict.fromkeys(halves))
+        if not text:
+            continue
+        key = frozenset(stem for stem, _ in content_words(text)) or frozenset([text.casefold()])
+        if key in seen:
+            first = seen[key]
+            first.citations = list(dict.fromkeys([*first.citations, *claim.citations]))[:MAX_CITATIONS]
+            continue
+        claim.text = text
+        seen[key] = claim
+        kept.append(claim)
+    return kept
+
+
 def not_found_answer(language: str, form: str, dropped: int = 0) -> Answer:
     return Answer(NOT_FOUND_TEXT[language], [], True, dropped, form)
 
@@ -94,7 +123,7 @@ def read_schema_answer(value: dict[str, Any], count: int, language: str) -> Answ
         valid = list(dict.fromkeys(n for n in numbers if 1 <= n <= count))
         dropped += len(numbers) - sum(1 for n in numbers if 1 <= n <= count)
         claims.append(Claim(" ".join(entry["text"].split())[:CLAIM_CHARS], valid))
-    claims = claims[:MAX_CLAIMS]
+    claims = tidy_claims(claims)[:MAX_CLAIMS]
     if not claims:
         return not_found_answer(language, "schema", dropped)
     return Answer(with_markers(claims), claims, False, dropped, "schema")
@@ -117,9 +146,10 @@ def read_text_answer(text: str, count: int, language: str) -> Answer:
         if not plain or (not valid and (plain.endswith(":") or len(plain.split()) < 3)):
             continue  # a lead-in ("Here is what I found:") or a bare marker is not a claim
         claims.append(Claim(plain[:CLAIM_CHARS], valid))
+    claims = tidy_claims(claims)
     if not claims:
         return not_found_answer(language, "text", dropped)
-    return Answer(with_markers(claims), claims[:MAX_CLAIMS], False, dropped, "text")
+    return Answer(with_markers(claims[:MAX_CLAIMS]), claims[:MAX_CLAIMS], False, dropped, "text")
 
 
 def _sentences(text: str) -> list[str]:
@@ -192,6 +222,7 @@ def salvage_cut_answer(reply: str, count: int, language: str) -> Answer | None:
         text = " ".join(_json_string_prefix(match.group(1)).split())[:CLAIM_CHARS]
         if valid and text:
             claims.append(Claim(text, valid))
+    claims = tidy_claims(claims)
     if not claims:
         return None
     return Answer(with_markers(claims[:MAX_CLAIMS]), claims[:MAX_CLAIMS], False, 0, "schema")

@@ -55,7 +55,8 @@ def _source(number: int, topic_id: int | None, chat: str, rows: list[MessageRow]
     head = header(number, chat, authors, rows[0].sent_at, rows[-1].sent_at)
     text = head + "\n" + "\n".join(lines)
     return Source(number, topic_id, chat, [r.id for r in rows], rows[0].sent_at, rows[-1].sent_at, authors, text,
-                  estimate_tokens(text), [r.text for r in rows])
+                  estimate_tokens(text), [r.text for r in rows], [author_label(r) for r in rows],
+                  [r.sent_at for r in rows])
 
 
 def _kept(item_text: str, rows: list[MessageRow]) -> list[tuple[int, str]]:

@@ -28,11 +28,12 @@ from datetime import datetime
 
 from engine.ask import plan as planning
 from engine.ask.answer import not_found_answer, write_answer
+from engine.ask.quote import quote_sources
 from engine.ask.steps import Steps
 from engine.ask.types import AskCancelled, AskDeps, AskOutcome, AskSettings, Plan, StepRecord
 from engine.errors import CancelToken
 from engine.llm import Deadline
-from engine.messages import Message, msg
+from engine.messages import Message, msg, reason_message, step_message
 from engine.rerank.flash.prompt import choose_language
 
 SHARES = {"plan": 0.2, "rerank": 0.35, "answer": 0.5, "verify": 0.15}
@@ -142,7 +143,9 @@ class _Run:
         if self.deps.client is None:
             outcome.fallback = "no_model"
             outcome.notes.append(NO_MODEL_NOTE)
-            self.steps.add(StepRecord("answer", 0.0, False, "no_model", {"sources": len(outcome.sources)}))
+            self.quote()
+            self.steps.add(StepRecord("answer", 0.0, False, "no_model", {"sources": len(outcome.sources),
+                                                                         "quotes": len(outcome.quotes)}))
             return
         if self.steps.unreachable is not None:
             await self.without_the_server(self.steps.unreachable)
@@ -151,7 +154,7 @@ class _Run:
         if answer is None:
             return
         outcome.answer = answer
-        share = await self.steps.verify(answer, outcome.sources, self.timeout("verify"))
+        share = await self.steps.verify(answer, outcome.sources, self.timeout("verify"), self.question)
         if (settings.refine and share is not None and share < 0.5 and not answer.not_found
                 and self.deadline.remaining() >= REFINE_MIN_S):
             await self.refine(answer)
@@ -159,11 +162,37 @@ class _Run:
         if self.on_answer_text is not None and outcome.answer is not None:
             self.on_answer_text(outcome.answer.text)
 
+    def failed_step(self) -> tuple[str, str] | None:
+        """The rerank or compose step that failed on the way to the sources, and its reason."""
+        for record in self.steps.outcome.steps:
+            # "model_empty" is the model's own verdict after reading: nothing relevant, truly.
+            if record.name in ("rerank", "compose") and record.fallback not in (None, "model_empty", "off"):
+                return record.name, record.fallback
+            if record.name == "compose" and not record.ok:
+                return record.name, "compose_error"
+        return None
+
+    def quote(self) -> None:
+        """No model's answer: the sentences of the sources that answer, ranked as the verifier reads them."""
+        outcome = self.steps.outcome
+        outcome.quotes = quote_sources(self.question, outcome.sources)
+
     async def answer(self, sources, round_: int):
         outcome, settings, deps = self.steps.outcome, self.settings, self.deps
         self.check_cancel()
         form = self.steps.answer_form()
         if not sources:
+            failed = self.failed_step()
+            if failed is not None:
+                # Nothing to read because a step failed: that is said, never "not in your chats".
+                step, reason = failed
+                detail = {"round": round_, "format": form, "note": f"no sources: {step} failed"}
+                self.steps.add(StepRecord("answer", 0.0, False, f"{step}_failed", detail))
+                if round_ == 1:
+                    outcome.fallback = f"{step}_{reason}"
+                    outcome.notes.append(msg("ask.step_failed_nothing_read", step=step_message(step),
+                                             reason=reason_message(reason)))
+                return None
             not_found = not_found_answer(self.language, form)
             self.steps.add(StepRecord("answer", 0.0, True, None, {"round": round_, "format": form,
                                                                    "note": "no sources: nothing to ask the model"}))
@@ -184,6 +213,7 @@ class _Run:
             else:
                 outcome.notes.append(msg("ask.no_answer", reason=msg(f"rerank.fallback.{call.reason}"),
                                          error=call.error_message or call.error or ""))
+            self.quote()  # the model gave no answer: the sources' answering sentences stand in
         return answer
 
     async def without_the_server(self, said: Message) -> None:
@@ -198,6 +228,7 @@ class _Run:
                 outcome.sources = composed.sources
         outcome.fallback = "answer_unreachable"
         outcome.notes.append(msg("ask.unreachable", error=said))
+        self.quote()
         steps.add(StepRecord("answer", 0.0, False, "unreachable", {"sources": len(outcome.sources),
                                                                    "error": str(said),
                                                                    "error_message": said.to_json()}))
@@ -226,7 +257,7 @@ class _Run:
         if second is None:
             outcome.notes.append(msg("ask.refine_failed"))
             return
-        share = await steps.verify(second, composed.sources, self.deadline.remaining())
+        share = await steps.verify(second, composed.sources, self.deadline.remaining(), self.question)
         first_share = steps.share(first)
         if second.not_found or (share is not None and first_share is not None and share < first_share):
             outcome.notes.append(msg("ask.refine_not_better"))

@@ -163,7 +163,7 @@ class Steps:
     def share(answer: Answer) -> float | None:
         return supported_share(answer.claims)["share"]
 
-    async def verify(self, answer: Answer, sources: list[Source], timeout: float) -> float | None:
+    async def verify(self, answer: Answer, sources: list[Source], timeout: float, question: str = "") -> float | None:
         self.check_cancel()
         mode = self.settings.verify
         if mode == "off" or answer.not_found or not answer.claims:
@@ -173,12 +173,12 @@ class Steps:
         mark = time.perf_counter()
         # The offline check first (the issue's order): a verify call that fails or skips a claim
         # leaves that claim with the offline verdict.
-        figures = await asyncio.to_thread(check_offline, answer.claims, sources, self.deps.embedder)
+        figures = await asyncio.to_thread(check_offline, answer.claims, sources, self.deps.embedder, question)
         offline = [{"support": c.support, "supported": c.supported, "note": c.note} for c in answer.claims]
         if mode == "llm" and self.deps.client is not None:
             call = await check_with_model(self.deps.client, answer.claims, sources,
                                           max_tokens=self.settings.max_tokens_verify or 512, timeout=timeout,
-                                          model=self.deps.model)
+                                          model=self.deps.model, question=question)
             figures = supported_share(answer.claims)
             method = "llm" if call.ok else "offline"
             self.add(self.call_record("verify", mark, call, {"method": method, **figures, "offline": offline}))
@@ -196,6 +196,12 @@ class Steps:
             claims = "; ".join(f"«{t.rstrip('.!?… ')}»" for t in unsupported)
             answer.caveat = render(msg("ask.caveat", claims=claims), language)
             answer.text = f"{answer.text}\n\n{answer.caveat}"
+        checked = [c for c in answer.claims if c.supported is not None]
+        if checked and 2 * len(unsupported) > len(checked):
+            # Seed 002's refusal: mostly unsupported is said first, before anything is believed.
+            answer.refusal = render(msg("ask.mostly_unsupported", unsupported=len(unsupported), claims=len(checked)),
+                                    language)
+            answer.text = f"{answer.refusal}\n\n{answer.text}"
 
     # -- the end ---------------------------------------------------------------------------
     def finish(self, started: float) -> None:

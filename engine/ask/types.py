@@ -59,10 +59,31 @@ class Source:
     text: str  # the header line and one "[Author (time)]: text" line per message
     tokens: int
     messages: list[str] = field(default_factory=list, repr=False)  # each message's own text (verify reads)
+    message_authors: list[str] = field(default_factory=list, repr=False)  # beside `messages`, one each
+    message_times: list[float] = field(default_factory=list, repr=False)  # epoch seconds, one each
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
-        data.pop("messages")
+        for internal in ("messages", "message_authors", "message_times"):
+            data.pop(internal)
+        return data
+
+
+@dataclass
+class Quote:
+    """A sentence of a source that answers the question: what Ask shows without a model."""
+
+    source: int  # the [n] of its source
+    message_id: int | None
+    author: str
+    sent_at: float  # epoch seconds
+    text: str
+    score: float
+    highlights: list[tuple[int, int]] = field(default_factory=list)  # answer-bearing words: (start, end) in text
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["highlights"] = [list(span) for span in self.highlights]
         return data
 
 
@@ -90,10 +111,12 @@ class Answer:
     dropped_citations: int = 0  # markers or ids to sources that do not exist, removed
     format: str = "text"  # "schema" (enum citations) | "text" ([n] markers)
     caveat: str | None = None  # what could not be supported, said in the answer
+    refusal: str | None = None  # the first line when most claims are unsupported (seed 002's refusal)
 
     def as_dict(self) -> dict[str, Any]:
         return {"text": self.text, "claims": [c.as_dict() for c in self.claims], "not_found": self.not_found,
-                "dropped_citations": self.dropped_citations, "format": self.format, "caveat": self.caveat}
+                "dropped_citations": self.dropped_citations, "format": self.format, "caveat": self.caveat,
+                "refusal": self.refusal}
 
 
 @dataclass
@@ -189,6 +212,7 @@ class AskOutcome:
     selection: RerankResult | None = None
     sources: list[Source] = field(default_factory=list)
     answer: Answer | None = None
+    quotes: list[Quote] = field(default_factory=list)  # the answering sentences, when no model answered
     refined: bool = False
     fallback: str | None = None  # no_model, or "<step>_<reason>" for the failure that cost the answer
     steps: list[StepRecord] = field(default_factory=list)
@@ -208,6 +232,7 @@ class AskOutcome:
                 "candidates": [c.as_dict() for c in self.candidates], "selection": selection,
                 "sources": [s.as_dict() for s in self.sources],
                 "answer": self.answer.as_dict() if self.answer is not None else None,
+                "quotes": [q.as_dict() for q in self.quotes],
                 "refined": self.refined, "fallback": self.fallback, "steps": [s.as_dict() for s in self.steps],
                 "timings_ms": dict(self.timings_ms), "usage": dict(self.usage), "model": self.model,
                 "notes": [str(note) for note in self.notes]}

@@ -1,81 +1,47 @@
 """Step 6, verify (seed 002 §8): each claim checked against the messages it cites.
 
-Offline, with no model: a claim's support is the larger of
-- its lexical cover: the share of its content words (stemmed, Russian and English alike,
-  numbers included) that the cited messages contain, and
-- its similarity: the embedder's cosine between the claim and the closest cited message,
-  scaled by where it stands among the claim's cosines with every message in the context
-  (a z-score, so the bar holds for any embedder's range),
-and a claim naming a number the cited messages do not hold is capped below the bar.
-A claim in another script than its sources cannot be compared by a monolingual embedder and
-has no shared words: it is left unchecked (supported None) rather than called unsupported.
-With `verify="llm"` the offline check still runs first; then one bounded call judges every
-claim against its cited sources, and a claim it skips (or a call that fails) keeps the
+Offline, with no model (issue 32): a claim is supported only when its cited messages hold
+what it adds beyond the question: its names, places, dates, numbers and other new words
+(`engine.support.check`: dates as dates, numbers as numbers, words by stem or, with an
+embedder that knows meaning, by meaning). Sharing the question's own words supports nothing:
+the messages the search found hold them whatever the answer says. A claim in another script
+than its sources cannot be compared word by word; with a multilingual embedder its words are
+compared by meaning, otherwise it is left unchecked (supported None) rather than called
+unsupported. With `verify="llm"` the offline check still runs first; then one bounded call
+judges every claim by the same rule, and a claim it skips (or a call that fails) keeps the
 offline verdict.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
-
-import numpy as np
 
 from engine.ask.calls import CallOutcome, schema_call
 from engine.ask.types import Claim, Source
 from engine.messages import Message, msg
 from engine.retrieval.fusion import script_overlap, script_shares
-from engine.text.stemming import terms
+from engine.support import Evidence, check
 
-SUPPORT_BAR = 0.5  # support ≥ this: supported (the bar the calibration test measures against)
-Z_FOR_FULL = 3.0  # a cited message this many deviations above the context's mean scores 1
-_DIGITS = re.compile(r"\d+")
-# Words that carry no fact: a claim is not "supported" by sharing them.
-STOPWORDS = frozenset(terms(
-    "a an the and or but of to in on at for with from by about as is are was were be been it its this that these "
-    "those he she they them his her their you your we our i me my not no yes will would can could did do does "
-    "has have had there here what when where who which how on so than then also just said says say told "
-    "и в во не что он она они оно на я с со как а то все всё так его её их но да ты к у же вы за бы по только "
-    "ее мне было было вот от меня еще ещё нет о из ему теперь когда даже ну ли если уже или ни быть был была "
-    "были до вас нибудь опять уж вам ведь там потом себя ничего ей может тут где есть надо ней для мы тебя чем "
-    "сказал сказала это этот эта эти"))
+SUPPORT_BAR = 0.5  # kept for the answer's share: under half the claims supported → refine / refuse
 
 
-def content_terms(text: str) -> set[str]:
-    return {t for t in terms(text) if t not in STOPWORDS and (len(t) > 1 or t.isdigit())}
+def evidence_of(sources: Sequence[Source]) -> list[Evidence]:
+    """Each message of `sources` with its author and date (relative dates resolve against it)."""
+    found = []
+    for source in sources:
+        authors = source.message_authors or [""] * len(source.messages)
+        times = source.message_times or [source.first_at] * len(source.messages)
+        for text, author, sent in zip(source.messages, authors, times, strict=False):
+            if text.strip():
+                found.append(Evidence(text, datetime.fromtimestamp(sent, UTC), author))
+    return found
 
 
-def lexical_cover(claim: str, cited: str) -> float:
-    wanted = content_terms(claim)
-    if not wanted:
-        return 0.0
-    return len(wanted & content_terms(cited)) / len(wanted)
-
-
-def missing_numbers(claim: str, cited: str) -> list[str]:
-    have = set(_DIGITS.findall(cited))
-    return [n for n in dict.fromkeys(_DIGITS.findall(claim)) if n not in have and n.lstrip("0") not in have]
-
-
-def _similarity(embedder, claim: str, cited: list[str], context: list[str]) -> float:
-    """The closest cited message's cosine as a share: z over the context's cosines, Z_FOR_FULL → 1."""
-    if embedder is None or not cited or len(context) < 3:
-        return 0.0
-    vectors = embedder.embed([claim, *context], "document")
-    cosines = vectors[1:] @ vectors[0]
-    index = {text: i for i, text in enumerate(context)}
-    best = max(float(cosines[index[t]]) for t in cited if t in index)
-    deviation = float(np.std(cosines))
-    if deviation < 1e-6:
-        return 0.0
-    return float(np.clip((best - float(np.mean(cosines))) / deviation / Z_FOR_FULL, 0.0, 1.0))
-
-
-def check_offline(claims: list[Claim], sources: Sequence[Source], embedder) -> dict[str, Any]:
+def check_offline(claims: list[Claim], sources: Sequence[Source], embedder, question: str = "") -> dict[str, Any]:
     """Mark each claim in place; the figures for the trace."""
     by_number = {s.number: s for s in sources}
-    context = list(dict.fromkeys(m for s in sources for m in s.messages if m.strip()))
     multilingual = bool(getattr(embedder, "multilingual", False))
     for claim in claims:
         claim.method = "offline"
@@ -84,24 +50,26 @@ def check_offline(claims: list[Claim], sources: Sequence[Source], embedder) -> d
             claim.supported, claim.support = False, 0.0
             _note(claim, msg("ask.claim.no_source"))
             continue
-        cited_messages = [m for s in cited for m in s.messages if m.strip()]
-        cited_text = "\n".join(s.text for s in cited)  # headers too: dates and names count as evidence
-        if not multilingual and script_overlap(script_shares(claim.text), "\n".join(cited_messages)) < 0.2:
+        evidence = evidence_of(cited)
+        overlap = script_overlap(script_shares(claim.text), "\n".join(e.text for e in evidence))
+        if not multilingual and overlap < 0.2:
             claim.supported, claim.support = None, 0.0
             _note(claim, msg("ask.claim.other_language"))
             continue
-        lexical = lexical_cover(claim.text, cited_text)
-        similarity = _similarity(embedder, claim.text, cited_messages, context)
-        support = max(lexical, similarity)
-        numbers = missing_numbers(claim.text, cited_text)
-        if numbers:
-            support = min(support, SUPPORT_BAR - 0.01)
-        claim.support = round(support, 3)
-        claim.supported = support >= SUPPORT_BAR
-        if numbers:
-            _note(claim, msg("ask.claim.numbers_missing", numbers=", ".join(numbers[:5])))
-        elif not claim.supported:
-            _note(claim, msg("ask.claim.little_shared", words=lexical, meaning=similarity))
+        verdict = check(claim.text, evidence, question, embedder)
+        if not verdict.supported and not multilingual and overlap < 0.5:
+            # Mostly another script: its words cannot be found word by word, and no embedder
+            # here compares across languages; unchecked, not called wrong.
+            claim.supported, claim.support = None, verdict.score
+            _note(claim, msg("ask.claim.other_language"))
+            continue
+        claim.support, claim.supported = verdict.score, verdict.supported
+        if verdict.supported:
+            _note(claim, None)
+        elif verdict.missing:
+            _note(claim, msg("ask.claim.words_missing", words=", ".join(verdict.missing[:6])))
+        else:
+            _note(claim, msg("ask.claim.restates_question"))
     return supported_share(claims)
 
 
@@ -112,8 +80,10 @@ def supported_share(claims: list[Claim]) -> dict[str, Any]:
             "share": round(supported / len(checked), 3) if checked else None}
 
 
-VERIFY_SYSTEM = ("You check an answer against the chat messages it cites. For each numbered claim say whether "
-                 "its cited messages state it. Reply with JSON only.")
+VERIFY_SYSTEM = ("You check an answer against the chat messages it cites. A claim is supported only when its "
+                 "cited messages state what the claim adds to the question: its names, places, dates, numbers "
+                 "and other facts. Words the claim shares with the question prove nothing. For each numbered "
+                 "claim say whether its cited messages state it. Reply with JSON only.")
 
 
 def verify_schema(count: int) -> dict[str, Any]:
@@ -123,9 +93,9 @@ def verify_schema(count: int) -> dict[str, Any]:
         "verdicts": {"type": "array", "minItems": 1, "maxItems": count, "items": verdict}}}
 
 
-def verify_messages(claims: list[Claim], sources: Sequence[Source]) -> list[dict]:
+def verify_messages(claims: list[Claim], sources: Sequence[Source], question: str = "") -> list[dict]:
     by_number = {s.number: s for s in sources}
-    parts = []
+    parts = [f"Question: {question}"] if question else []
     for i, claim in enumerate(claims, 1):
         cited = "\n".join(by_number[n].text for n in claim.citations if n in by_number) or "(no source cited)"
         parts.append(f"Claim {i}: {claim.text}\nCited messages:\n{cited}")
@@ -133,9 +103,9 @@ def verify_messages(claims: list[Claim], sources: Sequence[Source]) -> list[dict
 
 
 async def check_with_model(client, claims: list[Claim], sources: Sequence[Source], *, max_tokens: int,
-                           timeout: float, model: str | None = None) -> CallOutcome:
+                           timeout: float, model: str | None = None, question: str = "") -> CallOutcome:
     """Mark each claim from one verify call; claims the model skipped keep what they had."""
-    call = await schema_call(client, verify_messages(claims, sources), verify_schema(len(claims)),
+    call = await schema_call(client, verify_messages(claims, sources, question), verify_schema(len(claims)),
                              name="verdicts", description="Whether each claim is stated by its cited messages.",
                              max_tokens=max_tokens, timeout=timeout, model=model)
     if not call.ok:

@@ -422,6 +422,10 @@ CATALOGUE: dict[str, str] = {
     "ask.refine_not_better": "the refine round's answer was no better supported: the first answer stands",
     "ask.search_failed": "the search failed: {error}",
     "ask.sources_unreadable": "the sources could not be read: {error}",
+    "ask.mostly_unsupported": ("Caution: {unsupported} of {claims} statements below are not supported by the "
+                               "messages they cite; check the sources before relying on this answer."),
+    "ask.step_failed_nothing_read": ("No answer: the {step} step failed ({reason}), so no source was read. "
+                                     "This does not mean your chats lack it; try again."),
     "ask.caveat": "Not supported by the cited messages: {claims}.",
     "ask.call.no_time": "no time was left for this step",
     "ask.call.no_call": "the model sent no call of {name}",
@@ -437,8 +441,8 @@ CATALOGUE: dict[str, str] = {
     "ask.plan.dates_unreadable": "the plan's dates ({phrase}) could not be read as a range",
     "ask.claim.no_source": "cites no source",
     "ask.claim.other_language": "written in another language than its sources: the offline check cannot compare them",
-    "ask.claim.numbers_missing": "numbers not in the cited messages: {numbers}",
-    "ask.claim.little_shared": "the cited messages share little with it (words {words:.2f}, meaning {meaning:.2f})",
+    "ask.claim.words_missing": "the cited messages do not say: {words}",
+    "ask.claim.restates_question": "it only repeats the question, and the cited messages hold little of it",
     "ask.claim.model_says_unstated": "the model found it not stated by the cited messages",
     "ask.qa.not_a_qa_file": "{path} is not a QA file: {problem}.",
     "ask.qa.expected_shape": "expected LoCoMo's list of samples or {shape}",

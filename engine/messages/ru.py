@@ -432,6 +432,12 @@ CATALOGUE: dict[str, str] = {
     "ask.refine_not_better": "ответ уточняющего раунда подтверждён не лучше: остаётся первый ответ",
     "ask.search_failed": "поиск не удался: {error}",
     "ask.sources_unreadable": "не удалось прочитать источники: {error}",
+    "ask.mostly_unsupported": ("Осторожно: {unsupported} из {claims} утверждений ниже не подтверждаются "
+                               "сообщениями, на которые ссылаются; проверьте источники, прежде чем "
+                               "полагаться на этот ответ."),
+    "ask.step_failed_nothing_read": ("Ответа нет: шаг «{step}» не удался ({reason}), поэтому ни один "
+                                     "источник не прочитан. Это не значит, что в ваших чатах этого нет; "
+                                     "попробуйте ещё раз."),
     "ask.caveat": "Не подтверждается цитируемыми сообщениями: {claims}.",
     "ask.call.no_time": "на этот шаг не осталось времени",
     "ask.call.no_call": "модель не вызвала {name}",
@@ -447,8 +453,8 @@ CATALOGUE: dict[str, str] = {
     "ask.plan.dates_unreadable": "даты из плана ({phrase}) не удалось прочитать как диапазон",
     "ask.claim.no_source": "не ссылается ни на один источник",
     "ask.claim.other_language": "написано на другом языке, чем источники: офлайн-проверка не может их сравнить",
-    "ask.claim.numbers_missing": "чисел нет в цитируемых сообщениях: {numbers}",
-    "ask.claim.little_shared": "у цитируемых сообщений с ним мало общего (слова {words:.2f}, смысл {meaning:.2f})",
+    "ask.claim.words_missing": "в цитируемых сообщениях этого нет: {words}",
+    "ask.claim.restates_question": "он лишь повторяет вопрос, и в цитируемых сообщениях его почти нет",
     "ask.claim.model_says_unstated": "по мнению модели, в цитируемых сообщениях этого не сказано",
     "ask.qa.not_a_qa_file": "{path} — не файл вопросов и ответов: {problem}.",
     "ask.qa.expected_shape": "ожидался список примеров LoCoMo или {shape}",

@@ -29,9 +29,12 @@ from engine.support.values import DateValue, find_dates, find_numbers, relative_
 from engine.support.words import SOFT_WORDS, STOPWORDS, content_words
 
 MEANING_BAR = 0.80  # word-to-word cosine that counts as "said in other words" (bench/verify_probe.py)
-WORD_SHARE = 0.75  # share of a claim's new words (other than dates and numbers) that must be found
+MEANING_BARS = {"BuiltinEmbedder": 0.80, "LocalEmbedder": 0.92}  # by embedder class: see meaning_bar_for
+WORD_SHARE = 0.5  # share of a claim's new words (other than names, dates, numbers) that must be found
 COVER_BAR = 0.5  # a claim adding nothing to the question: share of its words the messages hold
+MIN_WORDS_ALL = 1  # a claim adding one word must have it; two or more: WORD_SHARE of them
 _CITATION = re.compile(r"\s*\[\d+(?:\s*[,;]\s*\d+)*\]")
+_NAME = re.compile(r"(?<![\w'’])[A-ZА-ЯЁ][^\W_]*")
 _MAX_CITED_WORDS = 400  # words compared by meaning (the most a few cited messages hold)
 
 
@@ -54,7 +57,8 @@ class Verdict:
     matched_by_meaning: tuple[str, ...] = field(default=())
 
 
-def check(claim: str, cited: Sequence[Evidence], question: str = "", embedder: object | None = None) -> Verdict:
+def check(claim: str, cited: Sequence[Evidence], question: str = "", embedder: object | None = None,
+          meaning_bar: float | None = None) -> Verdict:
     """The verdict on `claim` against `cited`: see the module's docstring for the rule."""
     claim = _CITATION.sub("", claim)
     evidence_text = "\n".join(_with_author(e) for e in cited)
@@ -77,11 +81,13 @@ def check(claim: str, cited: Sequence[Evidence], question: str = "", embedder: o
     for number, span in zip(claim_numbers, number_spans, strict=True):
         hit = number in have_numbers or _number_as_year(number, have_dates)
         (found if hit else missing).append(claim[span[0]:span[1]])
-    hard_missing = len(missing)
     if claim_dates and not missing:
         words = [(stem, surface) for stem, surface in words if stem not in SOFT_WORDS]
     unmatched = [(stem, surface) for stem, surface in words if not _by_stem(stem, have_words)]
-    by_meaning = _by_meaning(embedder, [s for _, s in unmatched], list(have_words.values()))
+    bar = meaning_bar if meaning_bar is not None else meaning_bar_for(embedder)
+    by_meaning = _by_meaning(embedder, [s for _, s in unmatched], list(have_words.values()), bar)
+    missed = {s for _, s in unmatched if s not in by_meaning}
+    hard_missing = len(missing) + sum(1 for name in _names(claim) if name <= missed)
     word_found = len(words) - len(unmatched) + len(by_meaning)
     found += [s for stem, s in words if (stem, s) not in unmatched] + by_meaning
     missing += [s for _, s in unmatched if s not in by_meaning]
@@ -90,10 +96,29 @@ def check(claim: str, cited: Sequence[Evidence], question: str = "", embedder: o
     if total == 0:
         cover = _cover(claim, have_words)
         return Verdict(cover >= COVER_BAR, round(cover, 3), (), (), adds_nothing=True)
-    need = len(words) if len(words) <= 2 else int(np.ceil(WORD_SHARE * len(words)))
+    need = len(words) if len(words) <= MIN_WORDS_ALL else int(np.ceil(WORD_SHARE * len(words)))
     supported = hard_missing == 0 and word_found >= need
     return Verdict(supported, round((total - len(missing)) / total, 3), tuple(missing), tuple(found),
                    matched_by_meaning=tuple(by_meaning))
+
+
+def _names(claim: str) -> list[set[str]]:
+    """The claim's names: runs of words capitalised inside a sentence, or in all capitals
+    ("Japan", "Turkish Airlines", "LGBTQ"). A name is found when one of its words is ("Weir"
+    for "Andy Weir"); a name the messages do not hold is never outweighed by other words."""
+    names: list[set[str]] = []
+    previous_end = -2
+    for match in _NAME.finditer(claim):
+        word = match.group(0)
+        start = claim[:match.start()].rstrip()
+        if not ((start and start[-1] not in ".!?:;\n\"«(") or (word.isupper() and len(word) > 1)):
+            continue
+        if names and claim[previous_end:match.start()].strip() == "":
+            names[-1].add(word)
+        else:
+            names.append({word})
+        previous_end = match.end()
+    return names
 
 
 def _with_author(evidence: Evidence) -> str:
@@ -128,15 +153,21 @@ def _by_stem(stem: str, have: dict[str, str]) -> bool:
     return len(stem) >= 4 and any(len(h) >= 4 and (h.startswith(stem) or stem.startswith(h)) for h in have)
 
 
-def _by_meaning(embedder: object | None, wanted: list[str], have: list[str]) -> list[str]:
-    """The `wanted` words some cited word says in other words (cosine ≥ MEANING_BAR)."""
+def meaning_bar_for(embedder: object | None) -> float:
+    """The cosine at which `embedder` says two words mean the same: each model's cosines live
+    in their own range (E5's rarely fall below 0.7), so each has its calibrated bar."""
+    return MEANING_BARS.get(type(embedder).__name__, MEANING_BAR)
+
+
+def _by_meaning(embedder: object | None, wanted: list[str], have: list[str], bar: float) -> list[str]:
+    """The `wanted` words some cited word says in other words (cosine ≥ `bar`)."""
     embed = getattr(embedder, "embed", None)
     if embed is None or not wanted or not have:
         return []
     have = have[:_MAX_CITED_WORDS]
     vectors = np.asarray(embed([*wanted, *have], "query"), dtype=np.float32)
     best = (vectors[:len(wanted)] @ vectors[len(wanted):].T).max(axis=1)
-    return [word for word, cosine in zip(wanted, best, strict=True) if cosine >= MEANING_BAR]
+    return [word for word, cosine in zip(wanted, best, strict=True) if cosine >= bar]
 
 
 def _cover(claim: str, have: dict[str, str]) -> float:

@@ -66,7 +66,10 @@ _RELATIVE = re.compile(
     r"|(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|few|couple of)\s+"
     r"(days?|weeks?|months?|years?)\s+ago)\b",
     re.IGNORECASE)
-_NUMBER = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)?)(?![\w])|(?<![\w-])([^\W\d_]+)(?![\w-])")
+_NUMBER = re.compile(r"(?<![\w.,:])(\d{1,2}):(\d{2})(?![\w:])"
+                     r"|(?<![\w.,])(\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?!\d|[.,]\d)|\d+(?:[.,]\d+)?)(?![\w])"
+                     r"|(?<![\w-])([^\W\d_]+)(?![\w-])")
+TIME_BASE = 100_000.0  # a time of day "9:30" is the number TIME_BASE + minutes: never equal to a count
 _UNITS = re.compile(r"^\s*(years?|months?|weeks?|days?|hours?|times?|kids?|children|dogs?|cats?|people|miles?|km|"
                     r"kilometers?|dollars?|\$|pounds?|лет|год[а]?|месяц|недел|дн|час|раз|дет|собак|кош|человек)",
                     re.IGNORECASE)
@@ -197,9 +200,17 @@ def find_numbers(text: str, skip: Sequence[Span] = ()) -> tuple[list[float], lis
     for match in _NUMBER.finditer(text):
         if any(start < match.end() and match.start() < end for start, end in skip):
             continue
-        digits, word = match.group(1), match.group(2)
+        hours, minutes, digits, word = match.groups()
+        if hours is not None:
+            values.append(TIME_BASE + int(hours) * 60 + int(minutes))
+            spans.append(match.span())
+            continue
         if digits:
-            values.append(float(digits.replace(",", ".")))
+            grouped = re.sub(r"[ \u00a0\u202f]", "", digits)  # "50 000": thousands grouped by spaces
+            if grouped != digits or re.fullmatch(r"\d{1,3}(,\d{3})+", digits):
+                values.append(float(grouped.replace(",", "")))  # "58,400" is fifty-eight thousand
+            else:
+                values.append(float(digits.replace(",", ".")))
             spans.append(match.span())
             continue
         folded = fold(word)

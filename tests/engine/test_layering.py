@@ -48,7 +48,8 @@ LAYERS = (
     {"lazy"},  # lazy package exports (PEP 562, issue 26): the standard library only, any package may use it
     {"messages"},  # message codes and their catalogues: everything below the faces says things through them
     {"errors", "scrub", "http_retry", "text", "progress", "changes"},
-    {"store", "llm", "index", "embeddings", "child_process", "support"},  # child_process: the one child-process harness; support: the verifier (issue 32)
+    # child_process: the one child-process harness; support: the verifier (issue 32)
+    {"store", "llm", "index", "embeddings", "child_process", "support"},
     {"importers", "topics"},
     {"memory", "browse"},
     {"retrieval"},

@@ -137,7 +137,7 @@ def test_unsupported_claims_trigger_one_refine_round_with_hyde(server, service, 
     names = [s.name for s in outcome.steps]
     assert names == ["plan", "search", "rerank", "compose", "answer", "verify", "refine", "answer", "verify"]
     first_verify = outcome.steps[5].detail
-    assert first_verify["share"] == 0.0 and "numbers not in the cited messages" in first_verify["claims"][0]["note"]
+    assert first_verify["share"] == 0.0 and "do not say: 3 апреля, 15:00" in first_verify["claims"][0]["note"]
     refine = outcome.steps[6].detail
     assert refine["hyde"] == invented[0] and refine["candidates"] > 0
     assert outcome.refined and outcome.answer.claims[0].text == RIGHT[0] and outcome.answer.claims[0].supported

@@ -9,7 +9,7 @@ import pytest
 from engine.ask import AskSettings
 from engine.ask.compose import compose_sources
 from engine.ask.types import Claim
-from engine.ask.verify import SUPPORT_BAR, check_offline
+from engine.ask.verify import check_offline
 from engine.rerank.base import Selection
 from engine.store.database import connect, db_path
 from tests.engine.ask.conftest import CHAT, ScriptedModel, bodies, citing, run_ask, schema_of
@@ -71,9 +71,12 @@ def test_offline_support_separates_right_citations_from_wrong_ones(connection, s
         check_offline(claims, sources, embedder)
         right.append(claims[0].supported)
         wrong.append(claims[1].supported)
-    # Measured with the built-in embedder: 19 of 20 right citations pass, 1 of 20 wrong ones does.
-    assert sum(right) >= 18, right
-    assert sum(bool(w) for w in wrong) <= 2, wrong
+    # Measured (issue 32's rule): 17 of 20 right citations pass. The other three add what their
+    # message does not say in the claim's language: an English claim over a Russian message (left
+    # unchecked, None), "the flaky test was fixed" over "PR #1482", "two payments" over two sums.
+    # No wrong citation passes (the rule before this issue: 19 right, 1 wrong).
+    assert sum(r is True for r in right) >= 16, right
+    assert sum(w is True for w in wrong) <= 1, wrong
 
 
 def test_a_number_the_cited_messages_do_not_hold_is_not_supported(connection, service):
@@ -82,8 +85,8 @@ def test_a_number_the_cited_messages_do_not_hold_is_not_supported(connection, se
     claims = [Claim("Мама записалась к терапевту на 14 марта на 9:30", [1]),
               Claim("Мама записалась к терапевту на 15 марта на 9:30", [1])]
     figures = check_offline(claims, sources, service.memory.embedder())
-    assert claims[0].supported and not claims[1].supported and claims[1].support < SUPPORT_BAR
-    assert claims[1].note == "numbers not in the cited messages: 15"
+    assert claims[0].supported and not claims[1].supported and claims[1].support < claims[0].support
+    assert claims[1].note == "the cited messages do not say: 15 марта"
     assert figures == {"claims": 2, "checked": 2, "supported": 1, "share": 0.5}
 
 
