@@ -2,7 +2,7 @@
 
 Runs under the store's write lock (it may repair). In order: SQLite's `PRAGMA quick_check`
 (damage inside the file: told, not hidden; a damaged secondary index is rebuilt with
-REINDEX), a forget's purge still owed (finished), then every stored vector (damaged ones removed and embedded again by a build),
+REINDEX), then every stored vector (damaged ones removed and embedded again by a build),
 each kind's index (rebuilt when missing, stale or corrupt) and the saved calibration
 (measured again when missing or invalid). The report says what was found and repaired.
 """
