@@ -5,13 +5,14 @@ full-text indexes' old segments (FTS5 drops a deleted document's terms only when
 segments merge; the delete itself writes the terms again, as tombstones), the write-ahead
 log's older frames, and the main file's pages until a checkpoint overwrites them. So a
 forget records `owed_purge` in the same transaction as its delete, and the table goes only
-once the purge is finished: the full-text tables merged (`optimize`), the log checkpointed
-and truncated, the store vacuumed. `PRAGMA secure_delete` zeroes whatever those steps free.
+once the full-text tables are merged (`optimize`) and the log is checkpointed and truncated;
+`PRAGMA secure_delete` zeroes whatever the delete and the merge free. The store is vacuumed
+after that, for its size (a vacuum the disk has no room for leaves no text behind).
 
 Killed before that, the next process that opens the store finishes it before anything else
 (`open_store` calls `finish_owed_purge`), and `flashback check` reports and finishes one that
 is still owed. A reader holding an old snapshot keeps the log from being truncated: the
-purge is then `READER`, the row stays, and the next opener after that reader finishes.
+purge is then `READER`, the table stays, and the next opener after that reader finishes.
 """
 
 from __future__ import annotations
