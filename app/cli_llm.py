@@ -100,12 +100,12 @@ def add_commands(commands: argparse._SubParsersAction, search_options) -> None:
 
 
 def write_export(args: argparse.Namespace, service, outcome) -> int:
-    from engine.api import to_json, to_markdown
+    from engine.api import to_json, to_markdown, write_private
 
     pack = service.search.context(outcome, args.budget)
     text = to_markdown(pack) if args.format == "md" else to_json(pack)
     if args.output:
-        args.output.write_text(text, encoding="utf-8")
+        write_private(args.output, text)  # chat text: 0600 whatever the umask (engine/files.py)
         sys.stderr.write(words("cli.export.wrote", items=len(pack.items), tokens=pack.used_tokens,
                                path=str(args.output)) + "\n")
     else:

@@ -19,7 +19,6 @@ from app.cli_chats import resolve_chats
 from app.cli_options import add_setting, say
 from app.cli_output import StageProgress, aligned_table, at_least, duration, money, waiting_note, words
 from app.keys import api_key_for
-from app.privacy import user_umask
 from app.saved_settings import SHARED
 from engine.api import (
     CrossEncoderReport,
@@ -385,8 +384,7 @@ def run_export(args: argparse.Namespace, data_dir: Path) -> int:
         _check_output(args.output)
     service, outcome = _search(args, data_dir)
     try:
-        with user_umask():  # the user's document, with their usual modes (app.privacy explains)
-            return cli_llm.write_export(args, service, outcome)
+        return cli_llm.write_export(args, service, outcome)
     except OSError as exc:
         raise EngineError(f"Could not write {args.output}: {exc.strerror or exc}.") from exc
 

@@ -45,6 +45,11 @@ class _ReportingFileHandler(RotatingFileHandler):
 
     failure: OSError | None = None
 
+    def _open(self):  # logging's hook for (re)opening the file, after a rollover too
+        if not os.path.exists(self.baseFilename):  # created 0600 whatever the umask (issue 35)
+            os.close(os.open(self.baseFilename, os.O_WRONLY | os.O_CREAT, 0o600))
+        return super()._open()
+
     def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 (logging's naming)
         error = sys.exc_info()[1]
         self.failure = error if isinstance(error, OSError) else OSError(str(error))

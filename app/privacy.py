@@ -10,17 +10,15 @@ Three layers, each covering what the one before it cannot:
 - `tighten(data_dir)` narrows a folder made by an older Flashback or copied in with wider
   modes, and says so once: the next time there is nothing left to narrow.
 
-A file the user names (`export -o FILE`) is written with the user's own umask
-(`user_umask()`): it is a document they chose to put somewhere, as `> FILE` in their
-shell would be, often to share it; the store's privacy does not extend to it.
+A file the user names (`export -o FILE`, the window's saved context and labels) is chat text
+too: it is written 0600 whatever the umask (`engine.files.write_private`, issue 35: it used to
+follow the user's umask, 0644, or 0666 under umask 000). Sharing it is a `chmod` away.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 
 PRIVATE_UMASK = 0o077
@@ -30,28 +28,10 @@ FILE_MODE = 0o600
 # ours alone (someone pointed --data-dir at ~/Documents), so only our files are narrowed.
 OWN_NAMES = ("flashback.sqlite3", "index", "logs", "Flashback")
 
-_user_umask: int | None = None
-
 
 def private_umask() -> None:
-    """Make every file this process creates private from here on; remembers the user's umask."""
-    global _user_umask
-    previous = os.umask(PRIVATE_UMASK)
-    if _user_umask is None:  # called twice (the GUI after the CLI): keep the user's own
-        _user_umask = previous
-
-
-@contextlib.contextmanager
-def user_umask() -> Iterator[None]:
-    """The user's own umask for the duration, for files they asked for by name."""
-    if _user_umask is None:
-        yield
-        return
-    mine = os.umask(_user_umask)
-    try:
-        yield
-    finally:
-        os.umask(mine)
+    """Make every file this process creates private from here on."""
+    os.umask(PRIVATE_UMASK)
 
 
 def _ours(name: str) -> bool:

@@ -53,8 +53,8 @@ def test_without_a_terminal_nothing_goes_without_yes(two_chats):
 
     done = flashback("forget", "--chat", str(chats(two_chats)["Alice"]), "--yes", data_dir=two_chats)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("Forgot Alice: 3 messages, 1 topic, 1 person and 0 recorded searches removed; "
-                                  "the store went from "), done.stdout
+    assert done.stdout.startswith("Forgot Alice: 3 messages, 1 topic, 1 person and 0 recorded searches removed"), \
+        done.stdout  # then the sizes ("went from", or "no smaller" when vacuuming packs a page differently)
     assert set(chats(two_chats)) == {"Bob"}
     assert b"zanzibar" not in db_path(two_chats).read_bytes().lower()
 

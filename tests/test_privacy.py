@@ -67,10 +67,12 @@ def test_a_shared_folder_keeps_its_mode_but_flashbacks_files_are_narrowed(tmp_pa
     assert mode(data / "flashback.sqlite3") == 0o600
 
 
-def test_an_export_the_user_names_keeps_their_usual_modes(tmp_path):
+def test_an_export_the_user_names_is_private_too(tmp_path):
+    """Issue 35 reversed issue 12's choice: an export is chat text, 0600 whatever the umask
+    (tests/test_private_files.py: under umask 000)."""
     data = tmp_path / "data"
     assert flashback("import", str(DEMO), data_dir=data).returncode == 0
     target = tmp_path / "context.md"
     written = flashback("export", "hotel in Lisbon", "-o", str(target), data_dir=data, umask=0o022)
     assert written.returncode == 0, written.stderr
-    assert mode(target) == 0o644 and mode(data) == 0o700
+    assert mode(target) == 0o600 and mode(data) == 0o700

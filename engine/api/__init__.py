@@ -78,6 +78,7 @@ _EXPORTS: dict[str, str] = {
     "DEFAULT_BUDGET": "engine.evaluation.sweep", "OBJECTIVES": "engine.evaluation.tune",
     "to_json": "engine.export.render", "to_markdown": "engine.export.render",
     "scrub_text": "engine.scrub",
+    "write_private": "engine.files",  # issue 35: what a face writes for the user (an export) is 0600 too
     # the window (ui/): its pipeline, embedder choice, progress, Flash presets and Evaluate's arithmetic
     "PIPELINE_CHANGES": "engine.api.store", "PipelineSummary": "engine.api.pipeline",
     "Step": "engine.api.pipeline", "EMBEDDING_PRESETS": "engine.api.memory", "INSTALL_HINT": "engine.api.memory",
@@ -191,6 +192,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.evaluation.tune import tune as tune
     from engine.export.render import to_json as to_json
     from engine.export.render import to_markdown as to_markdown
+    from engine.files import write_private as write_private
     from engine.importers.base import ImportProgress as ImportProgress
     from engine.importers.formats import FORMATS as FORMATS
     from engine.importers.runner import ImportReport as ImportReport

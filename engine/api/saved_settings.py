@@ -15,13 +15,13 @@ and never silently becomes some other value.
 from __future__ import annotations
 
 import logging
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar, overload
 
 from engine.api.settings import SAVED, SETTINGS, Setting, SettingError, WindowEmbedder
 from engine.api.settings_file import format_value, read_sections, unescape, write_keys
+from engine.files import private_folder, write_private
 from engine.llm.presets import PRESETS, Endpoint
 from engine.messages import Message
 from engine.rerank.cross_encoder.presets import RERANK_PRESETS, RerankEndpoint
@@ -174,7 +174,6 @@ def migrate_settings(path: Path, legacy: Path | None) -> bool:
     to `path`, once: only while `path` does not exist. True when it copied."""
     if legacy is None or path.exists() or not legacy.is_file():
         return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(legacy, path)
+    write_private(private_folder(path.parent) / path.name, legacy.read_bytes())
     log.info("settings: copied %s to %s (the settings now live in the data folder)", legacy, path)
     return True

@@ -139,8 +139,10 @@ class LabelService:
         it back); how many labelled queries it holds. The face names the file, the engine writes it."""
         import json
 
+        from engine.files import write_private
+
         document = self._store().export_qrels()
-        Path(path).write_text(json.dumps(document, ensure_ascii=False, indent=1), encoding="utf-8")
+        write_private(Path(path), json.dumps(document, ensure_ascii=False, indent=1))  # queries: private (issue 35)
         return len(document["queries"])
 
     def import_qrels(self, path: Path) -> tuple[ImportSummary, Changes]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import ImportFormatError
+from engine.files import create_private
 from engine.messages import Message, msg
 
 SNIFF_BYTES = 64 * 1024
@@ -101,7 +102,7 @@ def _zip_inputs(archive: Path, scratch: Path) -> list[ExportInput]:
                 _check_member(archive, info, scratch)
                 target = scratch / f"{len(inputs)}{Path(info.filename).suffix.lower()}"
                 # zipfile stops at the declared size: a member cannot unpack past what was checked.
-                with bundle.open(info) as src, open(target, "wb") as dst:
+                with bundle.open(info) as src, create_private(target) as dst:  # a chat: 0600 (engine/files.py)
                     shutil.copyfileobj(src, dst, 1 << 20)
                 inner = tuple(part for part in info.filename.replace("\\", "/").split("/")[:-1] if part)
                 inputs.append(ExportInput(target, f"{archive.name} › {info.filename}", (archive.name, *inner)))

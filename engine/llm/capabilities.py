@@ -13,11 +13,10 @@ missing or damaged file just means starting from the presets again.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine.files import private_folder, write_private
 from engine.messages import Message
 
 SCHEMA_VERSION = 2
@@ -148,18 +147,13 @@ class CapabilityMemory:
         if self.path is None:
             return
         payload = {"version": SCHEMA_VERSION, "endpoints": {k: v.to_json() for k, v in self._entries.items()}}
-        tmp: str | None = None
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=self.path.name, suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(payload, handle, indent=1, sort_keys=True)
-            os.replace(tmp, self.path)
+            write_private(private_folder(self.path.parent) / self.path.name,
+                          json.dumps(payload, indent=1, sort_keys=True))
         except OSError:
             # A cache: failing to persist it must not fail the LLM call that taught it.
-            # The in-memory copy still holds the lesson for this session.
-            if tmp is not None:
-                Path(tmp).unlink(missing_ok=True)
+            # The in-memory copy still holds the lesson for this session (write_private removes its temp file).
+            pass
 
 
 def _weaker(candidate: str, current: str) -> bool:

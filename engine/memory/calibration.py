@@ -43,6 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.embeddings.base import Embedder
+from engine.files import private_folder, write_private
 from engine.memory.item_vectors import ItemVectors
 from engine.memory.vectors import items_of_entities
 from engine.messages import Message, msg
@@ -186,7 +187,7 @@ def measure(connection: sqlite3.Connection, embedder: Embedder, source: ItemVect
 def save(folder: Path, calibration: Calibration) -> None:
     if not valid(calibration):
         raise ValueError(f"refusing to save invalid calibration anchors {calibration}")
-    folder.mkdir(parents=True, exist_ok=True)
+    private_folder(folder)
     path = folder / FILE_NAME
     try:
         saved = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
@@ -195,9 +196,7 @@ def save(folder: Path, calibration: Calibration) -> None:
     if not isinstance(saved, dict):
         saved = {}
     saved[calibration.model_id] = asdict(calibration)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(saved, indent=1), encoding="utf-8")
-    tmp.replace(path)
+    write_private(path, json.dumps(saved, indent=1))
 
 
 def valid(calibration: Calibration) -> bool:
@@ -230,9 +229,7 @@ def discard(folder: Path, model_id: str) -> None:
         path.unlink(missing_ok=True)
         return
     if isinstance(saved, dict) and saved.pop(model_id, None) is not None:
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(saved, indent=1), encoding="utf-8")
-        tmp.replace(path)
+        write_private(path, json.dumps(saved, indent=1))
 
 
 MISSING = msg("memory.calibration.missing")

@@ -20,6 +20,7 @@ from engine.memory import calibration as calibration_store
 from engine.memory.health import find_damaged_vectors, remove_damaged, repair_message
 from engine.memory.indexes import INDEX_FOLDER, IndexSet
 from engine.messages import Message, msg
+from engine.store.purge import PurgeState, purge, purge_owed
 
 if TYPE_CHECKING:  # the build pulls in topics and retrieval; a check runs one only to repair
     from engine.memory.build import BuildReport
@@ -71,6 +72,7 @@ def check_memory(data_dir: Path, connection: sqlite3.Connection, embedder: Embed
         report.repaired.append(msg("memory.check.reindexed"))
     else:
         report.checked.append(msg("memory.check.store_file"))
+    check_owed_purge(connection, report)
     try:
         if index_lost:
             built = build()
@@ -147,3 +149,20 @@ def _rebuilt(kind: str, why: Message | str) -> Message:
     """"rebuilt the topic index (stale: store changed)": the reason as the index's code (`index.*`), said in
     the check's language (the English string only if the index gave no code)."""
     return msg("memory.check.index_rebuilt", index=msg(f"memory.index.{kind}"), reason=why)
+
+
+def check_owed_purge(connection: sqlite3.Connection, report: CheckReport) -> None:
+    """A forget's purge still owed (killed before it finished, or held up by a reader; see
+    engine.store.purge) is finished here, under the check's write lock, and said."""
+    if not purge_owed(connection):
+        report.checked.append(msg("memory.check.purge"))
+        return
+    try:
+        state, _compacted = purge(connection)
+    except sqlite3.OperationalError as exc:  # a full disk, a store locked for longer than the busy timeout
+        report.problems.append(msg("memory.check.purge_failed", reason=Message("error.text", {"text": str(exc)})))
+        return
+    if state is PurgeState.DONE:
+        report.repaired.append(msg("memory.check.purge_finished"))
+    else:
+        report.problems.append(msg("memory.check.purge_reader"))

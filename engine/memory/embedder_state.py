@@ -11,7 +11,6 @@ would otherwise judge a big later history by a few chats' vocabulary).
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING
 from engine.embeddings.base import Embedder, EmbeddingConfig, make_embedder
 from engine.embeddings.builtin import BuiltinEmbedder
 from engine.errors import CancelToken
+from engine.files import private_folder, write_private
 from engine.memory.documents import PassageShape
 from engine.memory.topic_documents import topic_documents_for
 
@@ -100,9 +100,4 @@ def refit(data_dir: Path, connection: sqlite3.Connection, embedder: BuiltinEmbed
 
 def _write_private(path: Path, data: bytes) -> None:
     """Replace `path` atomically with a 0600 file (learned from the chats: private like the store)."""
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    handle = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(handle, "wb") as stream:
-        stream.write(data)
-    tmp.replace(path)
+    write_private(private_folder(path.parent) / path.name, data)

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.embeddings.base import Embedder
+from engine.files import private_folder
 from engine.index.vector_file import VectorFile
 from engine.index.vector_index import IndexMeta, IndexUnusable, VectorIndex, saved_full_vectors
 from engine.memory.documents import DEFAULT_CHUNK_CHARS, PassageShape
@@ -323,7 +324,7 @@ class IndexSet:
             delete_items(connection, gone)
 
     def _save(self, index: VectorIndex, kind: str, meta: IndexMeta) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
+        private_folder(self.folder)
         index.save(self.path(kind), meta)
 
     # -- a build feeding vectors as it embeds them -------------------------------------------

@@ -320,6 +320,20 @@ CATALOGUE: dict[str, str] = {
     "forget.done_uncompacted": "Forgot {name}: {messages:plural:message|messages}, {topics:plural:topic|topics}, "
                                "{people:plural:person|people} and {runs:plural:recorded search|recorded searches} "
                                "removed and overwritten, but the disk had no room to compact the store.",
+    "forget.done_reader": "Forgot {name}: {messages:plural:message|messages}, {topics:plural:topic|topics}, "
+                          "{people:plural:person|people} and {runs:plural:recorded search|recorded searches} removed; "
+                          "another Flashback process is reading, so their text will be purged from the store's files "
+                          "when it finishes (the next Flashback command or window does it).",
+    "forget.done_not_smaller": "Forgot {name}: {messages:plural:message|messages}, {topics:plural:topic|topics}, "
+                               "{people:plural:person|people} and {runs:plural:recorded search|recorded searches} "
+                               "removed and overwritten; the store is {size}, no smaller, as so little was removed.",
+    "memory.check.purge": "no forgotten text left to purge",
+    "memory.check.purge_finished": "purged the text of a forgotten chat from the store's files (its forget was "
+                                   "interrupted)",
+    "memory.check.purge_reader": "the text of a forgotten chat is still in the store's files: another Flashback "
+                                 "process is reading; it will be purged when that process finishes",
+    "memory.check.purge_failed": "the text of a forgotten chat is still in the store's files ({reason}); run "
+                                 "`flashback check` again",
     "forget.menu": "Forget this chat…",
     "forget.title": "Forget a chat",
     "forget.confirm": "Forget",

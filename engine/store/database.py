@@ -19,6 +19,7 @@ from engine.messages import Message
 from engine.store.faults import StoreDamaged, translate
 from engine.store.labels_schema import labels_v5
 from engine.store.lock import StoreWriteLock, os_words, read_only_store
+from engine.store.purge import finish_owed_purge
 from engine.store.transaction import write_transaction
 
 if TYPE_CHECKING:  # SQLAlchemy and SQLModel are imported only to create or migrate a schema (issue 26:
@@ -211,28 +212,17 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
 
 def migrate(path: Path, engine: Engine | None = None) -> None:
     """Bring the store to SCHEMA_VERSION, every step in one transaction (see the module
-    docstring). Two processes opening a new folder at once both see version 0: the schema is
-    created under the store's write lock, and the version is read again once it is held, so
-    the second finds the work done (issue 12: it used to report "table message_fts already
-    exists" as a damaged store)."""
+    docstring), then finish a purge a killed forget left owed (engine.store.purge) before the
+    caller reads anything. Two processes opening a new folder at once both see version 0: the
+    schema is created under the store's write lock, and the version is read again once it is
+    held, so the second finds the work done (issue 12: it used to report "table message_fts
+    already exists" as a damaged store)."""
     connection = None
     try:
         connection = connect(path)
-        if _version(connection, path) == SCHEMA_VERSION:
-            return
-        refused = read_only_store(path.parent)
-        if refused is not None:  # searching could work, but not before the schema is brought up to date
-            raise StoreError(Message("store.read_only_old", {"folder": str(path.parent)}))
-        owned = engine is None
-        engine = engine or _schema_engine(path)  # the dialect the table definitions are compiled for
-        try:
-            with StoreWriteLock(path.parent, "schema"), write_transaction(connection):
-                for target in range(_version(connection, path) + 1, SCHEMA_VERSION + 1):
-                    MIGRATIONS[target](connection, engine)
-                    connection.execute(f"PRAGMA user_version={target}")  # commits with the steps, or not at all
-        finally:
-            if owned:
-                engine.dispose()
+        if _version(connection, path) != SCHEMA_VERSION:
+            _migrate(connection, path, engine)
+        finish_owed_purge(path.parent, connection)
     except (sqlite3.DatabaseError, OSError) as exc:  # OSError: no room for the lock file
         plain = translate(exc, path.parent, "")  # opening: any command, or the window
         if plain is None and not isinstance(exc, sqlite3.DatabaseError):
@@ -244,6 +234,22 @@ def migrate(path: Path, engine: Engine | None = None) -> None:
     finally:
         if connection is not None:
             connection.close()
+
+
+def _migrate(connection: sqlite3.Connection, path: Path, engine: Engine | None) -> None:
+    refused = read_only_store(path.parent)
+    if refused is not None:  # searching could work, but not before the schema is brought up to date
+        raise StoreError(Message("store.read_only_old", {"folder": str(path.parent)}))
+    owned = engine is None
+    engine = engine or _schema_engine(path)  # the dialect the table definitions are compiled for
+    try:
+        with StoreWriteLock(path.parent, "schema"), write_transaction(connection):
+            for target in range(_version(connection, path) + 1, SCHEMA_VERSION + 1):
+                MIGRATIONS[target](connection, engine)
+                connection.execute(f"PRAGMA user_version={target}")  # commits with the steps, or not at all
+    finally:
+        if owned:
+            engine.dispose()
 
 
 def _version(connection: sqlite3.Connection, path: Path) -> int:

@@ -47,7 +47,7 @@ def test_importing_the_engine_loads_no_qt():
 LAYERS = (
     {"lazy"},  # lazy package exports (PEP 562, issue 26): the standard library only, any package may use it
     {"messages"},  # message codes and their catalogues: everything below the faces says things through them
-    {"errors", "scrub", "http_retry", "text", "progress", "changes"},
+    {"errors", "scrub", "http_retry", "text", "progress", "changes", "files"},  # files: private writes (issue 35)
     # child_process: the one child-process harness; support: the verifier (issue 32)
     {"store", "llm", "index", "embeddings", "child_process", "support"},
     {"importers", "topics"},

@@ -13,7 +13,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QSpinBox, QWidget
 
-from engine.api import SETTINGS, to_json, to_markdown
+from engine.api import SETTINGS, to_json, to_markdown, write_private
 from ui.search.flash_runner import plain_words
 from ui.search.settings_model import RANGES
 from ui.search.settings_panel import unit_suffix
@@ -27,7 +27,7 @@ def _render(service, outcome, budget: int, fmt: str, path: Path | None) -> tuple
         pack = service.search.context(outcome, budget)
         text = to_markdown(pack) if fmt == "md" else to_json(pack)
         if path is not None:
-            path.write_text(text, encoding="utf-8")
+            write_private(path, text)  # chat text: 0600 whatever the umask (engine/files.py)
     except Exception as error:  # shown in plain words by the bar
         return error
     return text, path, len(pack.items)
