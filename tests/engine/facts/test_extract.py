@@ -163,3 +163,22 @@ def test_a_server_that_keeps_failing_stops_the_run_and_leaves_topics_unread(buil
         report = Flashback(built.data).facts.extract(local(broken))
     assert report.topics_failed == 2 and report.topics_read == 0 and report.stopped is None
     assert built.scalar("SELECT count(*) FROM topic WHERE facts_extracted = 0") == 2
+
+
+def test_forgetting_a_chat_removes_the_facts_only_it_stated_and_their_history(built, server):
+    from engine.memory.forget import ForgetTarget, forget
+
+    service = Flashback(built.data).facts
+    service.extract(local(server))
+    elsewhere = built.rows("SELECT id FROM chat")  # one chat: a fact also stated in another stays
+    built.add([{"chat": "Notes", "id": "n1", "author": "Alice", "role": "user", "date": "2024-07-01T10:00:00+00:00",
+                "text": "I teach yoga in Lisbon after quitting the hospital"}])
+    [yoga] = service.of()
+    note = built.scalar("SELECT m.id FROM message m JOIN chat c ON c.id = m.chat_id WHERE c.title = 'Notes'")
+    built.connection.execute("INSERT INTO fact_message (fact_id, message_id) VALUES (?, ?)", (yoga.id, note))
+    lena = built.scalar("SELECT id FROM person WHERE display_name = 'Lena'")
+    [about_lena] = service.of(lena)
+    forget(built.data, ForgetTarget(chat_id=elsewhere[0][0]))
+    assert [(f.id, f.message_ids) for f in service.of()] == [(yoga.id, (note,))]
+    assert built.scalar("SELECT count(*) FROM fact WHERE id = ?", about_lena.id) == 0
+    assert built.scalar("SELECT count(*) FROM fact_history WHERE fact_id = ?", about_lena.id) == 0
