@@ -51,7 +51,7 @@ LAYERS = (
     # child_process: the one child-process harness; support: the verifier (issue 32)
     {"store", "llm", "index", "embeddings", "child_process", "support"},
     {"importers", "topics"},
-    {"memory", "browse"},
+    {"memory", "browse", "facts"},  # facts: the Archivist (issue 33) over store, llm, support and topics
     {"retrieval"},
     {"rerank"},
     {"export", "traces", "evaluation"},
