@@ -136,8 +136,7 @@ def _import_one(writer: ImportWriter, export: ExportInput, format_name: str, pat
                 on_progress: ProgressCallback | None, cancel: CancelToken) -> SourceReport:
     total = export.size
     # A big file's parse child starts now: its start-up overlaps the sha256 below.
-    # A multi-file export is parsed here: the child is handed one file.
-    child = parse_child.start(export, format_name) if parse_child.wanted(total) and not export.parts else None
+    child = parse_child.start(export, format_name) if parse_child.wanted(total) else None
     try:
         sha = export.sha256()
         if writer.source_exists(sha):

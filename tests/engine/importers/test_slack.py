@@ -126,3 +126,20 @@ def test_zip_members_keep_safe_relative_paths_and_folders_are_walked_deep(tmp_pa
     deep = tmp_path / "backup" / "2024" / "work" / "slack"
     shutil.copytree(ACME, deep)
     assert import_path(tmp_path / "store2", tmp_path / "backup").sources[0].messages_added == 11
+
+
+def test_multi_file_exports_through_the_parse_child_build_the_same_store(tmp_path, monkeypatch):
+    """A big multi-file export is parsed in the child like a big file: it must get every part."""
+    from engine.importers import parse_child
+
+    samples = [ARCHIVE, ACME, SAMPLES.parent / "discord", SAMPLES.parent / "messenger"]
+    tables = ("SELECT * FROM chat ORDER BY id", "SELECT * FROM person ORDER BY id",
+              "SELECT * FROM message ORDER BY id", "SELECT * FROM artifact ORDER BY id")
+    stores = {}
+    for way, floor in (("child", 0), ("here", 1 << 60)):
+        monkeypatch.setattr(parse_child, "WORKER_MIN_BYTES", floor)
+        for sample in samples:
+            import_path(tmp_path / way, sample)
+        stores[way] = [rows(tmp_path / way, sql) for sql in tables]
+    assert stores["child"] == stores["here"]
+    assert len(stores["child"][2]) == 158 + 11 + 14 + 20
