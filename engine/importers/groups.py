@@ -105,7 +105,7 @@ def _messenger_groups(inputs: list[ExportInput]) -> tuple[list[tuple[list[int], 
     for index, export in enumerate(inputs):
         name = _name(export.relative)
         part = _MESSENGER_PART.fullmatch(name)
-        if part and _folder(export.relative):
+        if part:  # a thread folder imported itself has its parts at the top ("" is its folder)
             threads[_folder(export.relative)].append((int(part.group(1)), index))
         elif name in META_OWNER_FILES:
             owner_files.append(index)

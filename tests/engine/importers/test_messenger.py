@@ -135,3 +135,12 @@ def test_mojibake_repair_leaves_real_text_alone():
     assert repair_mojibake("JosÃ©") == "José"
     for already_right in ("José", "Привет", "naïve café", "plain"):
         assert repair_mojibake(already_right) == already_right
+
+
+def test_a_thread_folder_imported_by_itself_is_one_export_of_its_parts(tmp_path):
+    data = tmp_path / "store"
+    report = import_path(data, FACEBOOK / THREAD)
+    assert [(source.name, source.messages_added) for source in report.sources] == [
+        ("josealvarez_10158473920194821", 8)]
+    assert rows(data, "SELECT key FROM chat") == [("messenger:josealvarez_10158473920194821",)]
+    assert rows(data, "SELECT text FROM message ORDER BY id LIMIT 1") == [("Ольга Смирнова joined the video chat.",)]
