@@ -20,8 +20,8 @@ from engine.messages import msg
 REACTIONS_MIME = "text/x-flashback-reactions"
 # Dates outside these years are a broken export, not a message: refused here, so no later
 # step meets a year datetime cannot hold.
-_EARLIEST = -2208988800.0  # 1900-01-01 UTC
-_LATEST = 7258118400.0  # 2200-01-01 UTC
+EARLIEST = -2208988800.0  # 1900-01-01 UTC
+LATEST = 7258118400.0  # 2200-01-01 UTC
 
 _PHOTO = {".jpg", ".jpeg", ".png", ".gif", ".webp", ".heic", ".bmp"}
 _VIDEO = {".mp4", ".mov", ".webm", ".mkv", ".avi", ".m4v"}
@@ -36,7 +36,7 @@ def as_dict(value: object) -> dict:
 def checked_time(seconds: object, name: str, where: str | None = None) -> float:
     """`seconds` since the epoch as a float, or an import error naming the value and place."""
     if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not math.isfinite(seconds) \
-            or not _EARLIEST <= seconds < _LATEST:
+            or not EARLIEST <= seconds < LATEST:
         raise ImportFormatError(name, msg("import.problem.not_a_date", value=str(seconds)[:40]), where)
     return float(seconds)
 

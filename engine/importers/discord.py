@@ -25,11 +25,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
+from datetime import datetime
 from typing import BinaryIO
 
 from engine.errors import ImportFormatError
 from engine.importers.base import Importer
-from engine.importers.chat_json import as_dict, iso_time, kind_of_file, reactions_record
+from engine.importers.chat_json import EARLIEST, LATEST, as_dict, iso_time, kind_of_file, reactions_record
 from engine.importers.inputs import ExportInput
 from engine.importers.json_stream import JsonCutOff, JsonDamaged, RepairingReader, array_items
 from engine.importers.records import AttachmentRecord, ChatRecord, MessageRecord
@@ -71,6 +72,7 @@ class DiscordImporter(Importer):
         if channel.get("type") == _DM:
             owner.peer(str(channel.get("name") or ""))
         reader = RepairingReader(handle, array_start, part.size)
+        people: dict[str, tuple[str | None, str | None]] = {}  # author id → (shown name, key)
         index, ident = 0, None
         try:
             for index, raw in enumerate(array_items(reader.read), 1):
@@ -79,7 +81,7 @@ class DiscordImporter(Importer):
                                             msg("import.where.chat", chat=chat.title))
                 ident = raw.get("id")
                 where = f"channel '{chat.title}', message {ident if ident is not None else '#' + str(index)}"
-                yield from owner.decide(_message_record(raw, chat.key, name, where))
+                yield from owner.decide(_message_record(raw, chat.key, name, where, people))
                 if index % 2000 == 0:
                     report(reader.position)
         except JsonCutOff as exc:
@@ -187,18 +189,34 @@ def _person(user: object) -> tuple[str | None, str | None]:
     return shown, (f"name:{handle}" if handle else None)
 
 
-def _message_record(raw: dict, chat_key: str, name: str, where: str) -> MessageRecord:
-    sent_at = iso_time(raw.get("timestamp"), name, where)
-    author, author_key = _person(raw.get("author"))
+def _message_record(raw: dict, chat_key: str, name: str, where: str,
+                    people: dict[str, tuple[str | None, str | None]]) -> MessageRecord:
+    # The hot path (once per message): the common shapes first, the rest through the checks.
+    stamp = raw.get("timestamp")
+    try:
+        sent_at = datetime.fromisoformat(stamp).timestamp() if type(stamp) is str else None
+    except (ValueError, OverflowError, OSError):
+        sent_at = None
+    if sent_at is None or not EARLIEST <= sent_at < LATEST:
+        sent_at = iso_time(stamp, name, where)  # raises, naming the value
+    user = raw.get("author")
+    user_id = user.get("id") if type(user) is dict else None
+    known = people.get(user_id) if type(user_id) is str else None
+    if known is None:
+        known = _person(user)
+        if type(user_id) is str:
+            people[user_id] = known
+    author, author_key = known
     kind = raw.get("type") or "Default"
     is_service = kind not in _WRITTEN
     text = raw.get("content")
-    text = text if isinstance(text, str) else ""
-    for mentioned in raw.get("mentions") or ():
-        if isinstance(mentioned, dict) and mentioned.get("id") is not None:
-            shown = mentioned.get("nickname") or mentioned.get("name") or ""
-            for raw_mention in (f"<@{mentioned['id']}>", f"<@!{mentioned['id']}>"):
-                text = text.replace(raw_mention, f"@{shown}")
+    text = text if type(text) is str else ""
+    if "<@" in text:
+        for mentioned in raw.get("mentions") or ():
+            if isinstance(mentioned, dict) and mentioned.get("id") is not None:
+                shown = mentioned.get("nickname") or mentioned.get("name") or ""
+                for raw_mention in (f"<@{mentioned['id']}>", f"<@!{mentioned['id']}>"):
+                    text = text.replace(raw_mention, f"@{shown}")
     forwarded = raw.get("forwardedMessage")
     if not text and isinstance(forwarded, dict) and isinstance(forwarded.get("content"), str):
         text = forwarded["content"]
@@ -206,10 +224,11 @@ def _message_record(raw: dict, chat_key: str, name: str, where: str) -> MessageR
         text = _embeds_text(raw.get("embeds"))
     if is_service and not text:
         text = str(kind)
-    attachments = [] if is_service else _attachments(raw)
-    reactions = _reactions(raw.get("reactions"))
-    if reactions is not None:
-        attachments.append(reactions)
+    attachments = [] if is_service or not (raw.get("attachments") or raw.get("stickers")) else _attachments(raw)
+    if raw.get("reactions"):
+        reactions = _reactions(raw["reactions"])
+        if reactions is not None:
+            attachments.append(reactions)
     reference = raw.get("reference")
     reply_to = None
     if isinstance(reference, dict) and reference.get("messageId") is not None and kind == "Reply":

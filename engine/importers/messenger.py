@@ -37,6 +37,7 @@ from engine.messages import msg
 
 _MEDIA = (("photos", "photo"), ("videos", "video"), ("audio_files", "audio"), ("gifs", "animation"),
           ("files", "file"))
+_ATTACHMENT_KEYS = frozenset((*(key for key, _ in _MEDIA), "media", "sticker", "share"))
 _SERVICE_TYPES = {"Subscribe", "Unsubscribe", "Call"}
 _GROUP_TYPES = {"RegularGroup", "Group"}
 
@@ -169,11 +170,11 @@ def _message_record(raw: dict, chat_key: str, owner: str | None, name: str, wher
     sent_at = checked_time(stamp / 1000 if isinstance(stamp, int | float) and not isinstance(stamp, bool) else stamp,
                            name, where)
     author = raw.get("sender_name", raw.get("senderName"))
-    author = repair_mojibake(author) if isinstance(author, str) and author else None
+    author = repair_mojibake(author) if type(author) is str and author else None
     text = raw.get("content", raw.get("text"))
     text = repair_mojibake(text) if isinstance(text, str) else ""
-    attachments = _attachments(raw)
-    reactions = _reactions(raw.get("reactions"))
+    attachments = [] if _ATTACHMENT_KEYS.isdisjoint(raw) else _attachments(raw)  # most messages: text only
+    reactions = _reactions(raw["reactions"]) if "reactions" in raw else None
     if not text and not attachments:
         return None  # unsent, or only reacted to: nothing to keep
     if reactions is not None:
