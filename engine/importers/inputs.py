@@ -97,8 +97,8 @@ def _walk(folder: Path, depth: int = 0) -> Iterator[Path]:
     except OSError:
         return
     for item in entries:
-        if item.is_symlink() and item.is_dir():
-            continue
+        if item.is_dir() and (item.is_symlink() or item.name.startswith(".") or item.name == "__MACOSX"):
+            continue  # hidden folders (.git) and macOS zip leftovers hold no exports
         if item.is_dir():
             if depth < _MAX_DEPTH:
                 yield from _walk(item, depth + 1)

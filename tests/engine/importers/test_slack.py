@@ -125,6 +125,11 @@ def test_zip_members_keep_safe_relative_paths_and_folders_are_walked_deep(tmp_pa
     assert import_path(tmp_path / "store", archive).sources[0].messages_added == 11
     deep = tmp_path / "backup" / "2024" / "work" / "slack"
     shutil.copytree(ACME, deep)
+    hidden = tmp_path / "backup" / ".cache" / "users.json"
+    hidden.parent.mkdir()
+    shutil.copy(ACME / "users.json", hidden)
+    with resolve_inputs(tmp_path / "backup") as inputs:
+        assert ".cache/users.json" not in {export.relative for export in inputs}
     assert import_path(tmp_path / "store2", tmp_path / "backup").sources[0].messages_added == 11
 
 
