@@ -24,6 +24,10 @@ SNIFF_BYTES = 64 * 1024
 # Files inside a folder or zip worth sniffing; anything else (media) is never read.
 _CANDIDATE_SUFFIXES = {".json", ".txt", ".jsonl", ".ndjson"}
 _MAX_CANDIDATES = 200
+# How deep a folder is walked for export files: a Messenger export keeps its threads at
+# `your_activity_across_facebook/messages/inbox/<thread>/message_1.json` (4 folders down);
+# a bound keeps a pointed-at home folder from being walked whole.
+_MAX_DEPTH = 6
 # A zip member that would unpack to more than `_BOMB_RATIO` times its packed size (and to
 # more than `_BOMB_FLOOR`) is refused: chat exports pack 3-15x (JSON, text), a zip bomb
 # thousands of times (2 GiB of one message in a 2 MB zip).
@@ -40,10 +44,20 @@ class ExportInput:
     # The zip and folders the file came in, outermost first ("WhatsApp Chat - Anna.zip",
     # "backup", "Anna"): an iOS WhatsApp chat is a `_chat.txt` named only by its zip or folder.
     around: tuple[str, ...] = ()
+    # Its path inside the folder or zip pointed at ("general/2024-01-02.json"; the file's name
+    # for a file pointed at): how multi-file exports are grouped (`engine.importers.groups`).
+    relative: str = ""
+    # A multi-file export (a Slack workspace, a Messenger thread's message_N.json, Discord's
+    # [part N] files): every file in reading order; `path` is the one sniffed. Empty: one file.
+    parts: tuple[ExportInput, ...] = ()
+
+    def files(self) -> tuple[ExportInput, ...]:
+        """The files to read, in order: its parts, or itself."""
+        return self.parts or (self,)
 
     @property
     def size(self) -> int:
-        return self.path.stat().st_size
+        return sum(part.path.stat().st_size for part in self.files())
 
     def head(self) -> bytes:
         with open(self.path, "rb") as handle:
@@ -52,9 +66,12 @@ class ExportInput:
 
     def sha256(self) -> str:
         digest = hashlib.sha256()
-        with open(self.path, "rb") as handle:
-            while chunk := handle.read(1 << 20):
-                digest.update(chunk)
+        for part in self.files():
+            if self.parts:  # a part's name counts: the same bytes under another name are another export
+                digest.update(part.relative.encode("utf-8", "surrogatepass") + b"\0")
+            with open(part.path, "rb") as handle:
+                while chunk := handle.read(1 << 20):
+                    digest.update(chunk)
         return digest.hexdigest()
 
 
@@ -70,21 +87,35 @@ def resolve_inputs(path: Path) -> Iterator[list[ExportInput]]:
         with tempfile.TemporaryDirectory(prefix="flashback-zip-") as scratch:
             yield _zip_inputs(path, Path(scratch))
     else:
-        yield [ExportInput(path=path, display_name=path.name)]
+        yield [ExportInput(path=path, display_name=path.name, relative=path.name)]
+
+
+def _walk(folder: Path, depth: int = 0) -> Iterator[Path]:
+    """Candidate files under `folder`, `_MAX_DEPTH` folders down at most (symlinked folders
+    are not followed: a link to `/` must not turn an import into a disk walk)."""
+    try:
+        entries = sorted(folder.iterdir())
+    except OSError:
+        return
+    for item in entries:
+        if item.is_dir() and (item.is_symlink() or item.name.startswith(".") or item.name == "__MACOSX"):
+            continue  # hidden folders (.git) and macOS zip leftovers hold no exports
+        if item.is_dir():
+            if depth < _MAX_DEPTH:
+                yield from _walk(item, depth + 1)
+        elif item.suffix.lower() in _CANDIDATE_SUFFIXES and item.is_file():
+            yield item
 
 
 def _folder_inputs(folder: Path) -> list[ExportInput]:
-    """Export files at the top of the folder or one level down (media folders are skipped)."""
-    found = [item for item in folder.iterdir() if item.is_file()]
-    for sub in folder.iterdir():
-        if sub.is_dir():
-            found.extend(item for item in sub.iterdir() if item.is_file())
-    candidates = sorted(item for item in found if item.suffix.lower() in _CANDIDATE_SUFFIXES)
+    """Export files in the folder and its subfolders (media files are never listed)."""
+    candidates = sorted(_walk(folder), key=lambda item: item.relative_to(folder).as_posix())
     if not candidates:
         raise ImportFormatError(folder.name, msg("import.problem.folder_without_export"))
     return [
         ExportInput(path=item, display_name=f"{folder.name}/{item.relative_to(folder).as_posix()}",
-                    around=(folder.name, *item.relative_to(folder).parent.parts))
+                    around=(folder.name, *item.relative_to(folder).parent.parts),
+                    relative=item.relative_to(folder).as_posix())
         for item in candidates[:_MAX_CANDIDATES]
     ]
 
@@ -104,13 +135,25 @@ def _zip_inputs(archive: Path, scratch: Path) -> list[ExportInput]:
                 # zipfile stops at the declared size: a member cannot unpack past what was checked.
                 with bundle.open(info) as src, create_private(target) as dst:  # a chat: 0600 (engine/files.py)
                     shutil.copyfileobj(src, dst, 1 << 20)
-                inner = tuple(part for part in info.filename.replace("\\", "/").split("/")[:-1] if part)
-                inputs.append(ExportInput(target, f"{archive.name} › {info.filename}", (archive.name, *inner)))
+                relative = member_path(info.filename)
+                inner = tuple(relative.split("/")[:-1])
+                inputs.append(ExportInput(target, f"{archive.name} › {info.filename}", (archive.name, *inner),
+                                          relative))
     except (zipfile.BadZipFile, OSError, RuntimeError, EOFError) as exc:
         raise ImportFormatError(archive.name, msg("import.problem.zip_damaged", error=str(exc))) from exc
     if not inputs:
         raise ImportFormatError(archive.name, msg("import.problem.zip_without_export"))
     return inputs
+
+
+def member_path(name: str) -> str:
+    """A zip member's path as a safe relative path: `/` separators, no drive or root, no `.`
+    or `..` parts (it names the file, it is never where it is written: members are unpacked
+    to numbered scratch files)."""
+    parts = [part for part in name.replace("\\", "/").split("/") if part not in ("", ".", "..")]
+    if parts and parts[0].endswith(":"):  # a Windows drive, "C:"
+        parts = parts[1:]
+    return "/".join(parts)
 
 
 def _check_member(archive: Path, info: zipfile.ZipInfo, scratch: Path) -> None:

@@ -21,7 +21,9 @@ Lifetime: the parent kills the child on every way out of the import (success, er
 cancel) and waits for it. If the parent dies, the child's next write fails and it exits.
 
 Parent → child, once: ("parse", path, display_name, format, source_id, ids, known_chats,
-known_persons, around); closing stdin with nothing sent means "not needed".
+known_persons, around, relative, parts), `parts` the (path, display_name, around, relative) of
+each file of a multi-file export (`engine.importers.groups`; empty for one file); closing stdin
+with nothing sent means "not needed".
 Child → parent: ("batch", ops, messages, artifacts, messages_in_batch, bytes_done) frames,
 then ("result", (ids, chats, bytes_done)), or an error: an `ImportFormatError` as one, a
 parser bug as `registry.ParserBug` with the child's traceback.
@@ -83,8 +85,9 @@ class ParseWorker:
 
     def run(self, setup: tuple, check: Callable[[], None]) -> Iterator[tuple[tuple, int, int]]:
         """Start parsing; yield (batch, messages in it, bytes done). `check` runs while waiting."""
+        parts = [(str(part.path), part.display_name, list(part.around), part.relative) for part in self._export.parts]
         self._child.send(("parse", str(self._export.path), self._export.display_name, self._format, *setup,
-                          list(self._export.around)))
+                          list(self._export.around), self._export.relative, parts))
         self._child.end_input()
         while True:
             try:
@@ -114,9 +117,10 @@ def child_main(channel: ParentChannel) -> tuple | None:
     order = channel.receive()
     if order is None:
         return None  # the parent did not need us after all
-    _, path, display_name, format_name, source_id, ids, known_chats, known_persons, around = order
-    return _parse(channel.send, ExportInput(Path(path), display_name, tuple(around)), format_name, source_id, ids,
-                  known_chats, known_persons)
+    _, path, display_name, format_name, source_id, ids, known_chats, known_persons, around, relative, parts = order
+    export = ExportInput(Path(path), display_name, tuple(around), relative,
+                         tuple(ExportInput(Path(p), name, tuple(a), rel) for p, name, a, rel in parts))
+    return _parse(channel.send, export, format_name, source_id, ids, known_chats, known_persons)
 
 
 def _parse(send: Callable[[tuple], None], export: ExportInput, format_name: str, source_id: int, ids: tuple,

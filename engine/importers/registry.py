@@ -41,12 +41,17 @@ class ParserBug(RuntimeError):
 def importer_classes() -> dict[str, type[Importer]]:
     # Imported here so a broken optional importer cannot break `engine` at import time.
     from engine.importers.chatgpt import ChatGPTImporter
+    from engine.importers.discord import DiscordImporter
     from engine.importers.jsonl import JsonlImporter
+    from engine.importers.messenger import MessengerImporter
+    from engine.importers.slack import SlackImporter
     from engine.importers.telegram import TelegramImporter
     from engine.importers.whatsapp import WhatsAppImporter
 
-    # Order matters: the most specific sniffers first.
-    return {cls.format_name: cls for cls in (ChatGPTImporter, TelegramImporter, JsonlImporter, WhatsAppImporter)}
+    # Order matters: the most specific sniffers first (Discord's and Messenger's files also have
+    # the "messages" key Telegram's sniffer looks for).
+    return {cls.format_name: cls for cls in (ChatGPTImporter, DiscordImporter, MessengerImporter, SlackImporter,
+                                             TelegramImporter, JsonlImporter, WhatsAppImporter)}
 
 
 def guarded(importer: Importer, export: ExportInput,

@@ -107,6 +107,8 @@ class RowBuilder:
             elif role == "user":
                 self._ops.append(("self", person_id))
             self.ids.person_ids[key] = person_id
+        elif role == "user":  # met earlier in this import where it was not known to be the owner
+            self._ops.append(("self", person_id))
         return person_id
 
     def add_message(self, message: MessageRecord) -> int:

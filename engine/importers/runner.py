@@ -20,6 +20,7 @@ from engine.importers import parse_child
 from engine.importers.base import ImportProgress, ProgressCallback
 from engine.importers.chat_identity import ChatMatch
 from engine.importers.formats import FORMATS
+from engine.importers.groups import group_inputs
 from engine.importers.inputs import ExportInput, resolve_inputs
 from engine.importers.records import ChatRecord, MessageRecord
 from engine.importers.registry import guarded, importer_classes
@@ -104,7 +105,8 @@ def import_path(
     open_store(data_dir)  # creates and migrates the store if needed
     cancel = cancel or CancelToken()
     report = ImportReport(path=str(path))
-    with resolve_inputs(Path(path)) as inputs:
+    with resolve_inputs(Path(path)) as files:
+        inputs = group_inputs(files)  # a Slack workspace, a Messenger thread's parts: one export each
         plan = _plan(inputs, format_name, report, single=len(inputs) == 1 and not Path(path).is_dir())
         with (plain_faults(data_dir, "import"),
               StoreWriteLock(data_dir, "import", origin, on_wait, cancel.raise_if_cancelled),

@@ -870,6 +870,11 @@ CATALOGUE: dict[str, str] = {
     "import.problem.attachments_not_list": "attachments must be a list of objects with kind and name",
     "import.problem.attachment_not_object": "each attachment must be an object with kind and name",
     "import.problem.telegram_no_chats": "this Telegram export contains no chats with messages",
+    "import.problem.discord_no_messages": "this file has no DiscordChatExporter message list (export the channel "
+                                          "as JSON)",
+    "import.problem.messenger_no_messages": "this file is not a Messenger or Instagram thread (it has no message list)",
+    "import.problem.slack_whole_export": "this is one list from a Slack export: import the whole zip or folder",
+    "import.problem.slack_day_not_list": "a Slack day file is not a list of messages",
     "import.problem.message_not_object": "a message is not a JSON object",
     "import.problem.telegram_cut_off": "the file ends too early (it looks cut off; export it again)",
     "import.problem.json_damaged_here": "the file is damaged: it is not valid JSON here",

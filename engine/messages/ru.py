@@ -894,6 +894,12 @@ CATALOGUE: dict[str, str] = {
     "import.problem.attachments_not_list": "attachments должен быть списком объектов с kind и name",
     "import.problem.attachment_not_object": "каждое вложение должно быть объектом с kind и name",
     "import.problem.telegram_no_chats": "в этом экспорте Telegram нет чатов с сообщениями",
+    "import.problem.discord_no_messages": "в файле нет списка сообщений DiscordChatExporter (экспортируйте канал "
+                                          "в формате JSON)",
+    "import.problem.messenger_no_messages": "это не переписка Messenger или Instagram (в файле нет списка сообщений)",
+    "import.problem.slack_whole_export": "это лишь один список из экспорта Slack: импортируйте весь zip-архив "
+                                         "или папку",
+    "import.problem.slack_day_not_list": "файл дня из экспорта Slack — не список сообщений",
     "import.problem.message_not_object": "сообщение — не объект JSON",
     "import.problem.telegram_cut_off": "файл обрывается раньше времени (похоже, он обрезан; экспортируйте его ещё "
                                        "раз)",
