@@ -67,6 +67,12 @@ def run_ask(args: argparse.Namespace, data_dir: Path) -> int:
                 sys.stdout.write(f"  ✗ {claim.text}\n")
         if answer.caveat:
             sys.stdout.write(f"\n{answer.caveat}\n")
+    if outcome.quotes:
+        # No model's answer: the sentences that answer, each with its [n], author and date.
+        sys.stdout.write(words("cli.ask.quotes") + "\n")
+        for quote in outcome.quotes:
+            when = datetime.fromtimestamp(quote.sent_at, UTC).strftime("%Y-%m-%d")
+            sys.stdout.write(f"  [{quote.source}] {quote.author}, {when}: «{marked(quote)}»\n")
     if outcome.sources:
         sys.stdout.write("\n" + words("cli.ask.sources") + "\n")
         for source in outcome.sources:
@@ -78,6 +84,15 @@ def run_ask(args: argparse.Namespace, data_dir: Path) -> int:
         sys.stdout.write(words("cli.ask.nothing_matched") + "\n")
     sys.stdout.write("\n" + plan_line(outcome) + "\n")
     return 0
+
+
+def marked(quote) -> str:
+    """The quote with its answer-bearing words in *stars* on a terminal that shows no bold."""
+    text, out, last = quote.text, [], 0
+    for start, end in quote.highlights:
+        out += [text[last:start], "*", text[start:end], "*"]
+        last = end
+    return "".join(out) + text[last:]
 
 
 def plan_line(outcome) -> str:

@@ -254,7 +254,10 @@ class MemoryTools:
                                   message_ids=s.message_ids, text=s.text) for s in outcome.sources]
         claims = [out.ClaimItem(text=c.text, citations=c.citations, verified=c.supported, support=round(c.support, 3),
                                 note=c.note) for c in (answer.claims if answer else [])]
-        return out.AskResult(question=question, answer=answer.text if answer else None,
+        quotes = [out.QuoteItem(source=q.source, message_id=q.message_id, author=q.author,
+                                time=_time(q.sent_at) or "", text=q.text,
+                                answer_words=[q.text[a:b] for a, b in q.highlights]) for q in outcome.quotes]
+        return out.AskResult(question=question, answer=answer.text if answer else None, quotes=quotes,
                              not_found=bool(answer and answer.not_found), sources=sources, claims=claims,
                              model=outcome.model, fallback=outcome.fallback, run_id=outcome.run_id,
                              notes=notes + [said(n, language) for n in outcome.notes],

@@ -113,9 +113,20 @@ class ClaimItem(BaseModel):
     note: str
 
 
+class QuoteItem(BaseModel):
+    source: int = Field(description="the number of the source the sentence is in")
+    message_id: int | None
+    author: str
+    time: str = Field(description="when the message was sent, ISO 8601 UTC")
+    text: str = Field(description="the sentence, as written")
+    answer_words: list[str] = Field(description="the words of the sentence that answer (dates, numbers, names)")
+
+
 class AskResult(BaseModel):
     question: str
     answer: str | None = Field(description="the answer with [n] markers; null without a chat model")
+    quotes: list[QuoteItem] = Field(default_factory=list, description="without a chat model's answer: the one to "
+                                    "three sentences of the sources that best answer, best first")
     not_found: bool = Field(description="the chats hold no answer (a valid answer)")
     sources: list[SourceItem]
     claims: list[ClaimItem]

@@ -119,7 +119,8 @@ def register(server: MCPServer, memory: MemoryTools) -> None:
                          ctx: Context, since: Since = None, until: Until = None, chat: Chat = None) -> out.AskResult:
         """Answer a question from the person's chats with numbered sources ([n] markers in the answer) and
         each claim marked verified or not against the messages it cites. Uses the chat model chosen in
-        Flashback's window; without one it returns the sources found and says what to set."""
+        Flashback's window; without one it returns the sentences of the sources that answer (quotes, each with
+        its source, author and time) and the sources found, and says what to set."""
         with _Timed("ask_memory", ctx) as call:
             return await memory.ask(question, since, until, chat, language_of(ctx), call.client)
 

@@ -83,3 +83,22 @@ def test_eval_answers_scores_the_dev_format_and_says_who_judged(locomo, server):
     figures = json.loads(done.stdout)
     assert figures["metrics"]["questions"] == 1 and figures["judge"]["model"] == "scripted"
     assert figures["questions"][0]["correct"] is True and figures["questions"][0]["f1"] > 0
+
+
+def test_ask_without_a_model_quotes_the_answering_sentence_in_both_languages(locomo):
+    """Issue 32: no chat model → the sentence that answers, with its [n], author and date, the
+    answering words marked; --json has the same quotes."""
+    _, data = locomo
+    done = flashback("ask", "Where was Gina last week?", data_dir=data)
+    assert done.returncode == 0, done.stderr
+    quoted = done.stdout.split("The sentences that answer")[1].split("Sources:")[0]
+    first = quoted.strip().splitlines()[1].strip()
+    assert first.startswith("[1] Gina, 2023-01-20:") and "*Paris*" in first, done.stdout
+
+    done = flashback("ask", "Where was Gina last week?", "--json", data_dir=data)
+    result = json.loads(done.stdout)
+    assert result["answer"] is None and "Paris" in result["quotes"][0]["text"]
+    assert result["quotes"][0]["source"] in {s["number"] for s in result["sources"]}
+
+    done = flashback("ask", "Where was Gina last week?", data_dir=data, env={"FLASHBACK_LANG": "ru"})
+    assert "Фразы, которые отвечают" in done.stdout and "*Paris*" in done.stdout, done.stdout

@@ -196,13 +196,13 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.evaluation.tune import tune as tune
     from engine.export.render import to_json as to_json
     from engine.export.render import to_markdown as to_markdown
-    from engine.files import write_private as write_private
     from engine.facts.records import ExtractionEstimate as ExtractionEstimate
     from engine.facts.records import ExtractionReport as ExtractionReport
     from engine.facts.records import FactChangeInfo as FactChangeInfo
     from engine.facts.records import FactInfo as FactInfo
     from engine.facts.records import Profile as Profile
     from engine.facts.store import FactMissing as FactMissing
+    from engine.files import write_private as write_private
     from engine.importers.base import ImportProgress as ImportProgress
     from engine.importers.formats import FORMATS as FORMATS
     from engine.importers.runner import ImportReport as ImportReport

@@ -22,6 +22,7 @@ from engine.support.words import content_words
 
 MAX_QUOTES = 3
 MAX_SENTENCE_CHARS = 400
+KEEP_SHARE = 0.6  # a further quote scores at least this share of the first's
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
 _NAME = re.compile(r"(?<![\w'’])[A-ZА-ЯЁ][^\W_]+")
 _WHEN = re.compile(r"^\s*(when|what (?:date|day|year|month|time)|когда|в каком году|какого числа)\b", re.IGNORECASE)
@@ -35,26 +36,38 @@ def quote_sources(question: str, sources: Sequence[Source], limit: int = MAX_QUO
     asked = {stem for stem, _ in content_words(question)}
     if not asked:
         return []
-    scored: list[tuple[float, int, Quote]] = []
+    scored: list[tuple[float, int, frozenset[tuple[int, int]], Quote]] = []
     order = 0
     for rank, source in enumerate(sources):
         ids = source.message_ids if len(source.message_ids) == len(source.messages) else [None] * len(source.messages)
         authors = source.message_authors or [""] * len(source.messages)
         times = source.message_times or [source.first_at] * len(source.messages)
-        for text, message_id, author, sent in zip(source.messages, ids, authors, times, strict=False):
-            for sentence in _sentences(text):
+        for index, (text, message_id, author, sent) in enumerate(zip(source.messages, ids, authors, times,
+                                                                     strict=False)):
+            sentences = _sentences(text)
+            # A sentence alone, or with the next one ("I finally booked the therapist. For 14 March, 9:30."):
+            # the subject in one and the answer in the other are still one quote.
+            spans = [(i, i + 1) for i in range(len(sentences))] + [(i, i + 2) for i in range(len(sentences) - 1)]
+            for first, end in spans:
+                sentence = " ".join(sentences[first:end])
                 score, marks = _score(question, asked, sentence, sent)
                 if score <= 0:
                     continue
-                score -= 0.01 * rank  # the reranker's order breaks a tie
+                score -= 0.01 * rank + 0.05 * (end - first - 1)  # the reranker's order, then the shorter quote
                 order += 1
-                scored.append((score, -order, Quote(source.number, message_id, author, sent, sentence,
-                                                    round(score, 3), marks)))
+                where = frozenset((rank * 10_000 + index, i) for i in range(first, end))
+                scored.append((score, -order, where, Quote(source.number, message_id, author, sent, sentence,
+                                                           round(score, 3), marks)))
     scored.sort(key=lambda item: (item[0], item[1]), reverse=True)
     quotes: list[Quote] = []
-    for _, _, quote in scored:
-        if quote.text not in {q.text for q in quotes}:
-            quotes.append(quote)
+    used: set[tuple[int, int]] = set()
+    for score, _, where, quote in scored:
+        if where & used or quote.text in {q.text for q in quotes}:
+            continue
+        if quotes and score < KEEP_SHARE * quotes[0].score:
+            break  # far below the best: it would only be read as noise
+        quotes.append(quote)
+        used |= where
         if len(quotes) == limit:
             break
     return quotes

@@ -333,6 +333,26 @@ def test_no_model_gives_the_sources_and_one_sentence(qtbot, window, server):
     assert "○ Answer" in view.steps.text() and "○ Plan" in view.steps.text()  # no model: not called
 
 
+def test_no_model_quotes_the_sentences_that_answer_with_the_answer_words_bold(qtbot, window, server,
+                                                                               screenshots_dir):
+    """Issue 32: without a model the window shows the one to three sentences that answer, each
+    with its [n] link, author and time, the words that answer in bold."""
+    window.search_panel.settings_panel.set_value("preset", "openrouter")  # no key for it
+    window.search_panel.settings_panel.set_value("threshold", 0.3)
+    ask(qtbot, window, "Когда мама записалась к терапевту?")
+    view = window.search_panel.ask_view
+    quotes = view.outcome.quotes
+    assert quotes and view.outcome.answer is None
+    assert "записалась к терапевту" in quotes[0].text and "14 марта" in quotes[0].text
+    text = view.answer.toPlainText()
+    assert "The sentences that answer, quoted from your chats:" in text
+    assert quotes[0].text in text and text.index(quotes[0].text) < text.index("Sources")
+    bold = [f.text() for f in fragments(view) if f.charFormat().fontWeight() >= 700]
+    assert any(quotes[0].text[a:b] in bold for a, b in quotes[0].highlights), bold
+    assert quotes[0].source in anchors(view)
+    window.grab().save(str(screenshots_dir / "ask_quotes_no_model.png"))
+
+
 def test_the_cloud_notice_comes_once_per_host(qtbot, window, server, keys):
     keys.keys["openrouter"] = "sk-or-test"
     server.handle(CHAT, ScriptedModel(plan=PLAN, answer=answer_text(ANALYZE)))

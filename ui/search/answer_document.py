@@ -88,6 +88,20 @@ class _Writer:
             self.cursor.insertText(" " if number == claim.citations[0] else "", QTextCharFormat())
             self.link(number)
 
+    def quote(self, quote) -> None:
+        """One quoted sentence: its [n], author and day, then the sentence with the words that
+        answer in bold."""
+        self.paragraph(4)
+        self.link(quote.source)
+        self.text(f" {quote.author} · {minute(quote.sent_at)}: ", MUTED)
+        self.text("«")
+        position = 0
+        for start, end in quote.highlights:
+            self.text(quote.text[position:start])
+            self.text(quote.text[start:end], bold=True)
+            position = end
+        self.text(quote.text[position:] + "»")
+
     def text_with_links(self, text: str) -> None:
         """Plain answer text (while the outcome is not in yet): its [n] markers as links."""
         position = 0
@@ -110,7 +124,10 @@ def write_outcome(document: QTextDocument, outcome, missing_model: str | None, r
     writer = _Writer(document)
     answer = outcome.answer
     if answer is not None and answer.claims:
-        writer.paragraph()
+        if answer.refusal:  # most claims unsupported: said first, before anything is believed
+            writer.paragraph()
+            writer.text(answer.refusal, WARNING, bold=True)
+        writer.paragraph(6 if answer.refusal else 0)
         for index, claim in enumerate(answer.claims):
             if index:
                 writer.text(" ")
@@ -125,6 +142,11 @@ def write_outcome(document: QTextDocument, outcome, missing_model: str | None, r
         if sentence:
             writer.paragraph(4 if answer is not None else 0)
             writer.text(sentence, WARNING if answer is None else MUTED)
+    if outcome.quotes:
+        writer.paragraph(8)
+        writer.text(translate("AskView", "The sentences that answer, quoted from your chats:"), bold=True)
+        for quote in outcome.quotes:
+            writer.quote(quote)
     if not outcome.sources and answer is None:
         writer.paragraph(8)
         writer.text(translate("AskView", "Nothing in your chats matched the question."))

@@ -60,3 +60,26 @@ def test_every_step_completes_on_llama_server_with_real_citations(llama_server, 
     assert answer_call["request"]["stream"] is True and answer_call["response"]["streamed"] is True
     if outcome.answer.claims:
         assert len(texts) > 1 and texts[-1] == outcome.answer.text
+
+
+def test_the_pendant_answer_is_checked_against_what_it_adds(llama_server, tmp_path):
+    """Issue 32: SmolLM2 answered "Japan" eight times and the offline check called each claim
+    supported 1.0, though no cited message says Japan. Whatever the model writes now, a claim
+    naming a word none of its cited messages hold is not supported."""
+    from tests.engine.ask.pendant import QUESTION, names_not_cited, pendant_store
+
+    service = pendant_store(tmp_path)
+    endpoint = Endpoint.from_preset("llamacpp", model="local", base_url=llama_server.base_url)
+
+    async def go():
+        async with ChatClient(endpoint) as client:
+            return await ask(QUESTION, make_deps(service, tmp_path / "data", client),
+                             AskSettings(total_budget_s=900.0, verify="offline", refine=False), now=NOW)
+    outcome = asyncio.run(go())
+
+    assert outcome.answer is not None, outcome.fallback
+    by_number = {s.number: s for s in outcome.sources}
+    for claim in outcome.answer.claims:
+        cited = "\n".join(m for n in claim.citations if n in by_number for m in by_number[n].messages)
+        if names_not_cited(claim.text, cited):
+            assert claim.supported is not True, claim
