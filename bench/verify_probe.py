@@ -191,12 +191,116 @@ def calibrate(all_pairs: list[Pair], embedder) -> dict:
     return rows
 
 
+def russian_pairs(samples: list[dict], seed: int = 11) -> list[Pair]:
+    """conv-30's hand-translated questions and answers as claims over its English chat."""
+    rng = random.Random(seed)
+    asked = json.loads(RUSSIAN.read_text(encoding="utf-8"))
+    answers = json.loads(RUSSIAN.with_name("locomo_conv30_ru_answers.json").read_text(encoding="utf-8"))["answers"]
+    sample = next(s for s in samples if s["sample_id"] == asked["conversation"])
+    turns = turns_of(sample["conversation"])
+    english = {q["question"]: str(q.get("answer")) for q in sample["qa"]}
+    rows = [(q, answers[q["id"]], english.get(q["en"], "")) for q in asked["questions"] if q["id"] in answers]
+    made = []
+    for q, right, _ in rows:
+        evidence = tuple(turns[i] for i in evidence_ids(q["evidence"]) if i in turns)
+        if not evidence:
+            continue
+        evidence_text = "\n".join(t.text for t in evidence)
+        others = [ru for other, ru, en in rows if ru != right and en and absent(en, evidence_text)]
+        statement = q["ru"].rstrip(" ?")
+        made.append(Pair(q["ru"], f"{statement}: {right}", f"{statement}: {rng.choice(others)}", evidence, (),
+                         q["category"], asked["conversation"]))
+    return made
+
+
+def source_of(pair: Pair):
+    from engine.ask.types import Source
+
+    lines = [f"[{t.speaker} ({t.sent:%Y-%m-%d %H:%M})]: {t.text}" for t in pair.evidence]
+    stamp = pair.evidence[0].sent.timestamp()
+    return Source(1, None, pair.conversation, [], stamp, stamp, list(dict.fromkeys(t.speaker for t in pair.evidence)),
+                  f"[1] {pair.conversation}\n" + "\n".join(lines), 100, [t.text for t in pair.evidence],
+                  [t.speaker for t in pair.evidence], [t.sent.timestamp() for t in pair.evidence])
+
+
+def scripted_verdicts(request):
+    """The scripted verifier: a claim is supported when its answer (after the colon) is in its cited text."""
+    from tests.engine.ask.conftest import respond
+
+    prompt = request.body["messages"][1]["content"]
+    verdicts = []
+    for number, block in enumerate(prompt.split("Claim ")[1:], 1):
+        claim, _, cited = block.partition("\nCited messages:\n")
+        answer = claim.split(": ", 1)[1].rsplit(": ", 1)[-1].strip().lower()
+        verdicts.append({"claim": number, "supported": bool(answer) and answer in cited.lower()})
+    return respond(request.body, {"verdicts": verdicts})
+
+
+async def model_accepts(all_pairs: list[Pair], endpoint, embedder, on_progress=None) -> dict:
+    """verify="llm" as Ask runs it: the offline check, then one model call per pair (its true and
+    false claim together); a claim the model skips keeps the offline verdict."""
+    from engine.ask.types import Claim
+    from engine.ask.verify import check_offline, check_with_model
+    from engine.llm import ChatClient
+
+    true_ok = false_ok = judged = failed = 0
+    started = time.perf_counter()
+    async with ChatClient(endpoint) as client:
+        for index, pair in enumerate(all_pairs):
+            claims = [Claim(pair.true_claim, [1]), Claim(pair.false_claim, [1])]
+            sources = [source_of(pair)]
+            check_offline(claims, sources, embedder, pair.question)
+            call = await check_with_model(client, claims, sources, max_tokens=256, timeout=120.0,
+                                          model=endpoint.default_model or None, question=pair.question)
+            failed += not call.ok
+            judged += sum(c.method == "llm" for c in claims)
+            true_ok += claims[0].supported is True
+            false_ok += claims[1].supported is True
+            if on_progress:
+                on_progress(index + 1, len(all_pairs))
+    count = len(all_pairs)
+    return {"pairs": count, "true_accept": round(true_ok / count, 3), "false_accept": round(false_ok / count, 3),
+            "judged_by_model": round(judged / (2 * count), 3), "failed_calls": failed,
+            "seconds": round(time.perf_counter() - started, 1)}
+
+
+def run_model(args, all_pairs: list[Pair], embedder) -> dict:
+    import asyncio
+    import contextlib
+
+    from engine.llm import Endpoint
+
+    @contextlib.contextmanager
+    def server():
+        if args.scripted:
+            from tests.fake_openai import FakeOpenAI
+
+            with FakeOpenAI() as fake:
+                fake.handle("/v1/chat/completions", scripted_verdicts)
+                yield Endpoint(base_url=fake.base_url, model="scripted", preset="llamacpp")
+            return
+        from bench import llama_server
+
+        with llama_server.llama_server() as running:
+            yield Endpoint.from_preset("llamacpp", model="local", base_url=running.base_url)
+
+    chosen = all_pairs[:args.model_pairs] if args.model_pairs else all_pairs
+    with server() as endpoint:
+        return asyncio.run(model_accepts(chosen, endpoint, embedder,
+                                         lambda done, total: print(f"  model {done}/{total}", flush=True)
+                                         if done % 10 == 0 else None))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--locomo", type=Path, default=DEFAULT_LOCOMO)
     parser.add_argument("--embedder", default="builtin", choices=("none", "builtin", "local"))
     parser.add_argument("--skip-before", action="store_true")
     parser.add_argument("--calibrate", action="store_true", help="true/false accept at each meaning bar")
+    parser.add_argument("--russian", action="store_true", help="also conv-30's Russian claims over its English chat")
+    parser.add_argument("--scripted", action="store_true", help="the model verifier on the scripted server")
+    parser.add_argument("--llama", action="store_true", help="the model verifier on llama-server + SmolLM2")
+    parser.add_argument("--model-pairs", type=int, default=0, help="pairs sent to the model verifier (0: all)")
     parser.add_argument("--examples", type=int, default=0, help="print N accepted false claims and rejected true ones")
     args = parser.parse_args()
     samples = json.loads(args.locomo.read_text(encoding="utf-8"))
@@ -210,6 +314,15 @@ def main() -> None:
         print("before", json.dumps(figures["before"]))
     figures["after"] = measure(all_pairs, accept_after, embedder)
     print("after ", json.dumps(figures["after"]))
+    if args.russian:
+        ru = russian_pairs(samples)
+        figures["russian"] = measure(ru, accept_after, embedder)
+        if not args.skip_before:
+            figures["russian_before"] = measure(ru, accept_before, embedder)
+        print("russian", json.dumps(figures["russian"]))
+    if args.scripted or args.llama:
+        figures["model"] = run_model(args, all_pairs, embedder) | {"server": "scripted" if args.scripted else "llama"}
+        print("model ", json.dumps(figures["model"]))
     if args.examples:
         shown = 0
         for p in all_pairs:
