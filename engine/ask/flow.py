@@ -25,12 +25,13 @@ import asyncio
 import time
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 from engine.ask import plan as planning
 from engine.ask.answer import not_found_answer, write_answer
 from engine.ask.quote import quote_sources
 from engine.ask.steps import Steps
-from engine.ask.types import AskCancelled, AskDeps, AskOutcome, AskSettings, Plan, StepRecord
+from engine.ask.types import AskCancelled, AskDeps, AskOutcome, AskSettings, Plan, StepRecord, StepUsage
 from engine.errors import CancelToken
 from engine.llm import Deadline
 from engine.messages import Message, msg, reason_message, step_message
@@ -186,7 +187,7 @@ class _Run:
             if failed is not None:
                 # Nothing to read because a step failed: that is said, never "not in your chats".
                 step, reason = failed
-                detail = {"round": round_, "format": form, "note": f"no sources: {step} failed"}
+                detail: dict[str, Any] = {"round": round_, "format": form, "note": f"no sources: {step} failed"}
                 self.steps.add(StepRecord("answer", 0.0, False, f"{step}_failed", detail))
                 if round_ == 1:
                     outcome.fallback = f"{step}_{reason}"
@@ -252,7 +253,7 @@ class _Run:
                                  else "no_sources", detail))
             return
         detail.update(candidates=len(found.candidates), sources=len(composed.sources))
-        steps.add(StepRecord("refine", steps.ms(mark), True, None, detail, dict(steps.rerank_usage)))
+        steps.add(StepRecord("refine", steps.ms(mark), True, None, detail, StepUsage(**steps.rerank_usage)))
         second = await self.answer(composed.sources, round_=2)
         if second is None:
             outcome.notes.append(msg("ask.refine_failed"))

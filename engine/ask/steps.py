@@ -19,7 +19,17 @@ from engine.ask.calls import CallOutcome, schema_protocol
 from engine.ask.compose import Composed, compose_sources
 from engine.ask.record import try_save
 from engine.ask.search import Found, search_plan
-from engine.ask.types import AskDeps, AskOutcome, AskSettings, Plan, Source, StepRecord, usage_of
+from engine.ask.types import (
+    AskDeps,
+    AskOutcome,
+    AskSettings,
+    Plan,
+    Source,
+    StepRecord,
+    StepUsage,
+    step_usage,
+    usage_of,
+)
 from engine.ask.verify import check_offline, check_with_model, supported_share
 from engine.errors import EngineError
 from engine.messages import Message, msg, render
@@ -37,7 +47,7 @@ class Steps:
         self.outcome, self.deps, self.settings = outcome, deps, settings
         self.check_cancel = check_cancel
         self.on_step = on_step
-        self.rerank_usage: dict[str, Any] = {}  # the last rerank's tokens and model time (refine records it)
+        self.rerank_usage: StepUsage = StepUsage()  # the last rerank's tokens and model time (refine records it)
         # Why the chat model's server could not be reached, once a step found it so (issue 31):
         # the answer step then says so instead of asking it again or claiming nothing was found.
         self.unreachable: Message | None = None
@@ -57,7 +67,7 @@ class Steps:
                   "call": call.record}
         if call.error_message is not None:  # the error as a code: a face says it in its language
             detail["error_message"] = call.error_message.to_json()
-        return StepRecord(name, self.ms(mark), call.ok, fallback or call.reason, detail, dict(call.usage))
+        return StepRecord(name, self.ms(mark), call.ok, fallback or call.reason, detail, step_usage(call.usage))
 
     # -- search, rerank, compose -----------------------------------------------------------
     async def search(self, plan: Plan, question: str, cancel, *, extra: list[str] | None = None,
@@ -108,13 +118,13 @@ class Steps:
         said = result.message("error") if result.fallback else None
         if said is not None and said.code == "llm.unreachable":
             self.unreachable = said
-        usage = dict(result.usage or {})
+        usage = step_usage(result.usage)
         turns = (result.report or {}).get("timings_ms") or {}
         usage["model_ms"] = round(sum(v for k, v in turns.items() if k.startswith("turn_")
                                       and isinstance(v, int | float)), 2)
         self.rerank_usage = usage
         if record:
-            detail = {"reranker": result.reranker, "selected": [s.as_dict() for s in result.selected],
+            detail: dict[str, Any] = {"reranker": result.reranker, "selected": [s.as_dict() for s in result.selected],
                       "error": error, "report": result.report, "trace": result.trace}
             self.add(StepRecord("rerank", self.ms(mark), fallback is None, fallback or result.fallback, detail,
                                 usage))
@@ -183,7 +193,8 @@ class Steps:
             method = "llm" if call.ok else "offline"
             self.add(self.call_record("verify", mark, call, {"method": method, **figures, "offline": offline}))
             return figures["share"]
-        self.add(StepRecord("verify", self.ms(mark), True, None, {"method": "offline", **figures, "claims": offline}))
+        verified: dict[str, Any] = {"method": "offline", **figures, "claims": offline}
+        self.add(StepRecord("verify", self.ms(mark), True, None, verified))
         return figures["share"]
 
     def caveat(self, answer: Answer | None, language: str) -> None:
@@ -210,7 +221,7 @@ class Steps:
         for step in outcome.steps:
             timings[step.name] = round(timings.get(step.name, 0.0) + step.ms, 2)
         total = (time.perf_counter() - started) * 1000
-        model = sum(float(step.usage.get("model_ms") or 0.0) for step in outcome.steps)
+        model = sum(step.usage.get("model_ms", 0.0) for step in outcome.steps)
         timings.update(total=round(total, 2), model=round(model, 2), overhead=round(max(total - model, 0.0), 2))
         outcome.timings_ms = timings
         outcome.usage = usage_of(*(step.usage for step in outcome.steps))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
 from engine.errors import Cancelled
 from engine.messages import Message
@@ -24,6 +24,19 @@ if TYPE_CHECKING:
 STEPS = ("plan", "search", "rerank", "compose", "answer", "verify", "refine")
 VERIFY_MODES = ("offline", "llm", "off")
 ANSWER_FORMATS = ("auto", "schema", "text")
+
+# What a step's detail holds: JSON as the trace stores it (each step its own keys, docs/ask.md).
+JsonValue: TypeAlias = "str | int | float | bool | None | list[JsonValue] | dict[str, JsonValue]"
+
+
+class StepUsage(TypedDict, total=False):
+    """The tokens, cost and model time of a step (or, summed, of the whole Ask)."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float | None  # in dollars when the server says it, None when it does not
+    model_ms: float
+
 
 
 @dataclass
@@ -125,8 +138,8 @@ class StepRecord:
     ms: float
     ok: bool
     fallback: str | None = None  # the named reason when the step did not do its own work
-    detail: dict[str, Any] = field(default_factory=dict)  # JSON-safe: prompts, replies, counts
-    usage: dict[str, Any] = field(default_factory=dict)  # prompt_tokens, completion_tokens, cost, model_ms
+    detail: dict[str, JsonValue] = field(default_factory=dict)  # JSON: prompts, replies, counts (each step its own)
+    usage: StepUsage = field(default_factory=lambda: StepUsage())
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -217,7 +230,7 @@ class AskOutcome:
     fallback: str | None = None  # no_model, or "<step>_<reason>" for the failure that cost the answer
     steps: list[StepRecord] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
-    usage: dict[str, Any] = field(default_factory=dict)
+    usage: StepUsage = field(default_factory=lambda: StepUsage())
     run_id: int | None = None
     notes: list[Message | str] = field(default_factory=list)  # codes a face renders; English in as_dict
     model: str | None = None
@@ -251,7 +264,22 @@ class AskCancelled(Cancelled):
         self.partial = partial
 
 
-def usage_of(*parts: Mapping[str, Any] | None) -> dict[str, Any]:
+def step_usage(raw: Mapping[str, Any] | None) -> StepUsage:
+    """A call's or a reranker's usage JSON as the typed record (only the keys a step keeps)."""
+    usage = StepUsage()
+    raw = raw or {}
+    if isinstance(raw.get("prompt_tokens"), int):
+        usage["prompt_tokens"] = raw["prompt_tokens"]
+    if isinstance(raw.get("completion_tokens"), int):
+        usage["completion_tokens"] = raw["completion_tokens"]
+    if "cost" in raw:
+        usage["cost"] = float(raw["cost"]) if isinstance(raw["cost"], int | float) else None
+    if isinstance(raw.get("model_ms"), int | float):
+        usage["model_ms"] = float(raw["model_ms"])
+    return usage
+
+
+def usage_of(*parts: Mapping[str, Any] | None) -> StepUsage:
     """Token and cost totals over steps (cost None when no call reported one)."""
     prompt = completion = 0
     cost: float | None = None
@@ -262,7 +290,7 @@ def usage_of(*parts: Mapping[str, Any] | None) -> dict[str, Any]:
         completion += int(part.get("completion_tokens") or 0)
         if isinstance(part.get("cost"), int | float):
             cost = (cost or 0.0) + float(part["cost"])
-    return {"prompt_tokens": prompt, "completion_tokens": completion, "cost": cost}
+    return StepUsage(prompt_tokens=prompt, completion_tokens=completion, cost=cost)
 
 
 def candidates_of(items: Sequence[Candidate], kind: str = "topic") -> list[Candidate]:

@@ -41,11 +41,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("Message", "params"): "a message code's parameters, any JSON value or a nested message",
     # A setting's default is of the setting's own type (int, float, bool, str): one schema for all.
     ("Setting", "default"): "the default of whichever setting, of its own type",
-    # Not converted yet: Ask's records keep the usage and step details as the Ask flow writes them
-    # (the Ask trace's JSON; typing them is the next step of deliverable 2).
-    ("AskOutcome", "usage"): "left: Ask's usage as the flow writes it",
-    ("StepRecord", "detail"): "left: an Ask step's detail as the flow writes it",
-    ("StepRecord", "usage"): "left: an Ask step's usage as the flow writes it",
 }
 
 
