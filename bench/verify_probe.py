@@ -177,6 +177,19 @@ def make_embedder(name: str):
     return wrapped
 
 
+def calibrate_cross(all_pairs: list[Pair], embedder) -> dict:
+    """True/false accept of the Russian claims at each cross-script bar."""
+    rows = {}
+    for bar in (0.84, 0.86, 0.87, 0.88, 0.89, 0.9, 0.92, 1.01):
+        ok = [(check(p.true_claim, as_evidence(p.evidence), p.question, embedder, cross_bar=bar).supported,
+               check(p.false_claim, as_evidence(p.evidence), p.question, embedder, cross_bar=bar).supported)
+              for p in all_pairs]
+        rows[str(bar)] = {"true_accept": round(sum(t for t, _ in ok) / len(ok), 3),
+                          "false_accept": round(sum(f for _, f in ok) / len(ok), 3)}
+        print("cross bar", bar, rows[str(bar)])
+    return rows
+
+
 def calibrate(all_pairs: list[Pair], embedder) -> dict:
     """True/false accept at each meaning bar: pick the bar where false-accept stays low."""
     rows = {}
@@ -307,7 +320,7 @@ def main() -> None:
     all_pairs = pairs(samples)
     embedder = make_embedder(args.embedder)
     figures: dict = {"embedder": args.embedder, "conversations": len(samples)}
-    if args.calibrate:
+    if args.calibrate and not args.russian:
         figures["calibration"] = calibrate(all_pairs, embedder)
     if not args.skip_before:
         figures["before"] = measure(all_pairs, accept_before, embedder)
@@ -316,6 +329,8 @@ def main() -> None:
     print("after ", json.dumps(figures["after"]))
     if args.russian:
         ru = russian_pairs(samples)
+        if args.calibrate:
+            figures["cross_calibration"] = calibrate_cross(ru, embedder)
         figures["russian"] = measure(ru, accept_after, embedder)
         if not args.skip_before:
             figures["russian_before"] = measure(ru, accept_before, embedder)

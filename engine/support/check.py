@@ -30,12 +30,15 @@ from engine.support.words import SOFT_WORDS, STOPWORDS, content_words
 
 MEANING_BAR = 0.80  # word-to-word cosine that counts as "said in other words" (bench/verify_probe.py)
 MEANING_BARS = {"BuiltinEmbedder": 0.80, "LocalEmbedder": 0.92}  # by embedder class: see meaning_bar_for
+# Across scripts (a Russian claim over English messages): only a multilingual model compares them.
+CROSS_BARS = {"LocalEmbedder": 0.88}
 WORD_SHARE = 0.5  # share of a claim's new words (other than names, dates, numbers) that must be found
 COVER_BAR = 0.5  # a claim adding nothing to the question: share of its words the messages hold
 MIN_WORDS_ALL = 1  # a claim adding one word must have it; two or more: WORD_SHARE of them
 _CITATION = re.compile(r"\s*\[\d+(?:\s*[,;]\s*\d+)*\]")
 _NAME = re.compile(r"(?<![\w'’])[A-ZА-ЯЁ][^\W_]*")
-_MAX_CITED_WORDS = 400  # words compared by meaning (the most a few cited messages hold)
+_MAX_CITED_WORDS = 400
+_CYRILLIC = re.compile(r"[\u0400-\u04ff]")  # words compared by meaning (the most a few cited messages hold)
 
 
 @dataclass(frozen=True)
@@ -58,7 +61,7 @@ class Verdict:
 
 
 def check(claim: str, cited: Sequence[Evidence], question: str = "", embedder: object | None = None,
-          meaning_bar: float | None = None) -> Verdict:
+          meaning_bar: float | None = None, cross_bar: float | None = None) -> Verdict:
     """The verdict on `claim` against `cited`: see the module's docstring for the rule."""
     claim = _CITATION.sub("", claim)
     evidence_text = "\n".join(_with_author(e) for e in cited)
@@ -85,7 +88,8 @@ def check(claim: str, cited: Sequence[Evidence], question: str = "", embedder: o
         words = [(stem, surface) for stem, surface in words if stem not in SOFT_WORDS]
     unmatched = [(stem, surface) for stem, surface in words if not _by_stem(stem, have_words)]
     bar = meaning_bar if meaning_bar is not None else meaning_bar_for(embedder)
-    by_meaning = _by_meaning(embedder, [s for _, s in unmatched], list(have_words.values()), bar)
+    cross = cross_bar if cross_bar is not None else CROSS_BARS.get(type(embedder).__name__)
+    by_meaning = _by_meaning(embedder, [s for _, s in unmatched], list(have_words.values()), bar, cross)
     missed = {s for _, s in unmatched if s not in by_meaning}
     hard_missing = len(missing) + sum(1 for name in _names(claim) if name <= missed)
     word_found = len(words) - len(unmatched) + len(by_meaning)
@@ -159,15 +163,26 @@ def meaning_bar_for(embedder: object | None) -> float:
     return MEANING_BARS.get(type(embedder).__name__, MEANING_BAR)
 
 
-def _by_meaning(embedder: object | None, wanted: list[str], have: list[str], bar: float) -> list[str]:
-    """The `wanted` words some cited word says in other words (cosine ≥ `bar`)."""
+def _by_meaning(embedder: object | None, wanted: list[str], have: list[str], bar: float,
+                cross_bar: float | None = None) -> list[str]:
+    """The `wanted` words some cited word says in other words: cosine ≥ `bar` within a script,
+    ≥ `cross_bar` between scripts (a Russian word and an English one: a multilingual model's
+    cosines across languages run lower for the same meaning)."""
     embed = getattr(embedder, "embed", None)
     if embed is None or not wanted or not have:
         return []
     have = have[:_MAX_CITED_WORDS]
     vectors = np.asarray(embed([*wanted, *have], "query"), dtype=np.float32)
-    best = (vectors[:len(wanted)] @ vectors[len(wanted):].T).max(axis=1)
-    return [word for word, cosine in zip(wanted, best, strict=True) if cosine >= bar]
+    cosines = vectors[:len(wanted)] @ vectors[len(wanted):].T
+    cyrillic = np.array([bool(_CYRILLIC.search(word)) for word in have])
+    found = []
+    for row, word in zip(cosines, wanted, strict=True):
+        same = cyrillic == bool(_CYRILLIC.search(word))
+        within = float(row[same].max()) if same.any() else -1.0
+        across = float(row[~same].max()) if (~same).any() else -1.0
+        if within >= bar or (cross_bar is not None and across >= cross_bar):
+            found.append(word)
+    return found
 
 
 def _cover(claim: str, have: dict[str, str]) -> float:
