@@ -18,6 +18,12 @@ postings: as slow as searching for it (6 ms per query at 100k topics). `TermStat
 remembers them between queries; the retriever keeps one per store and drops it after a
 build. A frequency a little out of date only changes which terms are searched, never a
 score (FTS5 computes BM25 itself).
+
+A query's distinct terms are capped (`MAX_QUERY_TERMS`, the first ones kept) and their
+frequencies read `IN_CHUNK` per statement, so no query, however long, builds a statement
+past SQLite's host-parameter limit (999 on old builds, 32,766 on most) or reads thousands
+of vocabularies' postings (issue 35: 32,767 distinct words failed with "too many SQL
+variables").
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ import sqlite3
 
 from engine.memory.lexical_index import topic_fts_is_stemmed
 from engine.store.database import fold_for_search
+from engine.store.sql import select_in
 from engine.text.stemming import fold, stem_word
 from engine.text.stemming import terms as stemmed_terms
 
@@ -39,6 +46,9 @@ SUMMARY_WEIGHT = 0.3  # BM25 column weights: log 1.0, summary this (see docs/ben
 # holding the evidence has a median share of 1.1 (→ 0.69) and other candidates 0.24 (→ 0.32),
 # their 90th percentile 0.68 (→ 0.58): the threshold slider's 0.5 sits between the two.
 HALF_MATCH = 0.5
+# Distinct query terms searched at most: a question has a dozen, a pasted paragraph a hundred; the
+# posting budget then keeps the rarest of them. Also the prefixes `unbuilt` matches messages with.
+MAX_QUERY_TERMS = 128
 
 # Function words of questions and requests, English and Russian (the usual IR stop lists,
 # minus words that are also names of months or numbers). They are left out of the query
@@ -71,14 +81,14 @@ def query_stopwords() -> frozenset[str]:
 
 def query_terms(text: str) -> list[str]:
     """The distinct stemmed terms of a query, in order, without function words (unless that leaves
-    none); one-letter words only if they are digits."""
+    none); one-letter words only if they are digits; the first `MAX_QUERY_TERMS` of them."""
     seen: dict[str, None] = {}
     for term in stemmed_terms(text):
         if len(term) > 1 or term.isdigit():
             seen.setdefault(term, None)
     stopwords = query_stopwords()
     content = [term for term in seen if term not in stopwords]
-    return content or list(seen)
+    return (content or list(seen))[:MAX_QUERY_TERMS]
 
 
 def _legacy_terms(text: str) -> list[str]:
@@ -87,7 +97,7 @@ def _legacy_terms(text: str) -> list[str]:
     for word in re.findall(r"\w+", fold_for_search(text).lower()):
         if len(word) > 1 or word.isdigit():
             seen.setdefault(word, None)
-    return list(seen)
+    return list(seen)[:MAX_QUERY_TERMS]
 
 
 class TermStatistics:
@@ -114,8 +124,7 @@ class TermStatistics:
         if missing:
             connection.execute(
                 "CREATE VIRTUAL TABLE IF NOT EXISTS temp.topic_vocab USING fts5vocab(main, topic_fts, 'row')")
-            found = dict(connection.execute(
-                f"SELECT term, doc FROM temp.topic_vocab WHERE term IN ({','.join('?' * len(missing))})", missing))
+            found = dict(select_in(connection, "SELECT term, doc FROM temp.topic_vocab WHERE term IN ({ids})", missing))
             self._frequencies.update({t: found.get(t, 0) for t in missing})
         return {t: self._frequencies[t] for t in terms}
 
