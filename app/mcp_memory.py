@@ -92,6 +92,12 @@ class MemoryTools:
         status = self.service.memory.status()
         if not status.messages:
             raise ToolError(say("no_messages", language))
+        if status.index_lost or status.vectors == 0:
+            # A build that re-embeds (the built-in embedder refitted to new messages) leaves no
+            # finished vectors until it is done: "not built" would send the person to build again.
+            writer = self.service.store.writer()
+            if writer is not None and writer.operation == "build":
+                raise ToolError(say("building", language, who=writer.message()))
         if status.index_lost:
             raise ToolError(say("index_lost", language))
         if status.vectors == 0:

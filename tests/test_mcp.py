@@ -132,7 +132,7 @@ BAD_CALLS = [
     ("get_topic", {"id": 999999}, "999999"),
     ("get_topic", {"id": 23, "offset": 500}, "past the topic's"),
     ("get_topic", {"id": "twenty"}, "The argument id must be a whole number from 1 to"),
-    ("get_context", {"query": "x", "budget_tokens": 5}, "The argument budget_tokens must be a whole number from 100 to 200000."),
+    ("get_context", {"query": "x", "budget_tokens": 5}, "budget_tokens must be a whole number from 100 to 200000."),
     ("ask_memory", {"question": "x", "until": "yesterday"}, "until must be a day"),
 ]
 

@@ -151,6 +151,26 @@ def test_run_history_keeps_a_long_query_cut(store):
     assert stored.startswith("hotel in Lisbon") and len(stored) == STORED_QUERY_CHARS + 1 and stored.endswith("…")
 
 
+def test_a_search_during_a_build_says_a_build_is_running_not_that_memory_is_unbuilt(tmp_path):
+    """A build that re-embeds leaves no finished vectors until it is done (found by
+    bench/mcp_soak.py): the server names the build instead of sending the person to build."""
+    from engine.store.lock import StoreWriteLock
+    from tests.cli_run import DEMO, flashback
+
+    data = tmp_path / "data"
+    assert flashback("import", str(DEMO), data_dir=data).returncode == 0
+
+    async def work(session):
+        return [error_text(await session.call_tool("search_memory", {"query": "hotel"})),
+                error_text(await session.call_tool("ask_memory", {"question": "hotel?"}))]
+    with StoreWriteLock(data, "build", "command"):
+        during = session_run(data, tmp_path / "err.log", work)
+    assert all(text.startswith("The memory is being built by `flashback build` in another terminal (pid ")
+               and text.endswith("; ask again when it finishes.") for text in during), during
+    after = session_run(data, tmp_path / "err.log", work)
+    assert all(text.startswith("The memory is not built yet") for text in after), after
+
+
 # -- HTTP: slow, stalled, vanishing and oversized clients ---------------------------------------
 def _address(url: str) -> tuple[str, int]:
     host, port = re.match(r"http://([\d.]+):(\d+)/", url).groups()

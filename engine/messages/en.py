@@ -803,6 +803,7 @@ CATALOGUE: dict[str, str] = {
     "mcp.question_cut": "The question was longer than {words:plural:word|words} or {chars:plural:character|characters} "
                         "and was cut: only its beginning was answered and recorded.",
     "mcp.body_too_large": "The request is larger than {limit} MB; send a shorter one.",
+    "mcp.building": "The memory is being built by {who}; ask again when it finishes.",
     "mcp.body_too_slow": "The request did not arrive within {seconds:plural:second|seconds}; send it again.",
     # engine/store: opening a store
     "store.cannot_create_folder": "Cannot create the data folder {folder}: {reason}",

@@ -824,6 +824,7 @@ CATALOGUE: dict[str, str] = {
     "mcp.question_cut": "Вопрос длиннее {words:plural:слова|слов|слов} или {chars:plural:символа|символов|символов} "
                         "и обрезан: ответ дан только на его начало, и записано только оно.",
     "mcp.body_too_large": "Запрос больше {limit} МБ; отправьте запрос покороче.",
+    "mcp.building": "Сейчас идёт {who}: память строится; спросите снова, когда сборка завершится.",
     "mcp.body_too_slow": "Запрос не пришёл целиком за {seconds:plural:секунду|секунды|секунд}; отправьте его снова.",
     # engine/store: opening a store
     "store.cannot_create_folder": "Не удалось создать папку данных {folder}: {reason}",
