@@ -46,20 +46,19 @@ class HttpGuard:
             await self.app(scope, receive, send)
             return
         headers = {key.decode("latin-1").lower(): value for key, value in scope.get("headers", [])}
+        language = from_accept_language(headers.get("accept-language", b"").decode("latin-1")) or "en"
         origin = headers.get("origin", b"").decode("latin-1")
         if origin and origin not in self.origins:
             log.warning("refused a request from origin %r", origin[:100])
-            await _refuse(send, 403, "This server answers only its own origin.")
+            await _refuse(send, 403, say("http_origin", language))
             return
         if headers.get("host", b"").decode("latin-1") not in self.hosts:
-            await _refuse(send, 421, "This server answers only at 127.0.0.1.")
+            await _refuse(send, 421, say("http_host", language))
             return
         if not hmac.compare_digest(headers.get("authorization", b""), self._expected):
             log.warning("refused a request without the right bearer token")
-            await _refuse(send, 401, "Send the token flashback mcp printed: Authorization: Bearer TOKEN.",
-                          [(b"www-authenticate", b'Bearer realm="flashback"')])
+            await _refuse(send, 401, say("http_token", language), [(b"www-authenticate", b'Bearer realm="flashback"')])
             return
-        language = from_accept_language(headers.get("accept-language", b"").decode("latin-1")) or "en"
         body = await _read_body(receive, send, language)
         if body is None:
             return

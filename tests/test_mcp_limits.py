@@ -234,4 +234,6 @@ def test_slow_and_stalled_clients_are_timed_out_and_a_vanished_one_is_one_log_li
     good = {"authorization": f"Bearer {token}", **ACCEPT}
     too_big = httpx.post(url, content=b" " * (2 * 2**20), headers={**good, "accept-language": "ru"}, timeout=60)
     assert too_big.status_code == 413 and too_big.text == "Запрос больше 1 МБ; отправьте запрос покороче."
+    no_token = httpx.post(url, json=INITIALIZE, headers={**ACCEPT, "accept-language": "ru"}, timeout=60)
+    assert no_token.status_code == 401 and no_token.text == say("http_token", "ru") and "токен" in no_token.text
     assert httpx.post(url, json=INITIALIZE, headers=good, timeout=60).status_code == 200  # and it still serves

@@ -803,6 +803,9 @@ CATALOGUE: dict[str, str] = {
     "mcp.question_cut": "The question was longer than {words:plural:word|words} or {chars:plural:character|characters} "
                         "and was cut: only its beginning was answered and recorded.",
     "mcp.body_too_large": "The request is larger than {limit} MB; send a shorter one.",
+    "mcp.http_origin": "This server answers only its own origin.",
+    "mcp.http_host": "This server answers only at 127.0.0.1.",
+    "mcp.http_token": "Send the token flashback mcp printed: Authorization: Bearer TOKEN.",
     "mcp.building": "The memory is being built by {who}; ask again when it finishes.",
     "mcp.body_too_slow": "The request did not arrive within {seconds:plural:second|seconds}; send it again.",
     # engine/store: opening a store
