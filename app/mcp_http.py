@@ -6,6 +6,8 @@ body itself, bounded in size (`MAX_BODY_BYTES`, 413) and in time (`BODY_SECONDS`
 hands the SDK the whole body at once. A client that disconnects mid-body is one log line
 (the SDK, reading it itself, logged a traceback each time).
 
+`MAX_SESSIONS` bounds the SDK's open sessions, hence the memory an unclosed one holds.
+
 `HeaderDeadline` (uvicorn's h11 protocol) closes a connection whose request headers have not
 all arrived within `HEADERS_SECONDS` of its opening or of its previous response: uvicorn has
 no such timeout, and a client sending a byte a second held its connection for ever (issue 35).
@@ -28,6 +30,10 @@ BODY_SECONDS = 20.0  # a request's body, from its headers: a JSON-RPC call of a 
 # The largest request body: a tool call is a few KB; a query is cut at 2,000 characters anyway
 # (app/mcp_memory.py), and the SDK would buffer up to 4 MiB per request.
 MAX_BODY_BYTES = 1024 * 1024
+# Open MCP sessions at most (the SDK's default is 10,000): each holds ~38 KB (measured: 1,000
+# initialize requests never closed added 37.6 MB), and one a client never closes lives until
+# the SDK's 30 minutes of idleness end it. A person's assistants open a few; past this, 503.
+MAX_SESSIONS = 1000
 
 
 class HttpGuard:

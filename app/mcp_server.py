@@ -140,7 +140,7 @@ def serve_http(server, port: int) -> int:
     import anyio
     import uvicorn
 
-    from app.mcp_http import HeaderDeadline, HttpGuard
+    from app.mcp_http import MAX_BODY_BYTES, MAX_SESSIONS, HeaderDeadline, HttpGuard
     from engine.api import EngineError
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -157,7 +157,9 @@ def serve_http(server, port: int) -> int:
     sock.listen(128)
     port = sock.getsockname()[1]
     token = os.environ.get(TOKEN_VARIABLE) or secrets.token_urlsafe(32)
-    app = HttpGuard(server.streamable_http_app(streamable_http_path=PATH, host="127.0.0.1"), token, port)
+    sdk_app = server.streamable_http_app(streamable_http_path=PATH, host="127.0.0.1", max_sessions=MAX_SESSIONS,
+                                         max_request_body_size=MAX_BODY_BYTES)
+    app = HttpGuard(sdk_app, token, port)
     shown = "the one in $" + TOKEN_VARIABLE if os.environ.get(TOKEN_VARIABLE) else token
     log.info("serving http://127.0.0.1:%d%s", port, PATH)  # never the token: the log outlives this start
     sys.stderr.write(f"flashback mcp: serving http://127.0.0.1:{port}{PATH}\n"
