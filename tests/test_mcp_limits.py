@@ -135,6 +135,27 @@ def test_lexical_search_stays_within_an_old_sqlites_variable_limit(store):
     connection.close()
 
 
+def test_a_filter_of_any_number_of_chats_stays_within_sqlites_variable_limit(store):
+    """A chat filter is one host parameter whatever its length: 300,000 chat ids (past the
+    250,000 this SQLite allows) through the whole search, 5,000 through BM25 on an old SQLite's 999."""
+    import asyncio
+
+    from engine.api import RetrievalSettings, SearchRequest, make_reranker
+    from engine.retrieval.lexical import TermStatistics, topic_lexical_scores
+
+    service = Flashback(store)
+    dan = next(chat.id for chat in service.browse.chats() if chat.name == "Dan Whitfield")
+    many = (dan, *range(10**6, 10**6 + 300_000))
+    outcome = asyncio.run(service.search.search(SearchRequest(
+        "hotel in Lisbon", RetrievalSettings(chat_ids=many), make_reranker("none"), record=False)))
+    assert outcome.stage1.candidates and {c.chat for c in outcome.stage1.candidates if c.kind == "topic"} \
+        == {"Dan Whitfield"}
+    connection = sqlite3.connect(f"file:{store / 'flashback.sqlite3'}?mode=ro", uri=True)
+    connection.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, 999)
+    assert topic_lexical_scores(connection, "hotel Lisbon", chat_ids=list(many[:5000]), statistics=TermStatistics())
+    connection.close()
+
+
 def test_run_history_keeps_a_long_query_cut(store):
     """Whatever face searches (the CLI and the window do not cut queries), Run history stores
     at most `STORED_QUERY_CHARS` of it."""

@@ -20,18 +20,20 @@ build. A frequency a little out of date only changes which terms are searched, n
 score (FTS5 computes BM25 itself).
 
 A query's distinct terms are capped (`MAX_QUERY_TERMS`, the first ones kept) and their
-frequencies read `IN_CHUNK` per statement, so no query, however long, builds a statement
-past SQLite's host-parameter limit (999 on old builds, 32,766 on most) or reads thousands
-of vocabularies' postings (issue 35: 32,767 distinct words failed with "too many SQL
-variables").
-"""
+frequencies read `IN_CHUNK` per statement, and a chat filter is one parameter
+(`chat_filter`), so no query, however long, builds a statement past SQLite's
+host-parameter limit (999 on old builds, 32,766 on most) or reads thousands of
+vocabularies' postings (issue 35: 32,767 distinct words failed with "too many SQL
+variables")."""
 
 from __future__ import annotations
 
 import functools
+import json
 import math
 import re
 import sqlite3
+from collections.abc import Sequence
 
 from engine.memory.lexical_index import topic_fts_is_stemmed
 from engine.store.database import fold_for_search
@@ -70,6 +72,12 @@ which while who whom whose why will with would you your yours yourself yourselve
 через эти нас про всего них много разве эту моя впрочем свою этой перед иногда том нельзя такой им более всегда
 конечно всю между это мной тебе твой твоя свой сколько почему
 """.split()
+
+
+def chat_filter(column: str, chat_ids: Sequence[int]) -> tuple[str, str]:
+    """`column IN (chat_ids)` as SQL with one host parameter (a JSON array), and that parameter:
+    a filter of any number of chats stays within SQLite's host-parameter limit."""
+    return f"{column} IN (SELECT value FROM json_each(?))", json.dumps([int(chat) for chat in chat_ids])
 
 
 @functools.cache
@@ -170,8 +178,9 @@ def _search(connection: sqlite3.Connection, query: str, limit: int, chat_ids: li
     where = " WHERE topic_fts MATCH ?"
     if chat_ids:
         sql += " JOIN topic t ON t.id = f.rowid"
-        where += f" AND t.chat_id IN ({','.join('?' * len(chat_ids))})"
-        params.extend(chat_ids)
+        clause, chats = chat_filter("t.chat_id", chat_ids)
+        where += f" AND {clause}"
+        params.append(chats)
     params.append(limit)
     return connection.execute(sql + where + f" ORDER BY {rank} LIMIT ?", params).fetchall(), mass
 

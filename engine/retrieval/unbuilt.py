@@ -24,7 +24,7 @@ import sqlite3
 from datetime import UTC, datetime
 
 from engine.retrieval.candidate import Candidate, CandidateKind
-from engine.retrieval.lexical import HALF_MATCH, MAX_QUERY_TERMS, query_stopwords
+from engine.retrieval.lexical import HALF_MATCH, MAX_QUERY_TERMS, chat_filter, query_stopwords
 from engine.text.stemming import fold, stem_word
 
 KIND: CandidateKind = "message"
@@ -96,8 +96,9 @@ def unbuilt_candidates(connection: sqlite3.Connection, query: str, first: int, *
            "AND m.is_service = 0")
     params: list[object] = [match, first]
     if chat_ids:
-        sql += f" AND m.chat_id IN ({','.join('?' * len(chat_ids))})"
-        params += list(chat_ids)
+        clause, chats = chat_filter("m.chat_id", chat_ids)
+        sql += f" AND {clause}"
+        params.append(chats)
     if date_from is not None:
         sql += " AND m.sent_at >= ?"
         params.append(date_from)
