@@ -4,7 +4,8 @@
 missing or wrong bearer token (401) before the SDK sees the request, then reads the request's
 body itself, bounded in size (`MAX_BODY_BYTES`, 413) and in time (`BODY_SECONDS`, 408), and
 hands the SDK the whole body at once. A client that disconnects mid-body is one log line
-(the SDK, reading it itself, logged a traceback each time).
+(the SDK, reading it itself, logged a traceback each time), and so is a request that reaches
+a session its client has just closed (`QuietClosedSessions`; the SDK logged two tracebacks).
 
 `MAX_SESSIONS` bounds the SDK's open sessions, hence the memory an unclosed one holds.
 
@@ -68,7 +69,23 @@ class HttpGuard:
         body = await _read_body(receive, send, language)
         if body is None:
             return
-        await self.app(scope, _replaying(body, receive), send)
+        started = finished = False
+
+        async def noting_send(message) -> None:
+            nonlocal started, finished
+            if finished:  # the SDK's error answer after its 202, when the session had closed: nowhere to go
+                return
+            started = started or message["type"] == "http.response.start"
+            finished = message["type"] == "http.response.body" and not message.get("more_body", False)
+            await send(message)
+        try:
+            await self.app(scope, _replaying(body, receive), noting_send)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            # A request for a session its client was closing (a call cancelled mid-way closes the
+            # session while its cancellation is on the way): the SDK raises; one line, an answer.
+            log.info("a request came for an MCP session that had just closed")
+            if not started:
+                await _refuse(send, 404, say("session_gone", language))
 
 
 async def _read_body(receive, send, language: str) -> bytes | None:
@@ -119,6 +136,19 @@ async def _refuse(send, status: int, text: str, extra: list[tuple[bytes, bytes]]
                 "headers": [(b"content-type", b"text/plain; charset=utf-8"),
                             (b"content-length", str(len(body)).encode()), *(extra or [])]})
     await send({"type": "http.response.body", "body": body})
+
+
+class QuietClosedSessions(logging.Filter):
+    """The SDK logs a request for a session that had just closed as an ERROR with the traceback
+    of the stream it found closed: a client that went away, said in one line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, anyio.ClosedResourceError | anyio.BrokenResourceError):
+            record.msg, record.args = f"{record.getMessage()}: its session had closed ({type(error).__name__})", None
+            record.exc_info = record.exc_text = None
+            record.levelno, record.levelname = logging.INFO, "INFO"
+        return True
 
 
 class HeaderDeadline(H11Protocol):

@@ -140,7 +140,7 @@ def serve_http(server, port: int) -> int:
     import anyio
     import uvicorn
 
-    from app.mcp_http import MAX_BODY_BYTES, MAX_SESSIONS, HeaderDeadline, HttpGuard
+    from app.mcp_http import MAX_BODY_BYTES, MAX_SESSIONS, HeaderDeadline, HttpGuard, QuietClosedSessions
     from engine.api import EngineError
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -165,6 +165,7 @@ def serve_http(server, port: int) -> int:
     sys.stderr.write(f"flashback mcp: serving http://127.0.0.1:{port}{PATH}\n"
                      f"flashback mcp: token {shown} (send 'Authorization: Bearer <token>'; shown only now)\n")
     sys.stderr.flush()
+    logging.getLogger("mcp.server.streamable_http").addFilter(QuietClosedSessions())
     config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on", http=HeaderDeadline)
     anyio.run(uvicorn.Server(config).serve, [sock])
     return 0

@@ -6,6 +6,7 @@ Lexical search stays within an old SQLite's host-parameter limit whatever the qu
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
 import socket
@@ -258,3 +259,32 @@ def test_slow_and_stalled_clients_are_timed_out_and_a_vanished_one_is_one_log_li
     no_token = httpx.post(url, json=INITIALIZE, headers={**ACCEPT, "accept-language": "ru"}, timeout=60)
     assert no_token.status_code == 401 and no_token.text == say("http_token", "ru") and "токен" in no_token.text
     assert httpx.post(url, json=INITIALIZE, headers=good, timeout=60).status_code == 200  # and it still serves
+
+
+def test_calls_cancelled_mid_way_leave_no_traceback(http_server):  # noqa: F811
+    """An assistant that gives up on a call closes its session while its cancellation is on the
+    way; the SDK met the closed session with two tracebacks in the log each time."""
+    import asyncio
+
+    import httpx2
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    url, token, _, data = http_server
+
+    async def give_up_after(seconds: float) -> None:
+        client = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=120)
+        with contextlib.suppress(BaseException):  # the client's own teardown of a cancelled call
+            async with client, streamable_http_client(url, http_client=client) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    await asyncio.wait_for(session.call_tool("get_context", {"query": "hotel in Lisbon"}), seconds)
+
+    async def many() -> None:
+        for seconds in (0.005, 0.01, 0.02, 0.05, 0.1) * 3:
+            await give_up_after(seconds)
+    asyncio.run(many())
+    good = {"authorization": f"Bearer {token}", **ACCEPT}
+    assert httpx.post(url, json=INITIALIZE, headers=good, timeout=60).status_code == 200  # still serving
+    log = _log(data)
+    assert "Traceback" not in log and " ERROR " not in log, log[-3000:]

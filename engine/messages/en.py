@@ -806,6 +806,7 @@ CATALOGUE: dict[str, str] = {
     "mcp.http_origin": "This server answers only its own origin.",
     "mcp.http_host": "This server answers only at 127.0.0.1.",
     "mcp.http_token": "Send the token flashback mcp printed: Authorization: Bearer TOKEN.",
+    "mcp.session_gone": "This MCP session has ended; start a new one.",
     "mcp.building": "The memory is being built by {who}; ask again when it finishes.",
     "mcp.body_too_slow": "The request did not arrive within {seconds:plural:second|seconds}; send it again.",
     # engine/store: opening a store

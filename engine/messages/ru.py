@@ -827,6 +827,7 @@ CATALOGUE: dict[str, str] = {
     "mcp.http_origin": "Этот сервер отвечает только на запросы со своего собственного адреса (Origin).",
     "mcp.http_host": "Этот сервер отвечает только по адресу 127.0.0.1.",
     "mcp.http_token": "Пришлите токен, который напечатал flashback mcp: Authorization: Bearer TOKEN.",
+    "mcp.session_gone": "Эта сессия MCP закончилась; начните новую.",
     "mcp.building": "Сейчас идёт {who}: память строится; спросите снова, когда сборка завершится.",
     "mcp.body_too_slow": "Запрос не пришёл целиком за {seconds:plural:секунду|секунды|секунд}; отправьте его снова.",
     # engine/store: opening a store
