@@ -11,8 +11,9 @@ until time is up:
   `CALLS_PER_SESSION` calls, call search_memory (threshold and Flash), get_topic,
   get_context, ask_memory, list_chats, and bad calls (an id past SQLite's range, an unknown
   argument, a 5,000-word query, a 500-character chat);
-- `--abusers` raw sockets in turn send headers a byte a second, a body a byte a second, half
-  a body and go, or a whole request and go without reading the answer;
+- `--abusers` clients in turn send headers a byte a second, a body a byte a second, half a
+  body and go, a whole request and go without reading the answer (raw sockets), or start a
+  call and give up on it after a few milliseconds (the SDK's client, cancelling);
 - one thread imports a fresh synthetic Telegram export (`bench.synth_telegram`, 1,500
   messages, chats of their own) with `flashback import`, runs `flashback build`, and forgets
   the previous cycle's import (`flashback forget --source`), again and again, on the
@@ -175,7 +176,7 @@ class Soak:
             "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "dropper", "version": "0"}}})
         turn = number
         while time.monotonic() < self.deadline - max(HEADERS_SECONDS, BODY_SECONDS):
-            kind = ("slow_headers", "slow_body", "drop_mid_body", "drop_mid_response")[turn % 4]
+            kind = ("slow_headers", "slow_body", "drop_mid_body", "drop_mid_response", "cancel_mid_call")[turn % 5]
             turn += 1
             try:
                 if kind == "slow_headers":
@@ -185,6 +186,9 @@ class Soak:
                     seconds, answer = await self._dribble(self._head(100_000), BODY_SECONDS + 60)
                     self.abuse[f"{kind}: {answer[:12].decode(errors='replace') or 'closed'}"
                                f"{'' if seconds < BODY_SECONDS + 60 else ', NOT timed out'}"] += 1
+                elif kind == "cancel_mid_call":
+                    await self._give_up(self.rng.choice((0.005, 0.02, 0.05, 0.1)))
+                    self.abuse[kind] += 1
                 else:
                     reader, writer = await asyncio.open_connection(host, int(port))
                     if kind == "drop_mid_body":
@@ -197,6 +201,15 @@ class Soak:
                     await asyncio.sleep(0.5)
             except OSError as exc:
                 self.abuse[f"{kind}: {type(exc).__name__}"] += 1
+
+
+    async def _give_up(self, seconds: float) -> None:
+        client = httpx2.AsyncClient(headers={"Authorization": f"Bearer {self.token}"}, timeout=60)
+        with contextlib.suppress(Exception):  # a cancelled call's teardown raises in the client, by design
+            async with client, streamable_http_client(self.url, http_client=client) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    await asyncio.wait_for(session.call_tool("get_context", {"query": "hotel in Lisbon"}), seconds)
 
 
 class Writer(threading.Thread):
