@@ -16,7 +16,7 @@ from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from app import mcp_models as out
-from app.mcp_memory import MemoryTools
+from app.mcp_memory import QUERY_CHARS, QUERY_WORDS, MemoryTools
 from app.mcp_words import environment_language, from_accept_language
 from engine.api import SETTINGS
 
@@ -31,7 +31,8 @@ DAY_CHARS = 40  # a day is 10 characters; room for spaces, never for a page
 CHAT_CHARS = 200  # a chat's id or (part of) its name
 
 # Not max_length: a long query is cut, with a note, rather than refused (app/mcp_memory.py).
-Query = Annotated[str, Field(description="what to look for, in any words and in the chats' languages")]
+Query = Annotated[str, Field(description="what to look for, in any words and in the chats' languages (its first "
+                                         f"{QUERY_WORDS} words and {QUERY_CHARS:,} characters are searched)")]
 Since = Annotated[str | None, Field(max_length=DAY_CHARS,
                                     description="only what was said on or after this day, YYYY-MM-DD (UTC)")]
 Until = Annotated[str | None, Field(max_length=DAY_CHARS,
@@ -126,7 +127,9 @@ def register(server: MCPServer, memory: MemoryTools) -> None:
         with _Timed("list_chats", ctx):
             return await asyncio.to_thread(memory.chats, language_of(ctx))
 
-    async def ask_memory(question: Annotated[str, Field(description="a question about what was said in the chats")],
+    async def ask_memory(question: Annotated[str, Field(description="a question about what was said in the chats "
+                                                                    f"(at most {QUERY_WORDS} words, {QUERY_CHARS:,} "
+                                                                    "characters)")],
                          ctx: Context, since: Since = None, until: Until = None, chat: Chat = None) -> out.AskResult:
         """Answer a question from the person's chats with numbered sources ([n] markers in the answer) and
         each claim marked verified or not against the messages it cites. Uses the chat model chosen in
