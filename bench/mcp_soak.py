@@ -79,6 +79,24 @@ def _rss_mb(pid: int) -> float:
     return 0.0
 
 
+def _folder_mb(folder: Path) -> float:
+    return round(sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) / 2**20, 1)
+
+
+def _trouble(log: str, limit: int = 3) -> list[str]:
+    """The log's first ERROR lines and tracebacks, each with the dozen lines after it."""
+    lines = log.splitlines()
+    excerpts: list[str] = []
+    next_free = 0
+    for index, line in enumerate(lines):
+        if index >= next_free and (" ERROR " in line or line.startswith("Traceback")):
+            excerpts.append("\n".join(lines[index:index + 14]))
+            next_free = index + 14
+            if len(excerpts) == limit:
+                break
+    return excerpts
+
+
 def _percentile(samples: list[float], share: float) -> float:
     ordered = sorted(samples)
     return round(ordered[min(len(ordered) - 1, int(share * len(ordered)))], 1) if ordered else 0.0
@@ -281,7 +299,7 @@ async def soak(data: Path, url: str, token: str, seconds: float, clients: int, a
             await session.initialize()
             for kind in (*GOOD, *BAD):
                 await warm._one(session, kind)
-    rss = {"start_mb": _rss_mb(server.pid)}
+    rss = {"start_mb": _rss_mb(server.pid), "index_start_mb": _folder_mb(data / "index")}
     state = Soak(data, url, token, time.monotonic() + seconds, topics)
     samples: list[float] = []
 
@@ -294,7 +312,7 @@ async def soak(data: Path, url: str, token: str, seconds: float, clients: int, a
             await asyncio.sleep(5)
     await asyncio.gather(sample(), *(state.assistant(n) for n in range(clients)),
                          *(state.abuser(n) for n in range(abusers)))
-    rss.update(end_mb=_rss_mb(server.pid), max_mb=max(samples, default=0.0))
+    rss.update(end_mb=_rss_mb(server.pid), max_mb=max(samples, default=0.0), index_end_mb=_folder_mb(data / "index"))
     return state, rss
 
 
@@ -304,6 +322,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="one minute")
     parser.add_argument("--clients", type=int, default=3, help="assistants calling tools at once (default 3)")
     parser.add_argument("--abusers", type=int, default=2, help="slow and dropping clients at once (default 2)")
+    parser.add_argument("--no-writer", action="store_true",
+                        help="no import/build/forget meanwhile: the server's own memory, on a store that stays put")
     args = parser.parse_args()
     minutes = 1.0 if args.quick else args.minutes
     token = "soak-" + os.urandom(16).hex()
@@ -317,13 +337,15 @@ def main() -> None:
         server, url = _start_server(data, token, Path(folder) / "server-stderr.log")
         writer = Writer(data, Path(folder))
         try:
-            writer.start()
+            if not args.no_writer:
+                writer.start()
             started = time.monotonic()
             state, rss = asyncio.run(soak(data, url, token, minutes * 60, args.clients, args.abusers, server))
             elapsed = time.monotonic() - started
         finally:
             writer.stop.set()
-            writer.join(timeout=1800)
+            if writer.is_alive():
+                writer.join(timeout=1800)
             server.terminate()
             server.wait(timeout=60)
         log = (data / "logs" / "flashback.log").read_text(encoding="utf-8", errors="replace")
@@ -343,7 +365,8 @@ def main() -> None:
         "p50_ms": _percentile(every, 0.5), "p95_ms": _percentile(every, 0.95), "per_tool": per_tool,
         "abusive_clients": dict(sorted(state.abuse.items())),
         "import_build_cycles": len(writer.cycles), "import_build_failures": writer.failures[:5],
-        "cycle_seconds": writer.cycles[:3], "log_tracebacks": log.count("Traceback"),
+        "cycle_seconds": writer.cycles[:3], "log_tracebacks": log.count("Traceback"), "log_trouble": _trouble(log),
+        "index_start_mb": rss["index_start_mb"], "index_end_mb": rss["index_end_mb"],
         "log_errors": len(re.findall(r" ERROR ", log)),
         "rss_start_mb": rss["start_mb"], "rss_mid_mb": rss.get("mid_mb"), "rss_end_mb": rss["end_mb"],
         "rss_max_mb": rss["max_mb"],
@@ -359,6 +382,9 @@ def main() -> None:
     print(f"abusive clients: {figures['abusive_clients']}")
     print(f"import+build+forget cycles: {figures['import_build_cycles']}, failures: {len(writer.failures)}")
     print(f"log: {figures['log_tracebacks']} tracebacks, {figures['log_errors']} ERROR lines")
+    for excerpt in figures["log_trouble"]:
+        print("  " + excerpt.replace("\n", "\n  "))
+    print(f"index folder: {rss['index_start_mb']} MB after warm-up, {rss['index_end_mb']} MB at the end")
     print(f"server RSS {rss['start_mb']} MB after warm-up, {rss.get('mid_mb')} half way, {rss['end_mb']} MB at the end "
           f"(max {rss['max_mb']}): "
           f"growth {growth} MB (bound {RSS_GROWTH_BOUND_MB}), {second_half} MB in the second half (bound "
