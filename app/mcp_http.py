@@ -86,6 +86,11 @@ class HttpGuard:
             log.info("a request came for an MCP session that had just closed")
             if not started:
                 await _refuse(send, 404, say("session_gone", language))
+        if started and not finished:
+            # The SDK gave up on an event stream whose session closed, leaving it open: end it
+            # (uvicorn would log an ERROR line for a client that only went away).
+            log.info("ended an event stream its MCP session had left open")
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 async def _read_body(receive, send, language: str) -> bytes | None:
@@ -144,6 +149,9 @@ class QuietClosedSessions(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, BaseExceptionGroup):  # the SSE response's task group wraps it
+            closed, other = error.split((anyio.ClosedResourceError, anyio.BrokenResourceError))
+            error = closed.exceptions[0] if closed is not None and other is None else error
         if isinstance(error, anyio.ClosedResourceError | anyio.BrokenResourceError):
             record.msg, record.args = f"{record.getMessage()}: its session had closed ({type(error).__name__})", None
             record.exc_info = record.exc_text = None
