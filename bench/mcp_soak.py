@@ -348,7 +348,9 @@ def main() -> None:
                 writer.join(timeout=1800)
             server.terminate()
             server.wait(timeout=60)
-        log = (data / "logs" / "flashback.log").read_text(encoding="utf-8", errors="replace")
+        logs = data / "logs"  # rotated at 512 KB, two copies kept: read them oldest first
+        log = "".join((logs / name).read_text(encoding="utf-8", errors="replace")
+                      for name in ("flashback.log.2", "flashback.log.1", "flashback.log") if (logs / name).exists())
     calls = sum(len(samples) for samples in state.latency.values())
     every = [ms for samples in state.latency.values() for ms in samples]
     per_tool = {kind: {"n": len(samples), "p50_ms": _percentile(samples, 0.5), "p95_ms": _percentile(samples, 0.95)}
