@@ -39,6 +39,22 @@ from engine.api import (
 
 log = logging.getLogger(__name__)
 MESSAGE_CHARS = 4000  # a message longer than this is cut in get_topic (truncated: true)
+# A query or question is cut to this (a note says so): a search question is a sentence or a
+# paragraph; past that, more words only cost time (each is stemmed, embedded, looked up) and a
+# page pasted as a query finds nothing a paragraph of it would not (issue 35).
+QUERY_CHARS = 2000
+QUERY_WORDS = 200
+
+
+def cut_query(text: str) -> tuple[str, bool]:
+    """`text`'s first `QUERY_CHARS` characters and at most `QUERY_WORDS` words of them, and whether
+    anything was cut."""
+    cut = len(text) > QUERY_CHARS
+    text = text[:QUERY_CHARS]
+    words = text.split()
+    if len(words) > QUERY_WORDS:
+        return " ".join(words[:QUERY_WORDS]), True
+    return text, cut
 
 
 def _day(epoch: float | None) -> str | None:
@@ -76,6 +92,12 @@ class MemoryTools:
         status = self.service.memory.status()
         if not status.messages:
             raise ToolError(say("no_messages", language))
+        if status.index_lost or status.vectors == 0:
+            # A build that re-embeds (the built-in embedder refitted to new messages) leaves no
+            # finished vectors until it is done: "not built" would send the person to build again.
+            writer = self.service.store.writer()
+            if writer is not None and writer.operation == "build":
+                raise ToolError(say("building", language, who=writer.message()))
         if status.index_lost:
             raise ToolError(say("index_lost", language))
         if status.vectors == 0:
@@ -83,6 +105,10 @@ class MemoryTools:
         return []  # messages imported since the last build: the search's own note says how many it found
 
     # -- arguments ------------------------------------------------------------------------
+    @staticmethod
+    def _cut_note(cut: bool, key: str, language: str) -> list[str]:
+        return [say(key, language, chars=QUERY_CHARS, words=QUERY_WORDS)] if cut else []
+
     def _filters(self, since: str | None, until: str | None, chat: str | None,
                  language: str) -> tuple[tuple[int, ...], float | None, float | None]:
         bounds = []
@@ -146,9 +172,10 @@ class MemoryTools:
                      limit: int, include_candidates: bool, language: str, client: str) -> out.SearchResult:
         started = time.perf_counter()
         with plainly(language):
+            query, cut = cut_query(query)
             query = clean_query(query)
             saved = self.settings.current()
-            notes = await asyncio.to_thread(self._ready, language)
+            notes = await asyncio.to_thread(self._ready, language) + self._cut_note(cut, "query_cut", language)
             retrieval = saved.retrieval(*await asyncio.to_thread(self._filters, since, until, chat, language))
             request = SearchRequest(query, retrieval, self._reranker(reranker, saved, language),
                                     threshold=saved.threshold_settings(), record=True, client=client)
@@ -194,10 +221,11 @@ class MemoryTools:
         from engine.api import to_markdown
 
         with plainly(language):
+            query, cut = cut_query(query)
             query = clean_query(query)
             saved = self.settings.current()
             budget = budget_tokens or saved.budget_tokens
-            notes = await asyncio.to_thread(self._ready, language)
+            notes = await asyncio.to_thread(self._ready, language) + self._cut_note(cut, "query_cut", language)
             threshold = saved.threshold_settings()
             request = SearchRequest(query, saved.retrieval(), make_reranker("threshold", threshold),
                                     threshold=threshold, record=True, client=client)
@@ -237,9 +265,10 @@ class MemoryTools:
                   language: str, client: str) -> out.AskResult:
         started = time.perf_counter()
         with plainly(language):
+            question, cut = cut_query(question)
             question = clean_query(question)
             saved = self.settings.current()
-            notes = await asyncio.to_thread(self._ready, language)
+            notes = await asyncio.to_thread(self._ready, language) + self._cut_note(cut, "question_cut", language)
             retrieval = saved.retrieval(*await asyncio.to_thread(self._filters, since, until, chat, language))
             key = self.keys.get(saved.preset)
             endpoint = saved.endpoint(key) if key or not saved.needs_key() else None

@@ -5,7 +5,8 @@ the protocol alone (it points file descriptor 1 at stderr while it serves); this
 to `<data>/logs/flashback.log` (API keys scrubbed), never to stdout. `--http PORT` serves
 streamable HTTP on 127.0.0.1 only, behind a bearer token printed once on stderr; a request
 without it, or from a browser page of another origin (DNS rebinding, which the MCP
-specification warns about), is refused before the SDK sees it (`HttpGuard`).
+specification warns about), is refused before the SDK sees it, and a request's headers and
+body are bounded in time and size (app/mcp_http.py).
 
 Read-only: no tool imports or builds. Tool failures are MCP tool errors (`is_error`) of one
 sentence in the client's language (`FlashbackMCP.call_tool`)."""
@@ -13,7 +14,6 @@ sentence in the client's language (`FlashbackMCP.call_tool`)."""
 from __future__ import annotations
 
 import argparse
-import hmac
 import logging
 import os
 import secrets
@@ -71,11 +71,14 @@ def build_server(data_dir: Path, watcher, log_file: Path | None):
             executing tool …" and give pydantic's multi-line report for a bad argument)."""
             language = language_of(context)
             tool = self._tool_manager.get_tool(name)
+            known = tool.parameters.get("properties", {}) if tool is not None else {}
             if tool is not None:
-                known = tool.parameters.get("properties", {})
                 stray = [key for key in arguments if key not in known]
                 if stray:
-                    raise ToolError(say("unknown_argument", language, tool=name, name=stray[0],
+                    shown = stray[0][:_SHOWN_CHARS]  # a name is the client's text: a megabyte of it stays out
+                    if not known:
+                        raise ToolError(say("unknown_argument_none", language, tool=name, name=shown))
+                    raise ToolError(say("unknown_argument", language, tool=name, name=shown,
                                         known=", ".join(known)))
             try:
                 return await super().call_tool(name, arguments, context)
@@ -85,7 +88,7 @@ def build_server(data_dir: Path, watcher, log_file: Path | None):
             except ToolError as exc:
                 cause = exc.__cause__
                 if isinstance(cause, ValidationError):
-                    raise ToolError(_argument_sentence(cause, language)) from None
+                    raise ToolError(_argument_sentence(cause, known, language)) from None
                 if isinstance(cause, ToolError):
                     raise ToolError(str(cause)) from None
                 raise
@@ -97,60 +100,47 @@ def build_server(data_dir: Path, watcher, log_file: Path | None):
     return server
 
 
-def _argument_sentence(error, language: str) -> str:
+_SHOWN_CHARS = 60  # of an argument's name a refusal repeats
+# pydantic's error types for a number outside its bounds, or not a whole one (1e30 is a float
+# too big for any integer type); these are said with the parameter's range, in the client's language.
+_RANGE_ERRORS = {"greater_than", "greater_than_equal", "less_than", "less_than_equal", "int_parsing_size",
+                 "int_from_float", "int_parsing", "int_type"}
+
+
+def _argument_sentence(error, parameters: dict[str, Any], language: str) -> str:
+    """pydantic's first complaint about an argument as one sentence: a number out of its range and
+    a text too long from the parameter's schema (in the client's language), anything else
+    with pydantic's own words."""
     from app.mcp_words import say
 
     first = error.errors()[0]
-    name = ".".join(str(part) for part in first.get("loc", ())) or "?"
-    if first.get("type") == "missing":
+    location = first.get("loc", ())
+    name = ".".join(str(part) for part in location)[:_SHOWN_CHARS] or "?"
+    kind = first.get("type")
+    if kind == "missing":
         return say("missing_argument", language, name=name)
-    problem = str(first.get("msg", "")).rstrip(".")
+    schema = _schema_of(parameters.get(str(location[0])) if location else None)
+    if kind in _RANGE_ERRORS and "minimum" in schema and "maximum" in schema:
+        return say("argument_range", language, name=name, minimum=schema["minimum"], maximum=schema["maximum"])
+    if kind == "string_too_long" and "maxLength" in schema:
+        return say("argument_too_long", language, name=name, limit=schema["maxLength"])
+    problem = str(first.get("msg", "")).rstrip(".")[:200]
     return say("bad_argument", language, name=name, problem=problem[:1].lower() + problem[1:])
 
 
-class HttpGuard:
-    """ASGI middleware in front of the SDK's app: a foreign Origin → 403, a missing or wrong
-    bearer token → 401, a Host that is not this server → 421. Lifespan events pass through."""
-
-    def __init__(self, app, token: str, port: int) -> None:
-        self.app = app
-        self._expected = f"Bearer {token}".encode()
-        self.hosts = {f"127.0.0.1:{port}", f"localhost:{port}"}
-        self.origins = {f"http://{host}" for host in self.hosts}
-
-    async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        headers = {key.decode("latin-1").lower(): value for key, value in scope.get("headers", [])}
-        origin = headers.get("origin", b"").decode("latin-1")
-        if origin and origin not in self.origins:
-            log.warning("refused a request from origin %r", origin[:100])
-            await _refuse(send, 403, "This server answers only its own origin.")
-            return
-        if headers.get("host", b"").decode("latin-1") not in self.hosts:
-            await _refuse(send, 421, "This server answers only at 127.0.0.1.")
-            return
-        if not hmac.compare_digest(headers.get("authorization", b""), self._expected):
-            log.warning("refused a request without the right bearer token")
-            await _refuse(send, 401, "Send the token flashback mcp printed: Authorization: Bearer TOKEN.",
-                          [(b"www-authenticate", b'Bearer realm="flashback"')])
-            return
-        await self.app(scope, receive, send)
-
-
-async def _refuse(send, status: int, text: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:
-    body = text.encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"text/plain; charset=utf-8"),
-                            (b"content-length", str(len(body)).encode()), *(extra or [])]})
-    await send({"type": "http.response.body", "body": body})
+def _schema_of(parameter: dict[str, Any] | None) -> dict[str, Any]:
+    """A parameter's own schema: the non-null branch of an optional one (`anyOf: [{…}, {null}]`)."""
+    for branch in (parameter or {}).get("anyOf", [parameter or {}]):
+        if branch.get("type") != "null":
+            return branch
+    return {}
 
 
 def serve_http(server, port: int) -> int:
     import anyio
     import uvicorn
 
+    from app.mcp_http import MAX_BODY_BYTES, MAX_SESSIONS, HeaderDeadline, HttpGuard, QuietClosedSessions
     from engine.api import EngineError
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -167,12 +157,15 @@ def serve_http(server, port: int) -> int:
     sock.listen(128)
     port = sock.getsockname()[1]
     token = os.environ.get(TOKEN_VARIABLE) or secrets.token_urlsafe(32)
-    app = HttpGuard(server.streamable_http_app(streamable_http_path=PATH, host="127.0.0.1"), token, port)
+    sdk_app = server.streamable_http_app(streamable_http_path=PATH, host="127.0.0.1", max_sessions=MAX_SESSIONS,
+                                         max_request_body_size=MAX_BODY_BYTES)
+    app = HttpGuard(sdk_app, token, port)
     shown = "the one in $" + TOKEN_VARIABLE if os.environ.get(TOKEN_VARIABLE) else token
     log.info("serving http://127.0.0.1:%d%s", port, PATH)  # never the token: the log outlives this start
     sys.stderr.write(f"flashback mcp: serving http://127.0.0.1:{port}{PATH}\n"
                      f"flashback mcp: token {shown} (send 'Authorization: Bearer <token>'; shown only now)\n")
     sys.stderr.flush()
-    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on")
+    logging.getLogger("mcp.server.streamable_http").addFilter(QuietClosedSessions())
+    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on", http=HeaderDeadline)
     anyio.run(uvicorn.Server(config).serve, [sock])
     return 0

@@ -16,7 +16,7 @@ from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from app import mcp_models as out
-from app.mcp_memory import MemoryTools
+from app.mcp_memory import QUERY_CHARS, QUERY_WORDS, MemoryTools
 from app.mcp_words import environment_language, from_accept_language
 from engine.api import SETTINGS
 
@@ -24,10 +24,21 @@ log = logging.getLogger(__name__)
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 _BUDGET = SETTINGS["budget_tokens"]
 
-Query = Annotated[str, Field(description="what to look for, in any words and in the chats' languages")]
-Since = Annotated[str | None, Field(description="only what was said on or after this day, YYYY-MM-DD (UTC)")]
-Until = Annotated[str | None, Field(description="only what was said on or before this day, YYYY-MM-DD (UTC)")]
-Chat = Annotated[str | None, Field(description="only this chat: its id or (part of) its name, see list_chats")]
+# The largest id SQLite stores (a signed 64-bit integer): a bigger one reached SQLite as an
+# OverflowError, "an unexpected error" with a traceback (issue 35).
+LARGEST_ID = 2**63 - 1
+DAY_CHARS = 40  # a day is 10 characters; room for spaces, never for a page
+CHAT_CHARS = 200  # a chat's id or (part of) its name
+
+# Not max_length: a long query is cut, with a note, rather than refused (app/mcp_memory.py).
+Query = Annotated[str, Field(description="what to look for, in any words and in the chats' languages (its first "
+                                         f"{QUERY_WORDS} words and {QUERY_CHARS:,} characters are searched)")]
+Since = Annotated[str | None, Field(max_length=DAY_CHARS,
+                                    description="only what was said on or after this day, YYYY-MM-DD (UTC)")]
+Until = Annotated[str | None, Field(max_length=DAY_CHARS,
+                                    description="only what was said on or before this day, YYYY-MM-DD (UTC)")]
+Chat = Annotated[str | None, Field(max_length=CHAT_CHARS,
+                                   description="only this chat: its id or (part of) its name, see list_chats")]
 
 
 def language_of(ctx: Context | None) -> str:
@@ -90,8 +101,9 @@ def register(server: MCPServer, memory: MemoryTools) -> None:
                                        language_of(ctx), call.client)
 
     async def get_topic(
-        id: Annotated[int, Field(ge=1, description="a topic id from search_memory")], ctx: Context,
-        offset: Annotated[int, Field(ge=0, description="messages to skip (next_offset of the previous page)")] = 0,
+        id: Annotated[int, Field(ge=1, le=LARGEST_ID, description="a topic id from search_memory")], ctx: Context,
+        offset: Annotated[int, Field(ge=0, le=LARGEST_ID,
+                                     description="messages to skip (next_offset of the previous page)")] = 0,
         limit: Annotated[int, Field(ge=1, le=200, description="messages per page")] = 50,
     ) -> out.TopicResult:
         """One topic's messages in order (author, time, text), a page at a time; a message longer than
@@ -115,7 +127,9 @@ def register(server: MCPServer, memory: MemoryTools) -> None:
         with _Timed("list_chats", ctx):
             return await asyncio.to_thread(memory.chats, language_of(ctx))
 
-    async def ask_memory(question: Annotated[str, Field(description="a question about what was said in the chats")],
+    async def ask_memory(question: Annotated[str, Field(description="a question about what was said in the chats "
+                                                                    f"(at most {QUERY_WORDS} words, {QUERY_CHARS:,} "
+                                                                    "characters)")],
                          ctx: Context, since: Since = None, until: Until = None, chat: Chat = None) -> out.AskResult:
         """Answer a question from the person's chats with numbered sources ([n] markers in the answer) and
         each claim marked verified or not against the messages it cites. Uses the chat model chosen in

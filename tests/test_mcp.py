@@ -121,7 +121,7 @@ def test_the_windows_saved_settings_apply(store, tmp_path):
 BAD_CALLS = [
     ("search_memory", {}, "The argument query is required."),
     ("search_memory", {"query": "   "}, None),
-    ("search_memory", {"query": "x", "limit": 99}, "The argument limit is not valid"),
+    ("search_memory", {"query": "x", "limit": 99}, "The argument limit must be a whole number from 1 to 50."),
     ("search_memory", {"query": "x", "reranker": "magic"}, "The argument reranker is not valid"),
     ("search_memory", {"query": "x", "since": "2024-13-01"}, "since must be a day like 2024-05-31"),
     ("search_memory", {"query": "x", "since": "2025-06-01", "until": "2025-05-01"}, "is after until"),
@@ -131,8 +131,8 @@ BAD_CALLS = [
     ("search_memory", {"query": "x", "reranker": "flash"}, "No API key for openrouter"),
     ("get_topic", {"id": 999999}, "999999"),
     ("get_topic", {"id": 23, "offset": 500}, "past the topic's"),
-    ("get_topic", {"id": "twenty"}, "The argument id is not valid"),
-    ("get_context", {"query": "x", "budget_tokens": 5}, "The argument budget_tokens is not valid"),
+    ("get_topic", {"id": "twenty"}, "The argument id must be a whole number from 1 to"),
+    ("get_context", {"query": "x", "budget_tokens": 5}, "budget_tokens must be a whole number from 100 to 200000."),
     ("ask_memory", {"question": "x", "until": "yesterday"}, "until must be a day"),
 ]
 

@@ -813,6 +813,21 @@ CATALOGUE: dict[str, str] = {
     "mcp.empty_store_chats": "No chats yet: `flashback import PATH` adds an export.",
     "mcp.topic_not_found": "There is no topic {id}; search_memory gives the ids of topics.",
     "mcp.offset_past_end": "offset {offset} is past the topic's {total} messages.",
+    # issue 35: the MCP server's bounds (app/mcp_server.py, app/mcp_memory.py, app/mcp_http.py)
+    "mcp.unknown_argument_none": "The tool {tool} takes no arguments, so not {name!r}.",
+    "mcp.argument_range": "The argument {name} must be a whole number from {minimum} to {maximum}.",
+    "mcp.argument_too_long": "The argument {name} must be at most {limit:plural:character|characters} long.",
+    "mcp.query_cut": "The query was longer than {words:plural:word|words} or {chars:plural:character|characters} "
+                     "and was cut: only its beginning was searched and recorded.",
+    "mcp.question_cut": "The question was longer than {words:plural:word|words} or {chars:plural:character|characters} "
+                        "and was cut: only its beginning was answered and recorded.",
+    "mcp.body_too_large": "The request is larger than {limit} MB; send a shorter one.",
+    "mcp.http_origin": "This server answers only its own origin.",
+    "mcp.http_host": "This server answers only at 127.0.0.1.",
+    "mcp.http_token": "Send the token flashback mcp printed: Authorization: Bearer TOKEN.",
+    "mcp.session_gone": "This MCP session has ended; start a new one.",
+    "mcp.building": "The memory is being built by {who}; ask again when it finishes.",
+    "mcp.body_too_slow": "The request did not arrive within {seconds:plural:second|seconds}; send it again.",
     # engine/store: opening a store
     "store.cannot_create_folder": "Cannot create the data folder {folder}: {reason}",
     "store.not_a_store": "The database {path} is damaged or not a Flashback store: {detail}",

@@ -837,6 +837,21 @@ CATALOGUE: dict[str, str] = {
     "mcp.empty_store_chats": "Чатов пока нет: `flashback import PATH` добавит экспорт.",
     "mcp.topic_not_found": "Темы {id} нет; id тем даёт search_memory.",
     "mcp.offset_past_end": "offset {offset} дальше, чем {total} сообщений темы.",
+    # issue 35: the MCP server's bounds (app/mcp_server.py, app/mcp_memory.py, app/mcp_http.py)
+    "mcp.unknown_argument_none": "Инструмент {tool} не принимает аргументов, так что {name!r} лишний.",
+    "mcp.argument_range": "Аргумент {name} должен быть целым числом от {minimum} до {maximum}.",
+    "mcp.argument_too_long": "Аргумент {name} должен быть не длиннее {limit:plural:символа|символов|символов}.",
+    "mcp.query_cut": "Запрос длиннее {words:plural:слова|слов|слов} или {chars:plural:символа|символов|символов} "
+                     "и обрезан: искалось и записано только его начало.",
+    "mcp.question_cut": "Вопрос длиннее {words:plural:слова|слов|слов} или {chars:plural:символа|символов|символов} "
+                        "и обрезан: ответ дан только на его начало, и записано только оно.",
+    "mcp.body_too_large": "Запрос больше {limit} МБ; отправьте запрос покороче.",
+    "mcp.http_origin": "Этот сервер отвечает только на запросы со своего собственного адреса (Origin).",
+    "mcp.http_host": "Этот сервер отвечает только по адресу 127.0.0.1.",
+    "mcp.http_token": "Пришлите токен, который напечатал flashback mcp: Authorization: Bearer TOKEN.",
+    "mcp.session_gone": "Эта сессия MCP закончилась; начните новую.",
+    "mcp.building": "Сейчас идёт {who}: память строится; спросите снова, когда сборка завершится.",
+    "mcp.body_too_slow": "Запрос не пришёл целиком за {seconds:plural:секунду|секунды|секунд}; отправьте его снова.",
     # engine/store: opening a store
     "store.cannot_create_folder": "Не удалось создать папку данных {folder}: {reason}",
     "store.not_a_store": "База данных {path} повреждена или не является хранилищем Flashback: {detail}",

@@ -18,17 +18,26 @@ postings: as slow as searching for it (6 ms per query at 100k topics). `TermStat
 remembers them between queries; the retriever keeps one per store and drops it after a
 build. A frequency a little out of date only changes which terms are searched, never a
 score (FTS5 computes BM25 itself).
-"""
+
+A query's distinct terms are capped (`MAX_QUERY_TERMS`, the first ones kept) and their
+frequencies read `IN_CHUNK` per statement, and a chat filter is one parameter
+(`chat_filter`), so no query, however long, builds a statement past SQLite's
+host-parameter limit (999 on old builds, 32,766 on most) or reads thousands of
+vocabularies' postings (issue 35: 32,767 distinct words failed with "too many SQL
+variables")."""
 
 from __future__ import annotations
 
 import functools
+import json
 import math
 import re
 import sqlite3
+from collections.abc import Sequence
 
 from engine.memory.lexical_index import topic_fts_is_stemmed
 from engine.store.database import fold_for_search
+from engine.store.sql import select_in
 from engine.text.stemming import fold, stem_word
 from engine.text.stemming import terms as stemmed_terms
 
@@ -39,6 +48,9 @@ SUMMARY_WEIGHT = 0.3  # BM25 column weights: log 1.0, summary this (see docs/ben
 # holding the evidence has a median share of 1.1 (→ 0.69) and other candidates 0.24 (→ 0.32),
 # their 90th percentile 0.68 (→ 0.58): the threshold slider's 0.5 sits between the two.
 HALF_MATCH = 0.5
+# Distinct query terms searched at most: a question has a dozen, a pasted paragraph a hundred; the
+# posting budget then keeps the rarest of them. Also the prefixes `unbuilt` matches messages with.
+MAX_QUERY_TERMS = 128
 
 # Function words of questions and requests, English and Russian (the usual IR stop lists,
 # minus words that are also names of months or numbers). They are left out of the query
@@ -62,6 +74,12 @@ which while who whom whose why will with would you your yours yourself yourselve
 """.split()
 
 
+def chat_filter(column: str, chat_ids: Sequence[int]) -> tuple[str, str]:
+    """`column IN (chat_ids)` as SQL with one host parameter (a JSON array), and that parameter:
+    a filter of any number of chats stays within SQLite's host-parameter limit."""
+    return f"{column} IN (SELECT value FROM json_each(?))", json.dumps([int(chat) for chat in chat_ids])
+
+
 @functools.cache
 def query_stopwords() -> frozenset[str]:
     """The function words' stems, made on first use: stemming them costs 9 ms, a good part of
@@ -71,14 +89,14 @@ def query_stopwords() -> frozenset[str]:
 
 def query_terms(text: str) -> list[str]:
     """The distinct stemmed terms of a query, in order, without function words (unless that leaves
-    none); one-letter words only if they are digits."""
+    none); one-letter words only if they are digits; the first `MAX_QUERY_TERMS` of them."""
     seen: dict[str, None] = {}
     for term in stemmed_terms(text):
         if len(term) > 1 or term.isdigit():
             seen.setdefault(term, None)
     stopwords = query_stopwords()
     content = [term for term in seen if term not in stopwords]
-    return content or list(seen)
+    return (content or list(seen))[:MAX_QUERY_TERMS]
 
 
 def _legacy_terms(text: str) -> list[str]:
@@ -87,7 +105,7 @@ def _legacy_terms(text: str) -> list[str]:
     for word in re.findall(r"\w+", fold_for_search(text).lower()):
         if len(word) > 1 or word.isdigit():
             seen.setdefault(word, None)
-    return list(seen)
+    return list(seen)[:MAX_QUERY_TERMS]
 
 
 class TermStatistics:
@@ -114,8 +132,7 @@ class TermStatistics:
         if missing:
             connection.execute(
                 "CREATE VIRTUAL TABLE IF NOT EXISTS temp.topic_vocab USING fts5vocab(main, topic_fts, 'row')")
-            found = dict(connection.execute(
-                f"SELECT term, doc FROM temp.topic_vocab WHERE term IN ({','.join('?' * len(missing))})", missing))
+            found = dict(select_in(connection, "SELECT term, doc FROM temp.topic_vocab WHERE term IN ({ids})", missing))
             self._frequencies.update({t: found.get(t, 0) for t in missing})
         return {t: self._frequencies[t] for t in terms}
 
@@ -161,8 +178,9 @@ def _search(connection: sqlite3.Connection, query: str, limit: int, chat_ids: li
     where = " WHERE topic_fts MATCH ?"
     if chat_ids:
         sql += " JOIN topic t ON t.id = f.rowid"
-        where += f" AND t.chat_id IN ({','.join('?' * len(chat_ids))})"
-        params.extend(chat_ids)
+        clause, chats = chat_filter("t.chat_id", chat_ids)
+        where += f" AND {clause}"
+        params.append(chats)
     params.append(limit)
     return connection.execute(sql + where + f" ORDER BY {rank} LIMIT ?", params).fetchall(), mass
 

@@ -39,7 +39,7 @@ from engine.retrieval.fusion import (
     script_overlap,
     script_shares,
 )
-from engine.retrieval.lexical import TermStatistics, topic_lexical_scores
+from engine.retrieval.lexical import TermStatistics, chat_filter, topic_lexical_scores
 from engine.retrieval.settings import RetrievalSettings
 from engine.store.sql import select_in
 
@@ -188,10 +188,11 @@ class Retriever:
 
     def _allowed_topics(self, connection: sqlite3.Connection, settings: RetrievalSettings) -> list[int] | None:
         clauses: list[str] = []
-        params: list[float] = []  # chat ids and epoch seconds
+        params: list[float | str] = []  # the chats (a JSON array) and epoch seconds
         if settings.chat_ids:
-            clauses.append(f"chat_id IN ({_in(list(settings.chat_ids))})")
-            params += list(settings.chat_ids)
+            clause, chats = chat_filter("chat_id", settings.chat_ids)
+            clauses.append(clause)
+            params.append(chats)
         if settings.date_from is not None:
             clauses.append("last_at >= ?")
             params.append(settings.date_from)
@@ -305,10 +306,11 @@ def _passing_entities(connection: sqlite3.Connection, kind: str, ids: list[int],
     if not ids:
         return set()
     clauses: list[str] = []
-    params: list[float] = []  # chat ids and epoch seconds
+    params: list[float | str] = []  # the chats (a JSON array) and epoch seconds
     if settings.chat_ids:
-        clauses.append(f"m.chat_id IN ({_in(list(settings.chat_ids))})")
-        params += list(settings.chat_ids)
+        clause, chats = chat_filter("m.chat_id", settings.chat_ids)
+        clauses.append(clause)
+        params.append(chats)
     if settings.date_from is not None:
         clauses.append("m.sent_at >= ?")
         params.append(settings.date_from)

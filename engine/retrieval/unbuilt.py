@@ -24,7 +24,7 @@ import sqlite3
 from datetime import UTC, datetime
 
 from engine.retrieval.candidate import Candidate, CandidateKind
-from engine.retrieval.lexical import HALF_MATCH, query_stopwords
+from engine.retrieval.lexical import HALF_MATCH, MAX_QUERY_TERMS, chat_filter, query_stopwords
 from engine.text.stemming import fold, stem_word
 
 KIND: CandidateKind = "message"
@@ -60,12 +60,13 @@ def unbuilt_count(connection: sqlite3.Connection, first: int) -> int:
 
 def _prefixes(query: str) -> list[str]:
     """What each query word is matched by: the part its stem and the word share (at least 3
-    letters, else the whole word); function words left out unless nothing else is left."""
+    letters, else the whole word); function words left out unless nothing else is left; the
+    first `MAX_QUERY_TERMS` (each prefix makes FTS5 walk every term it starts)."""
     words = [w for w in dict.fromkeys(fold(query).split()) if w]
     cleaned = ["".join(ch for ch in w if ch.isalnum()) for w in words]
     cleaned = [w for w in dict.fromkeys(cleaned) if len(w) > 1 or w.isdigit()]
     stopwords = query_stopwords()
-    content = [w for w in cleaned if stem_word(w) not in stopwords] or cleaned
+    content = ([w for w in cleaned if stem_word(w) not in stopwords] or cleaned)[:MAX_QUERY_TERMS]
     prefixes = []
     for word in content:
         stem = stem_word(word)
@@ -73,7 +74,7 @@ def _prefixes(query: str) -> list[str]:
         while shared < min(len(word), len(stem)) and word[shared] == stem[shared]:
             shared += 1
         prefixes.append(word[:shared] if shared >= _MIN_PREFIX else word)
-    return list(dict.fromkeys(prefixes))
+    return list(dict.fromkeys(prefixes))[:MAX_QUERY_TERMS]
 
 
 def _share(text: str, prefixes: list[str]) -> float:
@@ -95,8 +96,9 @@ def unbuilt_candidates(connection: sqlite3.Connection, query: str, first: int, *
            "AND m.is_service = 0")
     params: list[object] = [match, first]
     if chat_ids:
-        sql += f" AND m.chat_id IN ({','.join('?' * len(chat_ids))})"
-        params += list(chat_ids)
+        clause, chats = chat_filter("m.chat_id", chat_ids)
+        sql += f" AND {clause}"
+        params.append(chats)
     if date_from is not None:
         sql += " AND m.sent_at >= ?"
         params.append(date_from)

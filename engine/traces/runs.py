@@ -22,6 +22,9 @@ from engine.scrub import scrub_text, scrubbed_json
 from engine.store.transaction import write_transaction
 from engine.traces.errors import TracesError
 
+# A query longer than this is stored cut (a search's own words; a pasted page is not one): the MCP
+# server cuts what it searches shorter still (app/mcp_memory.py), the CLI and the window do not.
+STORED_QUERY_CHARS = 4000
 _JSON_COLUMNS = ("settings", "candidates", "selected", "tool_calls", "timings_ms", "report", "trace")
 _SUMMARY_COLUMNS = ("id, created_at, query, reranker, model, candidates_count, selected_count, tool_calls_count, "
                     "fallback, duration_ms, prompt_tokens, completion_tokens, cost")
@@ -106,14 +109,21 @@ def _scrubbed(text: str | None, secrets: Sequence[str]) -> str | None:
     return None if text is None else scrub_text(text, secrets)
 
 
+def stored_query(query: str) -> str:
+    """The query as Run history keeps it: its first `STORED_QUERY_CHARS` characters, and "…" when
+    cut (issue 35: queries of megabytes, over MCP, were each stored whole)."""
+    return query if len(query) <= STORED_QUERY_CHARS else query[:STORED_QUERY_CHARS] + "…"
+
+
 def save_run(connection: sqlite3.Connection, *, query: str, reranker: str, settings: dict, candidates: list[dict],
              result: RerankResult, timings_ms: dict, secrets: Sequence[str] = ()) -> int:
     """Record one rerank in one transaction and return its id. Every string stored (query
-    and JSON alike) is scrubbed of `secrets` and of credential-shaped tokens."""
+    and JSON alike) is scrubbed of `secrets` and of credential-shaped tokens; the query is
+    kept to `STORED_QUERY_CHARS`."""
     usage = result.usage or {}
     cost = _number(usage, "cost")
     row = (
-        time.time(), scrub_text(query, secrets), scrub_text(reranker, secrets),
+        time.time(), scrub_text(stored_query(query), secrets), scrub_text(reranker, secrets),
         _scrubbed(_model(settings, result), secrets), len(candidates), len(result.selected), len(result.tool_calls),
         _scrubbed(result.fallback, secrets), round(_total_ms(timings_ms, result), 3),
         int(_number(usage, "prompt_tokens") or 0), int(_number(usage, "completion_tokens") or 0), cost,
