@@ -174,7 +174,8 @@ def test_ask_against_a_server_that_is_down_names_it_and_gives_the_sources(built_
 
 
 def test_search_fallback_names_an_unreachable_server_in_both_languages(built_demo):
-    from engine.api import fallback_message, render
+    from engine.api import render
+    from engine.rerank.base import fallback_message
 
     url = closed_port_url()
     found = flashback("search", "hotel in Lisbon", "--reranker", "flash", "--endpoint", "custom", "--model", "m",

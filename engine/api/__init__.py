@@ -38,7 +38,7 @@ _EXPORTS: dict[str, str] = {
     "Claim": "engine.ask", "Answer": "engine.ask", "Plan": "engine.ask", "AskCancelled": "engine.ask",
     "DateRange": "engine.ask.dates", "read_dates": "engine.ask.plan",
     "SETTINGS": "engine.api.settings", "Setting": "engine.api.settings", "SettingError": "engine.api.settings",
-    "setting": "engine.api.settings", "SAVED": "engine.api.settings",
+    "setting": "engine.api.settings",
     "UserSettings": "engine.api.saved_settings", "read_settings": "engine.api.saved_settings",
     "write_settings": "engine.api.saved_settings", "settings_path": "engine.api.saved_settings",
     "migrate_settings": "engine.api.saved_settings",
@@ -91,7 +91,6 @@ _EXPORTS: dict[str, str] = {
     "SweepData": "engine.evaluation.sweep", "tune": "engine.evaluation.tune",
     "FlashOutcome": "engine.evaluation.flash_compare", "CostEstimate": "engine.evaluation.flash_compare",
     "ImportSummary": "engine.evaluation.labels",
-    "fallback_message": "engine.rerank.base",
     # the cross-encoder reranker (issue 25): its endpoints, settings and the Evaluate comparison
     "RERANK_PRESETS": "engine.rerank.cross_encoder.presets", "RerankEndpoint": "engine.rerank.cross_encoder.presets",
     "CrossEncoderSettings": "engine.rerank.cross_encoder.settings",
@@ -145,7 +144,6 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.api.search_records import SearchRequest as SearchRequest
     from engine.api.search_records import SearchResult as SearchResult
     from engine.api.search_records import Timings as Timings
-    from engine.api.settings import SAVED as SAVED
     from engine.api.settings import SETTINGS as SETTINGS
     from engine.api.settings import Setting as Setting
     from engine.api.settings import SettingError as SettingError
@@ -233,7 +231,6 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.rerank.base import Reranker as Reranker
     from engine.rerank.base import RerankResult as RerankResult
     from engine.rerank.base import Selection as Selection
-    from engine.rerank.base import fallback_message as fallback_message
     from engine.rerank.cross_encoder.presets import RERANK_PRESETS as RERANK_PRESETS
     from engine.rerank.cross_encoder.presets import RerankEndpoint as RerankEndpoint
     from engine.rerank.cross_encoder.settings import CrossEncoderSettings as CrossEncoderSettings

@@ -179,3 +179,47 @@ def test_the_faces_records_are_exported_and_internals_are_not():
     assert {"RerankReport", "ThresholdReport", "KeepAllReport", "FlashReport", "CrossEncoderReport", "Usage",
             "EvaluationFigures", "MetricSet", "RunMetrics", "LockHolder"} <= exported
     assert not {"StoreContext", "KINDS", "cross_encoder_fallback_message", "CROSS_ENCODER_FALLBACKS"} & exported
+
+
+def _referenced_names() -> set[str]:
+    """Every type name a service method's signature or an exported record's field mentions."""
+    namespace, found = _namespace(), set()
+
+    def walk(hint: object) -> None:
+        if isinstance(hint, str):
+            found.update(re.findall(r"\w+", hint))
+            return
+        if isinstance(hint, type):
+            found.add(hint.__name__)
+        for arg in typing.get_args(hint):
+            walk(arg)
+
+    for service in _services():
+        for name, function in inspect.getmembers(service, inspect.isfunction):
+            if not name.startswith("_"):
+                for hint in _hints(function, namespace).values():
+                    walk(hint)
+    for name in engine.api.__all__:
+        exported = getattr(engine.api, name)
+        if isinstance(exported, type) and dataclasses.is_dataclass(exported):
+            for hint in typing.get_type_hints(exported, localns=namespace).values():
+                walk(hint)
+    return found
+
+
+def test_every_export_crosses_the_boundary():
+    """engine.api exports what crosses it (issue 31): each name is a face's import, a type in a
+    service's signature or an exported record's field, or an error a face may catch; an internal
+    helper nobody outside the engine uses is not part of the surface."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    faces = "\n".join(path.read_text(encoding="utf-8") for face in ("ui", "app")
+                      for path in (root / face).rglob("*.py"))
+    referenced = _referenced_names()
+    errors = {name for name in engine.api.__all__ if isinstance(getattr(engine.api, name), type)
+              and issubclass(getattr(engine.api, name), Exception)}
+    referenced.add("RerankReport")  # the union SearchResult.report (a cached property) returns
+    stray = [name for name in engine.api.__all__ if name not in referenced and name not in errors
+             and not re.search(rf"\b{name}\b", faces)]
+    assert stray == [], f"exported but crossing nothing: {stray}"

@@ -15,7 +15,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.api import SAVED, SETTINGS, SettingError, UserSettings, read_settings, render, write_settings
+from engine.api import SETTINGS, SettingError, UserSettings, read_settings, render, write_settings
+from engine.api.settings import SAVED
 from engine.api.settings_file import escape, format_value, unescape
 from engine.messages import en, ru
 

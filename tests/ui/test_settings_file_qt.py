@@ -14,7 +14,8 @@ from app.cli import build_parser
 from app.cli_options import fill_saved
 from app.mcp_settings import SettingsWatcher
 from app.saved_settings import saved_values, settings_file
-from engine.api import SAVED, SETTINGS, UserSettings, read_settings, settings_path, write_settings
+from engine.api import SETTINGS, UserSettings, read_settings, settings_path, write_settings
+from engine.api.settings import SAVED
 from tests.engine.test_saved_settings import TUNED
 from ui.search import SettingsPanel
 

@@ -11,8 +11,9 @@ import json
 
 import pytest
 
-from engine.api import Flashback, RetrievalSettings, SearchRequest, fallback_message
+from engine.api import Flashback, RetrievalSettings, SearchRequest
 from engine.messages import render
+from engine.rerank.base import fallback_message
 from engine.rerank.cross_encoder import (
     CrossEncoderReranker,
     CrossEncoderSettings,
@@ -187,7 +188,6 @@ def test_a_passage_is_the_longest_start_within_the_budget_counted_as_everywhere(
 
 
 def test_every_cross_encoder_fallback_has_words_in_both_languages_where_the_faces_look():
-    from engine.api import fallback_message
     from engine.rerank.cross_encoder.errors import CROSS_ENCODER_FALLBACKS
 
     for reason in CROSS_ENCODER_FALLBACKS:
