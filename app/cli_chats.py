@@ -27,7 +27,12 @@ def add_command(commands: argparse._SubParsersAction) -> None:
 
 
 def _day(epoch: float | None) -> str:
-    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%d") if epoch else ""
+    if not epoch:
+        return ""
+    try:
+        return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%d")
+    except (ValueError, OverflowError, OSError):  # a year past 9999 in a store older than issue 34 (`check` repairs)
+        return "?"
 
 
 def run_chats(args: argparse.Namespace, data_dir) -> int:

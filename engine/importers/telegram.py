@@ -28,7 +28,14 @@ from engine.importers.json_stream import (
     find_all,
     repair_json_bytes,
 )
-from engine.importers.records import AttachmentRecord, ChatRecord, MessageRecord
+from engine.importers.records import (
+    EARLIEST_TIME,
+    LATEST_TIME,
+    AttachmentRecord,
+    ChatRecord,
+    MessageRecord,
+    checked_time,
+)
 from engine.importers.telegram_text import attachments_of, flatten_text, service_text, text_or_none
 from engine.messages import Message, msg
 
@@ -102,13 +109,14 @@ class TelegramImporter(Importer):
                 if index % 2000 == 0:
                     report(reader.position)
         # Only what the reader raises for bad bytes is the file's fault here: the fields are
-        # checked where they are read, so a TypeError or KeyError is a bug for the guard.
+        # checked where they are read, so a TypeError or KeyError is a bug for the guard. The
+        # reader fails on the message *after* the last one read (`index`): that one is named.
         except JsonCutOff as exc:
-            raise ImportFormatError(name, msg("import.problem.telegram_cut_off"), _at(chat, index, ident)) from exc
+            raise ImportFormatError(name, msg("import.problem.telegram_cut_off"), _unread(chat, index)) from exc
         except JsonDamaged as exc:
-            raise ImportFormatError(name, msg("import.problem.json_damaged_here"), _at(chat, index, ident)) from exc
+            raise ImportFormatError(name, msg("import.problem.json_damaged_here"), _unread(chat, index)) from exc
         except UnicodeDecodeError as exc:
-            raise ImportFormatError(name, msg("import.problem.not_utf8"), _at(chat, index, ident)) from exc
+            raise ImportFormatError(name, msg("import.problem.not_utf8"), _unread(chat, index)) from exc
         except ImportFormatError as exc:  # a message's own (its date) comes without its place: add it
             if exc.where is not None:
                 raise
@@ -121,6 +129,12 @@ def _at(chat: ChatRecord, index: int, ident: object) -> Message:
     if not index:
         return msg("import.where.chat_start", chat=chat.title)
     return msg("import.where.chat_message", chat=chat.title, message=ident if ident is not None else f"#{index}")
+
+
+def _unread(chat: ChatRecord, index: int) -> Message:
+    """The message the reader failed in: the one after the `index` read whole (its id unread)."""
+    return _at(chat, 0, None) if not index else msg("import.where.chat_message", chat=chat.title,
+                                                      message=f"#{index + 1}")
 
 
 def _read_header(handle: BinaryIO, floor: int, array_start: int, name: str, number: int) -> dict:
@@ -199,6 +213,8 @@ def _message_record(raw: dict, chat_key: str, self_id: str | None, name: str, wh
         sent_at = _timestamp(raw, unix, name)
     if sent_at is None:  # "unsupported" messages are only {"id", "type"}: nothing to keep
         return None
+    if not EARLIEST_TIME <= sent_at < LATEST_TIME:  # a date_unixtime of 1e20; without its place: `_messages` adds it
+        checked_time(sent_at, raw.get("date") if unix is None else unix, name, None)
     is_service = raw.get("type") == "service"
     if is_service:
         author, author_key = raw.get("actor"), raw.get("actor_id")

@@ -17,7 +17,15 @@ from datetime import datetime
 from engine.errors import ImportFormatError
 from engine.importers.base import Importer, skip_rest_of_line
 from engine.importers.inputs import ExportInput
-from engine.importers.records import KEEP_CHARS, AttachmentRecord, ChatRecord, MessageRecord
+from engine.importers.records import (
+    EARLIEST_TIME,
+    KEEP_CHARS,
+    LATEST_TIME,
+    AttachmentRecord,
+    ChatRecord,
+    MessageRecord,
+    checked_time,
+)
 from engine.messages import msg
 
 _MARKS = "\u200e\u200f"  # LRM/RLM bidi marks WhatsApp scatters at line starts
@@ -140,6 +148,9 @@ class WhatsAppImporter(Importer):
                 order = "ymd" if match[2] else "dmy" if day_first else "mdy"
                 problem = msg("import.problem.not_a_real_date", stamp=stamp, order=msg(f"import.date_order.{order}"))
                 raise ImportFormatError(name, problem, where=msg("import.where.line", line=n)) from exc
+            if not EARLIEST_TIME <= sent_at < LATEST_TIME:  # 31/12/9999 23:59 in New York is in year 10000 in UTC
+                checked_time(sent_at, match[0].strip(_MARKS + "[] -\u2013\u00a0\u202f"), name,
+                             msg("import.where.line", line=n))
             author, text, service = _split(line[match.end() :])
             pending = (n, sent_at, author, service, [text])
             pending_chars = len(text)
@@ -152,21 +163,37 @@ class DateOrder:
     """Day-first or month-first, from the dates themselves (the file never says).
 
     A numeric date whose first part is above 12 proves day-first ("25/03/2024"); one whose
-    second part is, month-first. Year-first dates say nothing. Without evidence either
-    way, day-first: WhatsApp's most common locales write dates that way.
+    second part is, month-first. Year-first dates say nothing. Without such proof, the
+    order under which the chat's dates run forward (a chat is written in time order: read
+    the wrong way, "01/02" then "02/01" go back a month); when both run as well, day-first:
+    WhatsApp's most common locales write dates that way (issue 34).
     """
 
     def __init__(self) -> None:
         self.day_first_seen = self.month_first_seen = False
+        self._previous: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+        self._backwards = [0, 0]  # steps back in time read day-first, read month-first
 
     def observe(self, match: re.Match[str]) -> None:
-        if match[2] is None:  # not year-first
-            self.day_first_seen |= int(match[6]) > 12
-            self.month_first_seen |= int(match[8]) > 12
+        if match[2] is not None:  # year-first
+            return
+        first, second = int(match[6]), int(match[8])
+        self.day_first_seen |= first > 12
+        self.month_first_seen |= second > 12
+        clock = (int(match[10]) % 12 + (12 if match[13] in ("p", "P") else 0) if match[13] else int(match[10]),
+                 int(match[11]), int(match[12] or 0))
+        year = int(match[9])
+        read = ((year, second, first, *clock), (year, first, second, *clock))
+        if self._previous is not None:
+            for order in (0, 1):
+                self._backwards[order] += read[order] < self._previous[order]
+        self._previous = read
 
     @property
     def day_first(self) -> bool:
-        return self.day_first_seen or not self.month_first_seen
+        if self.day_first_seen or self.month_first_seen:
+            return self.day_first_seen or not self.month_first_seen
+        return self._backwards[0] <= self._backwards[1]
 
 
 def _lines(source: ExportInput) -> Iterator[tuple[int, int, str]]:

@@ -153,7 +153,7 @@ class ImportWriter:
             "messages_added, artifacts_added, imported_at) VALUES (?,?,?,?,?,0,0,0,0,?)",
             path, display_name, format_name, sha256, size_bytes, time.time(),
         )
-        self.builder.begin_source(format_name, self._source_id)
+        self.builder.begin_source(format_name, self._source_id, display_name)
         self.matches = []
         self._source_counts_start = (self.counts.messages_seen, self.counts.messages_added,
                                      self.counts.artifacts_added, self.counts.messages_cut,

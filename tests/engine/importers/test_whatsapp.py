@@ -89,13 +89,14 @@ def test_short_chat_sample(exports_dir: Path) -> None:
     chat, messages = parse_path(exports_dir / "whatsapp" / SHORT_CHAT)
     assert chat == ChatRecord(key="whatsapp:shortchat", title="ShortChat", kind="group")
     notice = "Messages to this group are now secured with end-to-end encryption. Tap for more info."
-    # Every date is ambiguous (all fields <= 12): day-first is the default.
+    # Every date is ambiguous (all fields <= 12). Read day-first, 08/05 then 09/04 would go back a
+    # month; month-first the chat runs forward, so that is the order (issue 34).
     assert rows(messages) == [
-        ("line 1", None, notice, True, utc("2017-03-06 00:45")),
-        ("line 2", None, 'You created group "ShortChat"', True, utc("2017-03-06 00:45")),
-        ("line 3", "Sample User", "This is a test message", False, utc("2017-03-06 00:45")),
-        ("line 4", "TestBot", "Hey I'm a test too!", False, utc("2017-05-08 01:48")),
-        ("line 5", "+410123456789", "How are you?\n\nIs everything alright?", False, utc("2017-04-09 01:50")),
+        ("line 1", None, notice, True, utc("2017-06-03 00:45")),
+        ("line 2", None, 'You created group "ShortChat"', True, utc("2017-06-03 00:45")),
+        ("line 3", "Sample User", "This is a test message", False, utc("2017-06-03 00:45")),
+        ("line 4", "TestBot", "Hey I'm a test too!", False, utc("2017-08-05 01:48")),
+        ("line 5", "+410123456789", "How are you?\n\nIs everything alright?", False, utc("2017-09-04 01:50")),
     ]
 
 
