@@ -9,6 +9,7 @@ holds more than one message in memory, so exports of any size stream.
 
 from __future__ import annotations
 
+import hashlib
 import mimetypes
 import re
 from collections.abc import Callable, Iterator
@@ -101,6 +102,7 @@ class WhatsAppImporter(Importer):
         size = 0  # taken from pass 1, so a vanished file fails as ImportFormatError, not OSError
         dates, messages, title, group = DateOrder(), 0, None, False
         authors: set[str] = set()
+        first: str | None = None  # the first message a person wrote: what makes this chat itself
         for n, size, line in _lines(source):
             match = _PREFIX.match(line)
             if n % _REPORT_EVERY == 0:
@@ -117,14 +119,20 @@ class WhatsAppImporter(Importer):
                 created = _CREATED.match(text)
                 if created and title is None:
                     title, group = created[2].strip() or None, True
-            elif len(authors) < 3:
-                authors.add(author)
+            else:
+                if first is None:
+                    first = "\x1f".join((re.sub(r"\D", "", match[0]), author, text))
+                if len(authors) < 3:
+                    authors.add(author)
         if not messages:
             raise ImportFormatError(name, msg("import.problem.whatsapp_nothing"),
                                     where=msg("import.where.line", line=1))
         day_first = dates.day_first
-        title = title or chat_title(source) or ", ".join(sorted(authors)) or "WhatsApp chat"
-        key = "whatsapp:" + " ".join(title.casefold().split())
+        named, exported = chat_title(source)
+        # Named as its export is named ("WhatsApp Chat - Lorem Friends.zip" is "Lorem Friends",
+        # whatever its "created group" line says); a name without WhatsApp's words yields to that line.
+        title = (named if exported else None) or title or named or ", ".join(sorted(authors)) or "WhatsApp chat"
+        key = chat_key(title, first)
         yield ChatRecord(key=key, title=title, kind="group" if group or len(authors) > 2 else "personal")
 
         pending: tuple[int, float, str | None, bool, list[str]] | None = None
@@ -360,9 +368,22 @@ def _export_name(name: str) -> tuple[str, bool]:
     return stem, False
 
 
-def chat_title(source: ExportInput) -> str | None:
-    """The chat's name from the names around its text, or None when they are all generic
-    (a `_chat.txt` on its own: the caller names the chat after its people).
+def chat_key(title: str, first: str | None) -> str:
+    """The chat's key: its name, and a digest of its first message (date, author, text as
+    written) so that two groups of one name ("Family" in 2023 and another "Family" in 2024)
+    stay two chats (issue 34). A re-export starts with the same message, so it has the same
+    key; a longer or renamed one whose start differs is still found by its messages
+    (`chat_identity`)."""
+    name = "whatsapp:" + " ".join(title.casefold().split())
+    if first is None:  # only system lines: nothing but the name to go by
+        return name
+    return f"{name}#{hashlib.blake2b(first.encode('utf-8', 'surrogatepass'), digest_size=6).hexdigest()}"
+
+
+def chat_title(source: ExportInput) -> tuple[str | None, bool]:
+    """The chat's name from the names around its text, and whether WhatsApp's own words
+    said it ("WhatsApp Chat with …"); None when they are all generic (a `_chat.txt` on its
+    own: the caller names the chat after its people).
 
     WhatsApp's own words win wherever they are: the file, then the folders and zip it came in
     (the nearest first), then, for a file imported on its own, its folder (iOS unzipped). Else
@@ -373,8 +394,8 @@ def chat_title(source: ExportInput) -> str | None:
     own = _export_name(file_name)
     for stem, exported in [own, *picked, *beside]:
         if exported and stem.casefold() not in _GENERIC:
-            return stem
+            return stem, True
     for stem, _ in [own, *picked]:
         if stem and stem.casefold() not in _GENERIC:
-            return stem
-    return None
+            return stem, False
+    return None, False
