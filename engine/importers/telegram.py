@@ -236,6 +236,8 @@ def _message_record(raw: dict, chat_key: str, self_id: str | None, name: str, wh
         role = "user" if author_key == self_id else "other"
     ident = raw.get("id")
     reply = raw.get("reply_to_message_id")
+    if author is not None and type(author) is not str:  # a damaged export's list or object: its text, if any
+        author = text_or_none(author)
     attachments: list[AttachmentRecord] = (
         attachments_of(raw) if not is_service and ("photo" in raw or "file" in raw) else [])
     if attachments or "poll" in raw or "location_information" in raw or "contact_information" in raw:
@@ -243,7 +245,7 @@ def _message_record(raw: dict, chat_key: str, self_id: str | None, name: str, wh
     return MessageRecord(
         chat_key,
         None if ident is None else str(ident),
-        None if author is None else str(author),
+        author,
         author_key,
         role,
         sent_at,
@@ -262,15 +264,17 @@ def _with_media_text(raw: dict, text: str) -> str:
     poll = raw.get("poll")
     if isinstance(poll, dict):
         answers = poll.get("answers")
-        answers = ", ".join(str(a.get("text", "")) for a in answers if isinstance(a, dict)) \
+        answers = ", ".join(flatten_text(a.get("text")) for a in answers if isinstance(a, dict)) \
             if isinstance(answers, list) else ""
-        extra.append(f"Poll: {poll.get('question', '')} ({answers})")
+        extra.append(f"Poll: {flatten_text(poll.get('question'))} ({answers})")
     location = raw.get("location_information")
     if isinstance(location, dict):
-        place = raw.get("place_name") or raw.get("address") or ""
-        extra.append(f"Location: {place} {location.get('latitude')}, {location.get('longitude')}".strip())
+        place = flatten_text(raw.get("place_name")) or flatten_text(raw.get("address"))
+        where = ", ".join(axis for axis in (flatten_text(location.get(key)) for key in ("latitude", "longitude"))
+                          if axis)
+        extra.append(f"Location: {place} {where}".strip())
     contact = raw.get("contact_information")
     if isinstance(contact, dict):
-        fields = (contact.get("first_name"), contact.get("last_name"), contact.get("phone_number"))
-        extra.append("Contact: " + " ".join(str(f) for f in fields if f))
+        fields = (flatten_text(contact.get(key)) for key in ("first_name", "last_name", "phone_number"))
+        extra.append("Contact: " + " ".join(f for f in fields if f))
     return "\n".join([text, *extra]) if text else "\n".join(extra)
