@@ -906,7 +906,7 @@ CATALOGUE: dict[str, str] = {
                                   "from one zip; unpack it yourself and import the folder",
     "import.skipped.duplicates": "{count:plural:message|messages} already stored",
     "import.skipped.system": "{count:plural:system line|system lines} (joins, calls, renames) kept out of topics",
-    "import.skipped.not_exports": "{count:plural:file|files} in it not a chat export: {names}",
+    "import.skipped.not_exports": "{count:plural:file|files} skipped, not chat exports: {names}",
     "check.dates_repaired": "gave {count:plural:message|messages} with a date outside the years 1900-2200 the time of "
                             "the message before it in its chat ({chats})",
     "check.dates": "message dates",

@@ -927,7 +927,8 @@ CATALOGUE: dict[str, str] = {
     "import.skipped.duplicates": "{count:plural:сообщение уже хранится|сообщения уже хранятся|сообщений уже хранятся}",
     "import.skipped.system": "{count:plural:служебная строка|служебные строки|служебных строк} (вступления, звонки, "
                              "переименования) не попадают в темы",
-    "import.skipped.not_exports": "{count:plural:файл|файла|файлов} в нём — не экспорт чата: {names}",
+    "import.skipped.not_exports": "{count:plural:файл пропущен|файла пропущены|файлов пропущено}, это не "
+                                  "экспорты чатов: {names}",
     "check.dates_repaired": "{count:plural:сообщению|сообщениям|сообщениям} с датой вне 1900–2200 годов дано время "
                             "предыдущего сообщения в его чате ({chats})",
     "check.dates": "даты сообщений",
