@@ -196,6 +196,7 @@ def _caveats(source) -> str:
     matched = source.matched_message()  # issue 23: which stored chat a renamed or newer export went into
     if matched is not None:
         notes.append(say(matched))
+    notes += [say(note) for note in source.skipped_messages()]  # issue 34: what was not added, and why
     return "; " + "; ".join(notes) if notes else ""
 
 

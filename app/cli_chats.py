@@ -27,7 +27,12 @@ def add_command(commands: argparse._SubParsersAction) -> None:
 
 
 def _day(epoch: float | None) -> str:
-    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%d") if epoch else ""
+    if not epoch:
+        return ""
+    try:
+        return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%d")
+    except (ValueError, OverflowError, OSError):  # a year past 9999 in a store older than issue 34 (`check` repairs)
+        return "?"
 
 
 def run_chats(args: argparse.Namespace, data_dir) -> int:
@@ -62,6 +67,12 @@ def _matches(chats: list[ChatInfo], wanted: str) -> list[ChatInfo]:
     return []
 
 
+def _listed(chat: ChatInfo) -> str:
+    """"12 Family (2023-01-05 – 2023-03-05)": two chats of one name told apart by their span (issue 34)."""
+    return f"{chat.id} {chat.name} ({_day(chat.first_at)} – {_day(chat.last_at)})" if chat.first_at \
+        else f"{chat.id} {chat.name}"
+
+
 def resolve_chats(service: Flashback, values: list[str]) -> tuple[int, ...]:
     """The chat ids `--chat` values name; raises ChatNotFound in one sentence."""
     if not values:
@@ -78,7 +89,7 @@ def resolve_chats(service: Flashback, values: list[str]) -> tuple[int, ...]:
         if len(found) == 1:
             ids.append(found[0].id)
         elif found:
-            listed = "; ".join(f"{c.id} {c.name}" for c in found[:8]) + ("; …" if len(found) > 8 else "")
+            listed = "; ".join(_listed(c) for c in found[:8]) + ("; …" if len(found) > 8 else "")
             raise ChatNotFound(msg("cli.chats.ambiguous", value=value, count=len(found), listed=listed))
         else:
             raise ChatNotFound(msg("cli.chats.no_id" if wanted.isdigit() else "cli.chats.no_name", value=value))

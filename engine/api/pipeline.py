@@ -87,6 +87,8 @@ class PipelineSummary:
     messages: int = 0
     attachments: int = 0
     conflicting: int = 0  # messages whose id came again with another text: the first text was kept
+    already_stored: int = 0  # messages read that the store already held (issue 34: said, not hidden)
+    system_lines: int = 0  # joins, calls, renames: stored, kept out of topics
     # Stored chats the imports went into (issue 23): by their id or name, or recognised by their
     # messages under another name (a renamed or re-downloaded export).
     existing: list[str] = field(default_factory=list)
@@ -128,6 +130,8 @@ def run_steps(service: PipelineSteps, paths: Sequence[Path], build: bool, progre
             summary.messages += source.messages_added
             summary.attachments += source.artifacts_added
             summary.conflicting += getattr(source, "messages_conflicting", 0)
+            summary.already_stored += getattr(source, "messages_already_stored", 0)
+            summary.system_lines += getattr(source, "messages_service", 0)
             for match in getattr(source, "matched", ()):
                 (summary.recognised if match.by == "content" else summary.existing).append(match.title)
     if build:

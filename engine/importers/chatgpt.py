@@ -20,7 +20,14 @@ from engine.errors import ImportFormatError
 from engine.importers.base import Importer
 from engine.importers.inputs import ExportInput
 from engine.importers.json_stream import JsonCutOff, JsonDamaged, array_items
-from engine.importers.records import AttachmentRecord, ChatRecord, MessageRecord
+from engine.importers.records import (
+    EARLIEST_TIME,
+    LATEST_TIME,
+    AttachmentRecord,
+    ChatRecord,
+    MessageRecord,
+    checked_time,
+)
 from engine.messages import msg
 
 _JSON_SPACE = b" \t\r\n"
@@ -135,6 +142,9 @@ def _conversation_records(conv: Any, index: int, name: str) -> list[Record]:
             continue
         # A null create_time (hidden or tool nodes) borrows the previous time, keeping the order.
         record.sent_at = last_time = _first_time(message.get("create_time"), last_time)
+        if not EARLIEST_TIME <= last_time < LATEST_TIME:  # a create_time of 253402300800 is in year 10000
+            checked_time(last_time, message.get("create_time") or conv.get("create_time"), name, where=msg(
+                "import.where.conversation_message", number=index + 1, title=title, message=node_id))
         record.reply_to = previous_id
         previous_id = record.external_id
         records.append(record)
@@ -217,9 +227,9 @@ def _message_record(message: dict, node_id: str, chat_key: str, where: str) -> M
     if role == "user":
         out_role, who, who_key = "user", "User", "user"
     elif role == "assistant":
-        slug = metadata.get("model_slug")
-        who = slug if isinstance(slug, str) and slug else "ChatGPT"
-        out_role, who_key = "assistant", "assistant"  # one author however many models answered
+        # One author however many models answered: the person talked to ChatGPT, and the model's
+        # slug ("o4-mini", "text-davinci-002-render-sha") is no name they would search by.
+        out_role, who, who_key = "assistant", "ChatGPT", "assistant"
     elif role == "system":
         out_role, who, who_key = "other", "System", "system"
     else:  # tool output (browser, python, dalle...) is kept as text from a named tool

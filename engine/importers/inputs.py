@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import stat
 import tempfile
 import zipfile
 from collections.abc import Iterator
@@ -23,16 +24,19 @@ from engine.messages import Message, msg
 SNIFF_BYTES = 64 * 1024
 # Files inside a folder or zip worth sniffing; anything else (media) is never read.
 _CANDIDATE_SUFFIXES = {".json", ".txt", ".jsonl", ".ndjson"}
-_MAX_CANDIDATES = 200
 # How deep a folder is walked for export files: a Messenger export keeps its threads at
 # `your_activity_across_facebook/messages/inbox/<thread>/message_1.json` (4 folders down);
 # a bound keeps a pointed-at home folder from being walked whole.
 _MAX_DEPTH = 6
 # A zip member that would unpack to more than `_BOMB_RATIO` times its packed size (and to
 # more than `_BOMB_FLOOR`) is refused: chat exports pack 3-15x (JSON, text), a zip bomb
-# thousands of times (2 GiB of one message in a 2 MB zip).
+# thousands of times (2 GiB of one message in a 2 MB zip). The same holds for the exports of
+# a zip together (issue 34: 30 members of 60 MB of zeros, each under the floor, packed in
+# 1.8 MB), and together they are bounded and must fit the disk before one is unpacked.
 _BOMB_RATIO = 100
 _BOMB_FLOOR = 64 * 1024 * 1024
+_MAX_UNPACKED = 8 * 1024 ** 3  # the exports of one zip, unpacked: far above any chat export's text
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")
 
 
 @dataclass
@@ -79,15 +83,32 @@ class ExportInput:
 def resolve_inputs(path: Path) -> Iterator[list[ExportInput]]:
     """Yield the candidate export files under `path`; clean up extracted copies after."""
     path = Path(path)
-    if not path.exists():
-        raise ImportFormatError(str(path), msg("import.problem.no_such_path"))
-    if path.is_dir():
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:  # missing, or a link to nothing
+        raise ImportFormatError(str(path), msg("import.problem.no_such_path")) from exc
+    if stat.S_ISDIR(mode):
         yield _folder_inputs(path)
-    elif zipfile.is_zipfile(path):
+        return
+    if not stat.S_ISREG(mode):  # /dev/zero never ends, a named pipe may never speak: never read one
+        raise ImportFormatError(path.name or str(path), msg("import.problem.not_a_file"))
+    if zipfile.is_zipfile(path):
         with tempfile.TemporaryDirectory(prefix="flashback-zip-") as scratch:
             yield _zip_inputs(path, Path(scratch))
-    else:
-        yield [ExportInput(path=path, display_name=path.name, relative=path.name)]
+        return
+    _refuse_empty_or_broken_zip(path)
+    yield [ExportInput(path=path, display_name=path.name, relative=path.name)]
+
+
+def _refuse_empty_or_broken_zip(path: Path) -> None:
+    """An empty file and a zip whose table of contents is gone (a download cut short) each
+    get their own sentence, not "not a chat export"."""
+    with open(path, "rb") as handle:
+        head = handle.read(4)
+    if not head:
+        raise ImportFormatError(path.name, msg("import.problem.file_empty"))
+    if head in _ZIP_MAGIC:
+        raise ImportFormatError(path.name, msg("import.problem.zip_unreadable"))
 
 
 def _walk(folder: Path, depth: int = 0) -> Iterator[Path]:
@@ -116,21 +137,18 @@ def _folder_inputs(folder: Path) -> list[ExportInput]:
         ExportInput(path=item, display_name=f"{folder.name}/{item.relative_to(folder).as_posix()}",
                     around=(folder.name, *item.relative_to(folder).parent.parts),
                     relative=item.relative_to(folder).as_posix())
-        for item in candidates[:_MAX_CANDIDATES]
+        for item in candidates
     ]
 
 
 def _zip_inputs(archive: Path, scratch: Path) -> list[ExportInput]:
     try:
         with zipfile.ZipFile(archive) as bundle:
-            members = [info for info in bundle.infolist() if not info.is_dir()]
+            members = [info for info in bundle.infolist() if not info.is_dir()
+                       and Path(info.filename).suffix.lower() in _CANDIDATE_SUFFIXES]
+            _check_members(archive, members, scratch)  # all of them, before the first is unpacked
             inputs: list[ExportInput] = []
             for info in members:
-                if Path(info.filename).suffix.lower() not in _CANDIDATE_SUFFIXES:
-                    continue
-                if len(inputs) >= _MAX_CANDIDATES:
-                    break
-                _check_member(archive, info, scratch)
                 target = scratch / f"{len(inputs)}{Path(info.filename).suffix.lower()}"
                 # zipfile stops at the declared size: a member cannot unpack past what was checked.
                 with bundle.open(info) as src, create_private(target) as dst:  # a chat: 0600 (engine/files.py)
@@ -156,17 +174,27 @@ def member_path(name: str) -> str:
     return "/".join(parts)
 
 
-def _check_member(archive: Path, info: zipfile.ZipInfo, scratch: Path) -> None:
-    """Refuse a member that is a zip bomb or that the disk has no room for, before unpacking."""
-    where = f"{archive.name} › {info.filename}"
-    packed, size = max(info.compress_size, 1), info.file_size
+def _check_members(archive: Path, members: list[zipfile.ZipInfo], scratch: Path) -> None:
+    """Refuse, before unpacking anything, a member that is a zip bomb, members that are one
+    together, more than `_MAX_UNPACKED` in all, or more than the disk has room for. The sizes
+    are the zip's own word: zipfile stops reading a member at its declared size."""
+    for info in members:
+        _refuse_bomb(f"{archive.name} › {info.filename}", max(info.compress_size, 1), info.file_size)
+    packed, size = max(sum(info.compress_size for info in members), 1), sum(info.file_size for info in members)
+    _refuse_bomb(archive.name, packed, size)
+    if size > _MAX_UNPACKED:
+        raise ImportFormatError(archive.name, msg("import.problem.zip_too_big", size=_size(size),
+                                                  limit=_size(_MAX_UNPACKED)))
+    free = shutil.disk_usage(scratch).free
+    if size > free:
+        raise ImportFormatError(archive.name, msg("import.problem.zip_no_room", size=_size(size),
+                                                  folder=str(scratch.parent), free=_size(free)))
+
+
+def _refuse_bomb(where: str, packed: int, size: int) -> None:
     if size > _BOMB_FLOOR and size > _BOMB_RATIO * packed:
         raise ImportFormatError(where, msg("import.problem.zip_bomb", packed=_size(packed), size=_size(size),
                                            ratio=size // packed))
-    free = shutil.disk_usage(scratch).free
-    if size > free:
-        raise ImportFormatError(where, msg("import.problem.zip_no_room", size=_size(size), folder=str(scratch.parent),
-                                           free=_size(free)))
 
 
 def _size(count: float) -> Message:

@@ -21,7 +21,16 @@ from engine.errors import ImportFormatError
 from engine.importers.base import Importer, skip_rest_of_line
 from engine.importers.inputs import SNIFF_BYTES, ExportInput
 from engine.importers.json_stream import JsonCutOff, JsonDamaged, decode_one
-from engine.importers.records import ARTIFACT_KINDS, ROLES, AttachmentRecord, ChatRecord, MessageRecord
+from engine.importers.records import (
+    ARTIFACT_KINDS,
+    EARLIEST_TIME,
+    LATEST_TIME,
+    ROLES,
+    AttachmentRecord,
+    ChatRecord,
+    MessageRecord,
+    checked_time,
+)
 from engine.messages import Message, msg
 
 _REQUIRED = ("chat", "id", "author", "date", "text")
@@ -136,6 +145,8 @@ def _message(row: dict, chat: str, name: str, line: int) -> MessageRecord:
         sent_at = datetime.fromisoformat(str(row["date"]).replace("Z", "+00:00")).timestamp()
     except (ValueError, OverflowError, OSError) as exc:
         raise ImportFormatError(name, msg("import.problem.not_iso_date", date=row["date"]), _at(line)) from exc
+    if not EARLIEST_TIME <= sent_at < LATEST_TIME:  # "9999-12-31T23:59:59-05:00" is in year 10000 in UTC
+        checked_time(sent_at, row["date"], name, _at(line))
     role = row.get("role") or "other"
     if role not in ROLES:
         raise ImportFormatError(name, msg("import.problem.bad_role", roles=", ".join(ROLES), role=role), _at(line))

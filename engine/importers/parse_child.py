@@ -126,7 +126,7 @@ def child_main(channel: ParentChannel) -> tuple | None:
 def _parse(send: Callable[[tuple], None], export: ExportInput, format_name: str, source_id: int, ids: tuple,
            known_chats: dict, known_persons: dict) -> tuple:
     builder = RowBuilder(IdState.from_tuple(ids), known_chats, known_persons)
-    builder.begin_source(format_name, source_id)
+    builder.begin_source(format_name, source_id, export.display_name)
     position = 0
 
     def report(done: int) -> None:

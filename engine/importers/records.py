@@ -11,6 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import final
 
+from engine.errors import ImportFormatError
+from engine.messages import Message, msg
+
 ROLES = ("user", "assistant", "other")
 ARTIFACT_KINDS = ("photo", "file", "voice", "video", "sticker", "audio", "animation", "other")
 
@@ -67,3 +70,19 @@ def cap_text(text: str) -> tuple[str, bool]:
     if len(text) <= MAX_MESSAGE_CHARS:
         return text, False
     return text[:MAX_MESSAGE_CHARS] + CUT_MARK, True
+
+
+# The times a store keeps: years 1900-2200 once the zone is applied (UTC). A time past them
+# is no chat's (the first chat apps are from the 1970s) but a damaged or hand-made file's,
+# and a year past 9999 stops every step that shows a date ("year 10000 is out of range"),
+# so such a message is refused at import, naming it (issue 34); `check` repairs older stores.
+EARLIEST_TIME = -2_208_988_800.0  # 1900-01-01T00:00:00Z
+LATEST_TIME = 7_289_654_400.0  # 2201-01-01T00:00:00Z, itself outside
+
+
+def checked_time(seconds: float, written: object, source: str, where: str | Message | None) -> float:
+    """`seconds` when it lies in the years 1900-2200 (NaN never does); else the import error
+    naming the date as the file wrote it (`written`) and where it is."""
+    if EARLIEST_TIME <= seconds < LATEST_TIME:
+        return seconds
+    raise ImportFormatError(source, msg("import.problem.date_out_of_range", date=str(written)[:40]), where)

@@ -23,7 +23,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from engine.importers.records import MessageRecord, cap_text
+from engine.importers.records import EARLIEST_TIME, LATEST_TIME, MessageRecord, cap_text, checked_time
 
 
 class Lookup(Protocol):
@@ -55,6 +55,7 @@ class RowBuilder:
         self._known_persons = known_persons
         self._format = ""
         self._source_id = 0
+        self._source_name = ""
         self._occurrences: dict[tuple[int, str], int] = {}
         self._people: dict[tuple, int | None] = {}  # (author_key, author) → person id, this source
         self._ops: list[tuple] = []
@@ -62,9 +63,10 @@ class RowBuilder:
         self._artifacts: list[tuple] = []
         self.seen = 0  # messages of the current source
 
-    def begin_source(self, format_name: str, source_id: int) -> None:
+    def begin_source(self, format_name: str, source_id: int, source_name: str = "") -> None:
         self._format = format_name
         self._source_id = source_id
+        self._source_name = source_name  # what an error names: "export.zip › result.json"
         self._occurrences.clear()
         self._people.clear()
         self.seen = 0
@@ -119,6 +121,8 @@ class RowBuilder:
         author = message.author
         text = cap_text(message.text)[0]  # the writer counts the cut ones by their mark
         sent_at = message.sent_at
+        if not EARLIEST_TIME <= sent_at < LATEST_TIME:  # each importer checks its dates; this keeps any reader honest
+            checked_time(sent_at, sent_at, self._source_name, message.where)
         digest = hashlib.blake2b(
             f"{sent_at:.3f}\x1f{author}\x1f{text}".encode("utf-8", "surrogatepass"), digest_size=8,
         ).hexdigest()

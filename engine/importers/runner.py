@@ -57,6 +57,19 @@ class SourceReport:
     # Stored chats this file's messages went into: by their id or name, or recognised by their
     # first messages under another name (a renamed or re-downloaded WhatsApp export; issue 23).
     matched: list[ChatMatch] = field(default_factory=list)
+    # What was read and not added, and why (issue 34: nothing silently lost): messages already
+    # stored (a re-export, an overlap), and system lines, stored but kept out of topics.
+    messages_already_stored: int = 0
+    messages_service: int = 0
+
+    def skipped_messages(self) -> list[Message]:
+        """The counts a summary adds to "N new of M": what was not added or not made a topic, and why."""
+        notes = []
+        if self.messages_already_stored:
+            notes.append(msg("import.skipped.duplicates", count=self.messages_already_stored))
+        if self.messages_service:
+            notes.append(msg("import.skipped.system", count=self.messages_service))
+        return notes
 
     def matched_message(self) -> Message | None:
         """Which stored chats this file went into, as one clause; None when it made only new ones."""
@@ -178,8 +191,8 @@ def _import_one(writer: ImportWriter, export: ExportInput, format_name: str, pat
     finally:
         if child is not None:
             child.close()
-    seen_count, added, artifacts, cut, conflicting = writer.end_source(chat_count)
+    seen_count, added, artifacts, cut, conflicting, service = writer.end_source(chat_count)
     if on_progress is not None:
         on_progress(ImportProgress(export.display_name, total, total, seen))
     return SourceReport(export.display_name, format_name, "imported", chat_count, seen_count, added, artifacts, cut,
-                        conflicting, list(writer.matches))
+                        conflicting, list(writer.matches), max(seen_count - added - conflicting, 0), service)

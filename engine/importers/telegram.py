@@ -28,7 +28,14 @@ from engine.importers.json_stream import (
     find_all,
     repair_json_bytes,
 )
-from engine.importers.records import AttachmentRecord, ChatRecord, MessageRecord
+from engine.importers.records import (
+    EARLIEST_TIME,
+    LATEST_TIME,
+    AttachmentRecord,
+    ChatRecord,
+    MessageRecord,
+    checked_time,
+)
 from engine.importers.telegram_text import attachments_of, flatten_text, service_text, text_or_none
 from engine.messages import Message, msg
 
@@ -102,13 +109,14 @@ class TelegramImporter(Importer):
                 if index % 2000 == 0:
                     report(reader.position)
         # Only what the reader raises for bad bytes is the file's fault here: the fields are
-        # checked where they are read, so a TypeError or KeyError is a bug for the guard.
+        # checked where they are read, so a TypeError or KeyError is a bug for the guard. The
+        # reader fails on the message *after* the last one read (`index`): that one is named.
         except JsonCutOff as exc:
-            raise ImportFormatError(name, msg("import.problem.telegram_cut_off"), _at(chat, index, ident)) from exc
+            raise ImportFormatError(name, msg("import.problem.telegram_cut_off"), _unread(chat, index)) from exc
         except JsonDamaged as exc:
-            raise ImportFormatError(name, msg("import.problem.json_damaged_here"), _at(chat, index, ident)) from exc
+            raise ImportFormatError(name, msg("import.problem.json_damaged_here"), _unread(chat, index)) from exc
         except UnicodeDecodeError as exc:
-            raise ImportFormatError(name, msg("import.problem.not_utf8"), _at(chat, index, ident)) from exc
+            raise ImportFormatError(name, msg("import.problem.not_utf8"), _unread(chat, index)) from exc
         except ImportFormatError as exc:  # a message's own (its date) comes without its place: add it
             if exc.where is not None:
                 raise
@@ -121,6 +129,12 @@ def _at(chat: ChatRecord, index: int, ident: object) -> Message:
     if not index:
         return msg("import.where.chat_start", chat=chat.title)
     return msg("import.where.chat_message", chat=chat.title, message=ident if ident is not None else f"#{index}")
+
+
+def _unread(chat: ChatRecord, index: int) -> Message:
+    """The message the reader failed in: the one after the `index` read whole (its id unread)."""
+    return _at(chat, 0, None) if not index else msg("import.where.chat_message", chat=chat.title,
+                                                      message=f"#{index + 1}")
 
 
 def _read_header(handle: BinaryIO, floor: int, array_start: int, name: str, number: int) -> dict:
@@ -199,6 +213,8 @@ def _message_record(raw: dict, chat_key: str, self_id: str | None, name: str, wh
         sent_at = _timestamp(raw, unix, name)
     if sent_at is None:  # "unsupported" messages are only {"id", "type"}: nothing to keep
         return None
+    if not EARLIEST_TIME <= sent_at < LATEST_TIME:  # a date_unixtime of 1e20; without its place: `_messages` adds it
+        checked_time(sent_at, raw.get("date") if unix is None else unix, name, None)
     is_service = raw.get("type") == "service"
     if is_service:
         author, author_key = raw.get("actor"), raw.get("actor_id")
@@ -220,6 +236,8 @@ def _message_record(raw: dict, chat_key: str, self_id: str | None, name: str, wh
         role = "user" if author_key == self_id else "other"
     ident = raw.get("id")
     reply = raw.get("reply_to_message_id")
+    if author is not None and type(author) is not str:  # a damaged export's list or object: its text, if any
+        author = text_or_none(author)
     attachments: list[AttachmentRecord] = (
         attachments_of(raw) if not is_service and ("photo" in raw or "file" in raw) else [])
     if attachments or "poll" in raw or "location_information" in raw or "contact_information" in raw:
@@ -227,7 +245,7 @@ def _message_record(raw: dict, chat_key: str, self_id: str | None, name: str, wh
     return MessageRecord(
         chat_key,
         None if ident is None else str(ident),
-        None if author is None else str(author),
+        author,
         author_key,
         role,
         sent_at,
@@ -246,15 +264,17 @@ def _with_media_text(raw: dict, text: str) -> str:
     poll = raw.get("poll")
     if isinstance(poll, dict):
         answers = poll.get("answers")
-        answers = ", ".join(str(a.get("text", "")) for a in answers if isinstance(a, dict)) \
+        answers = ", ".join(flatten_text(a.get("text")) for a in answers if isinstance(a, dict)) \
             if isinstance(answers, list) else ""
-        extra.append(f"Poll: {poll.get('question', '')} ({answers})")
+        extra.append(f"Poll: {flatten_text(poll.get('question'))} ({answers})")
     location = raw.get("location_information")
     if isinstance(location, dict):
-        place = raw.get("place_name") or raw.get("address") or ""
-        extra.append(f"Location: {place} {location.get('latitude')}, {location.get('longitude')}".strip())
+        place = flatten_text(raw.get("place_name")) or flatten_text(raw.get("address"))
+        where = ", ".join(axis for axis in (flatten_text(location.get(key)) for key in ("latitude", "longitude"))
+                          if axis)
+        extra.append(f"Location: {place} {where}".strip())
     contact = raw.get("contact_information")
     if isinstance(contact, dict):
-        fields = (contact.get("first_name"), contact.get("last_name"), contact.get("phone_number"))
-        extra.append("Contact: " + " ".join(str(f) for f in fields if f))
+        fields = (flatten_text(contact.get(key)) for key in ("first_name", "last_name", "phone_number"))
+        extra.append("Contact: " + " ".join(f for f in fields if f))
     return "\n".join([text, *extra]) if text else "\n".join(extra)

@@ -16,34 +16,39 @@ _MEDIA_KINDS = {
 
 
 def flatten_text(parts: object) -> str:
-    """`text` as a list mixing plain strings and `{"type", "text"}` entity objects."""
-    if not isinstance(parts, list):
-        return "" if parts is None else str(parts)
-    out = []
-    for part in parts:
-        if type(part) is str:
-            out.append(part)
-        elif isinstance(part, dict):
-            piece = part.get("text", "")
-            out.append(piece if type(piece) is str else str(piece))
-    return "".join(out)
+    """`text` as tdesktop writes it (a string, or a list mixing strings and `{"type", "text"}`
+    entity objects) as plain text. A damaged export may hold anything there: only what is text
+    is read as text (issue 34: `None`, `['a', 'b']` and `{'obj': 'text'}` were stored as Python
+    reprs): a list is its pieces, an entity its `text`, a number its digits, anything else nothing."""
+    if type(parts) is str:
+        return parts
+    if isinstance(parts, list):
+        return "".join(flatten_text(part) for part in parts)
+    if isinstance(parts, dict):
+        return flatten_text(parts.get("text"))
+    if isinstance(parts, int | float) and not isinstance(parts, bool):
+        return str(parts)
+    return ""
 
 
 def service_text(raw: dict) -> str:
     """A readable line for a service message ("Anna: pin message (42)")."""
     action = raw.get("action")
-    actor = raw.get("actor") or "Someone"
+    actor = flatten_text(raw.get("actor")) or "Someone"
     if action is None:  # custom actions carry their own wording
-        return str(raw.get("information_text") or flatten_text(raw.get("text", "")) or "service message")
+        return flatten_text(raw.get("information_text")) or flatten_text(raw.get("text")) or "service message"
     details = []
     for key in ("title", "inviter", "message_id", "duration_seconds", "discard_reason"):
-        if raw.get(key) is not None:
-            details.append(f"{key.replace('_', ' ')}: {raw[key]}")
+        value = flatten_text(raw.get(key))
+        if value:
+            details.append(f"{key.replace('_', ' ')}: {value}")
     members = raw.get("members")
     if isinstance(members, list) and members:
-        details.append("members: " + ", ".join(str(m) for m in members if m))
-    text = flatten_text(raw.get("text", ""))
-    line = f"{actor}: {str(action).replace('_', ' ')}"
+        named = [flatten_text(member) for member in members]
+        if any(named):
+            details.append("members: " + ", ".join(name for name in named if name))
+    text = flatten_text(raw.get("text"))
+    line = f"{actor}: {flatten_text(action).replace('_', ' ')}"
     if details:
         line += " (" + "; ".join(details) + ")"
     return f"{line} {text}".strip()
@@ -67,8 +72,11 @@ def _size(raw: dict, *keys: str) -> int | None:
 
 
 def text_or_none(value: object) -> str | None:
-    """A field that should be a string, as one (a damaged export may hold anything)."""
-    return value if value is None or type(value) is str else str(value)
+    """A field that should be a string, as one; None where a damaged export holds no text
+    there (never a list's or an object's Python repr)."""
+    if value is None or type(value) is str:
+        return value
+    return flatten_text(value) or None
 
 
 def attachments_of(raw: dict) -> list[AttachmentRecord]:

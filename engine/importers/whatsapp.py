@@ -9,6 +9,7 @@ holds more than one message in memory, so exports of any size stream.
 
 from __future__ import annotations
 
+import hashlib
 import mimetypes
 import re
 from collections.abc import Callable, Iterator
@@ -17,7 +18,15 @@ from datetime import datetime
 from engine.errors import ImportFormatError
 from engine.importers.base import Importer, skip_rest_of_line
 from engine.importers.inputs import ExportInput
-from engine.importers.records import KEEP_CHARS, AttachmentRecord, ChatRecord, MessageRecord
+from engine.importers.records import (
+    EARLIEST_TIME,
+    KEEP_CHARS,
+    LATEST_TIME,
+    AttachmentRecord,
+    ChatRecord,
+    MessageRecord,
+    checked_time,
+)
 from engine.messages import msg
 
 _MARKS = "\u200e\u200f"  # LRM/RLM bidi marks WhatsApp scatters at line starts
@@ -93,6 +102,7 @@ class WhatsAppImporter(Importer):
         size = 0  # taken from pass 1, so a vanished file fails as ImportFormatError, not OSError
         dates, messages, title, group = DateOrder(), 0, None, False
         authors: set[str] = set()
+        first: str | None = None  # the first message a person wrote: what makes this chat itself
         for n, size, line in _lines(source):
             match = _PREFIX.match(line)
             if n % _REPORT_EVERY == 0:
@@ -109,14 +119,20 @@ class WhatsAppImporter(Importer):
                 created = _CREATED.match(text)
                 if created and title is None:
                     title, group = created[2].strip() or None, True
-            elif len(authors) < 3:
-                authors.add(author)
+            else:
+                if first is None:
+                    first = "\x1f".join((re.sub(r"\D", "", match[0]), author, text))
+                if len(authors) < 3:
+                    authors.add(author)
         if not messages:
             raise ImportFormatError(name, msg("import.problem.whatsapp_nothing"),
                                     where=msg("import.where.line", line=1))
         day_first = dates.day_first
-        title = title or chat_title(source) or ", ".join(sorted(authors)) or "WhatsApp chat"
-        key = "whatsapp:" + " ".join(title.casefold().split())
+        named, exported = chat_title(source)
+        # Named as its export is named ("WhatsApp Chat - Lorem Friends.zip" is "Lorem Friends",
+        # whatever its "created group" line says); a name without WhatsApp's words yields to that line.
+        title = (named if exported else None) or title or named or ", ".join(sorted(authors)) or "WhatsApp chat"
+        key = chat_key(title, first)
         yield ChatRecord(key=key, title=title, kind="group" if group or len(authors) > 2 else "personal")
 
         pending: tuple[int, float, str | None, bool, list[str]] | None = None
@@ -140,6 +156,9 @@ class WhatsAppImporter(Importer):
                 order = "ymd" if match[2] else "dmy" if day_first else "mdy"
                 problem = msg("import.problem.not_a_real_date", stamp=stamp, order=msg(f"import.date_order.{order}"))
                 raise ImportFormatError(name, problem, where=msg("import.where.line", line=n)) from exc
+            if not EARLIEST_TIME <= sent_at < LATEST_TIME:  # 31/12/9999 23:59 in New York is in year 10000 in UTC
+                checked_time(sent_at, match[0].strip(_MARKS + "[] -\u2013\u00a0\u202f"), name,
+                             msg("import.where.line", line=n))
             author, text, service = _split(line[match.end() :])
             pending = (n, sent_at, author, service, [text])
             pending_chars = len(text)
@@ -152,21 +171,37 @@ class DateOrder:
     """Day-first or month-first, from the dates themselves (the file never says).
 
     A numeric date whose first part is above 12 proves day-first ("25/03/2024"); one whose
-    second part is, month-first. Year-first dates say nothing. Without evidence either
-    way, day-first: WhatsApp's most common locales write dates that way.
+    second part is, month-first. Year-first dates say nothing. Without such proof, the
+    order under which the chat's dates run forward (a chat is written in time order: read
+    the wrong way, "01/02" then "02/01" go back a month); when both run as well, day-first:
+    WhatsApp's most common locales write dates that way (issue 34).
     """
 
     def __init__(self) -> None:
         self.day_first_seen = self.month_first_seen = False
+        self._previous: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+        self._backwards = [0, 0]  # steps back in time read day-first, read month-first
 
     def observe(self, match: re.Match[str]) -> None:
-        if match[2] is None:  # not year-first
-            self.day_first_seen |= int(match[6]) > 12
-            self.month_first_seen |= int(match[8]) > 12
+        if match[2] is not None:  # year-first
+            return
+        first, second = int(match[6]), int(match[8])
+        self.day_first_seen |= first > 12
+        self.month_first_seen |= second > 12
+        clock = (int(match[10]) % 12 + (12 if match[13] in ("p", "P") else 0) if match[13] else int(match[10]),
+                 int(match[11]), int(match[12] or 0))
+        year = int(match[9])
+        read = ((year, second, first, *clock), (year, first, second, *clock))
+        if self._previous is not None:
+            for order in (0, 1):
+                self._backwards[order] += read[order] < self._previous[order]
+        self._previous = read
 
     @property
     def day_first(self) -> bool:
-        return self.day_first_seen or not self.month_first_seen
+        if self.day_first_seen or self.month_first_seen:
+            return self.day_first_seen or not self.month_first_seen
+        return self._backwards[0] <= self._backwards[1]
 
 
 def _lines(source: ExportInput) -> Iterator[tuple[int, int, str]]:
@@ -333,9 +368,22 @@ def _export_name(name: str) -> tuple[str, bool]:
     return stem, False
 
 
-def chat_title(source: ExportInput) -> str | None:
-    """The chat's name from the names around its text, or None when they are all generic
-    (a `_chat.txt` on its own: the caller names the chat after its people).
+def chat_key(title: str, first: str | None) -> str:
+    """The chat's key: its name, and a digest of its first message (date, author, text as
+    written) so that two groups of one name ("Family" in 2023 and another "Family" in 2024)
+    stay two chats (issue 34). A re-export starts with the same message, so it has the same
+    key; a longer or renamed one whose start differs is still found by its messages
+    (`chat_identity`)."""
+    name = "whatsapp:" + " ".join(title.casefold().split())
+    if first is None:  # only system lines: nothing but the name to go by
+        return name
+    return f"{name}#{hashlib.blake2b(first.encode('utf-8', 'surrogatepass'), digest_size=6).hexdigest()}"
+
+
+def chat_title(source: ExportInput) -> tuple[str | None, bool]:
+    """The chat's name from the names around its text, and whether WhatsApp's own words
+    said it ("WhatsApp Chat with …"); None when they are all generic (a `_chat.txt` on its
+    own: the caller names the chat after its people).
 
     WhatsApp's own words win wherever they are: the file, then the folders and zip it came in
     (the nearest first), then, for a file imported on its own, its folder (iOS unzipped). Else
@@ -346,8 +394,8 @@ def chat_title(source: ExportInput) -> str | None:
     own = _export_name(file_name)
     for stem, exported in [own, *picked, *beside]:
         if exported and stem.casefold() not in _GENERIC:
-            return stem
+            return stem, True
     for stem, _ in [own, *picked]:
         if stem and stem.casefold() not in _GENERIC:
-            return stem
-    return None
+            return stem, False
+    return None, False

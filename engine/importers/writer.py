@@ -49,7 +49,7 @@ _INSERT_MESSAGE = (
     "sent_at, text, reply_to, forwarded_from, content_hash, is_service, source_id) "
     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
-_ID, _CHAT, _KEY, _EXTERNAL, _TEXT = 0, 1, 2, 3, 8  # places in a message row (see RowBuilder.add_message)
+_ID, _CHAT, _KEY, _EXTERNAL, _TEXT, _SERVICE = 0, 1, 2, 3, 8, 12  # places in a message row (RowBuilder.add_message)
 _CONFLICT_ROWS = 3000  # rows per conflict query: 3 parameters each, under SQLite's 32,766
 _INSERT_ARTIFACT = (
     "INSERT INTO artifact (message_id, kind, file_name, mime, size, rel_path, caption, missing) "
@@ -71,6 +71,7 @@ class WriteCounts:
     # An id already stored (or seen earlier in this import) with another text: the first is
     # kept; counted so a summary can say so instead of "seen 2, added 1" (issue 12).
     messages_conflicting: int = 0
+    messages_service: int = 0  # system lines (joins, calls, renames): stored, never part of a topic
     chats_seen: set[int] = field(default_factory=set)
 
 
@@ -93,7 +94,7 @@ class ImportWriter:
         self._format = ""
         self._builder: RowBuilder | None = None
         self._source_id = 0
-        self._source_counts_start = (0, 0, 0, 0, 0)
+        self._source_counts_start = (0, 0, 0, 0, 0, 0)
         self._dropped_indexes: list[str] = []
         self.counts = WriteCounts()
         self._unsettled: dict[int, tuple] = {}  # new chats not written yet: id → its "chat" op
@@ -153,23 +154,25 @@ class ImportWriter:
             "messages_added, artifacts_added, imported_at) VALUES (?,?,?,?,?,0,0,0,0,?)",
             path, display_name, format_name, sha256, size_bytes, time.time(),
         )
-        self.builder.begin_source(format_name, self._source_id)
+        self.builder.begin_source(format_name, self._source_id, display_name)
         self.matches = []
         self._source_counts_start = (self.counts.messages_seen, self.counts.messages_added,
                                      self.counts.artifacts_added, self.counts.messages_cut,
-                                     self.counts.messages_conflicting)
+                                     self.counts.messages_conflicting, self.counts.messages_service)
         return self._source_id
 
-    def end_source(self, chats: int) -> tuple[int, int, int, int, int]:
-        """Record this file's counts on its Source row; returns (seen, added, artifacts, cut, conflicting)."""
+    def end_source(self, chats: int) -> tuple[int, int, int, int, int, int]:
+        """Record this file's counts on its Source row; returns (seen, added, artifacts, cut, conflicting,
+        system lines)."""
         self.flush()
         self._settle_all()  # chats announced without messages are kept, as before
-        seen0, added0, artifacts0, cut0, conflicting0 = self._source_counts_start
+        seen0, added0, artifacts0, cut0, conflicting0, service0 = self._source_counts_start
         figures = (self.counts.messages_seen - seen0, self.counts.messages_added - added0,
                    self.counts.artifacts_added - artifacts0)
         _execute(self.conn, "UPDATE source SET chats = ?, messages_seen = ?, messages_added = ?, "
                    "artifacts_added = ? WHERE id = ?", chats, *figures, self._source_id)
-        return (*figures, self.counts.messages_cut - cut0, self.counts.messages_conflicting - conflicting0)
+        return (*figures, self.counts.messages_cut - cut0, self.counts.messages_conflicting - conflicting0,
+                self.counts.messages_service - service0)
 
     def add_chat(self, chat: ChatRecord) -> int:
         return self.builder.add_chat(chat.key, chat.title, chat.kind)
@@ -230,6 +233,7 @@ class ImportWriter:
         if added < len(messages):
             self.counts.messages_conflicting += _conflicts(conn, messages)
         self.counts.messages_cut += sum(1 for row in messages if row[_TEXT].endswith(CUT_MARK))
+        self.counts.messages_service += sum(1 for row in messages if row[_SERVICE])
         if artifacts:
             before = conn.total_changes
             conn.executemany(_INSERT_ARTIFACT, artifacts)

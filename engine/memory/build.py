@@ -35,7 +35,7 @@ from engine.index.vector_index import InvalidVector
 from engine.memory import calibration as calibration_store
 from engine.memory.documents import DEFAULT_CHUNK_CHARS, PassageShape
 from engine.memory.embedder_state import needs_refit, refit
-from engine.memory.health import InvalidVectors, describe_repair, find_damaged_vectors, remove_damaged
+from engine.memory.health import InvalidVectors, describe_repair, find_damaged_vectors, remove_damaged, repair_dates
 from engine.memory.indexes import INDEX_FOLDER, IndexSet
 from engine.memory.lexical_index import sync_topic_fts, topic_fts_is_current
 from engine.memory.model_options import build_options_for
@@ -126,6 +126,9 @@ def build_memory(data_dir: Path, connection: sqlite3.Connection, embedder: Embed
     """Build what is missing (see the module docstring); the caller holds the store's write lock."""
     run = dict(options=options, splitter=splitter, merger=merger, on_progress=on_progress, cancel=cancel)
     repaired: list[str] = []
+    dates = repair_dates(connection)  # issue 34: a date in year 10000 from an older import stops every date shown
+    if dates:
+        repaired.append(str(dates.message()))
     problem = calibration_store.problem(Path(data_dir) / INDEX_FOLDER, embedder.model_id)
     if problem is not None and problem != "missing":
         repaired.append(f"calibration measured again (it was {problem})")

@@ -2,9 +2,11 @@
 
 Runs under the store's write lock (it may repair). In order: SQLite's `PRAGMA quick_check`
 (damage inside the file: told, not hidden; a damaged secondary index is rebuilt with
-REINDEX), then every stored vector (damaged ones removed and embedded again by a build),
-each kind's index (rebuilt when missing, stale or corrupt) and the saved calibration
-(measured again when missing or invalid). The report says what was found and repaired.
+REINDEX), then every message's date (one outside the years 1900-2200, which older imports
+took, is given its neighbour's: `health.repair_dates`), then every stored vector (damaged
+ones removed and embedded again by a build), each kind's index (rebuilt when missing,
+stale or corrupt) and the saved calibration (measured again when missing or invalid).
+The report says what was found and repaired.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.embeddings.base import Embedder
 from engine.memory import calibration as calibration_store
-from engine.memory.health import find_damaged_vectors, remove_damaged, repair_message
+from engine.memory.health import find_damaged_vectors, remove_damaged, repair_dates, repair_message
 from engine.memory.indexes import INDEX_FOLDER, IndexSet
 from engine.messages import Message, msg
 from engine.store.purge import PurgeState, purge, purge_owed
@@ -74,6 +76,8 @@ def check_memory(data_dir: Path, connection: sqlite3.Connection, embedder: Embed
         report.checked.append(msg("memory.check.store_file"))
     check_owed_purge(connection, report)
     try:
+        dates = repair_dates(connection)  # issue 34: before any build, which would stop on such a date
+        (report.repaired if dates else report.checked).append(dates.message() if dates else msg("check.dates"))
         if index_lost:
             built = build()
             report.repaired.append(msg("memory.check.index_folder_remade", count=built.embedded))

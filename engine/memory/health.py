@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.errors import EngineError
+from engine.importers.records import EARLIEST_TIME, LATEST_TIME
 from engine.memory.vectors import decode_vector
 from engine.messages import Message, msg
 from engine.store.sql import execute_in
@@ -110,3 +111,79 @@ def repair_message(counts: dict[str, int]) -> Message:
 
 
 _KINDS = ("topic", "person", "artifact")
+
+
+# -- message dates no calendar step can show (issue 34) --------------------------------------
+@dataclass
+class DateRepair:
+    """Messages whose time lay outside the years 1900-2200, given a time inside them."""
+
+    messages: int = 0
+    chats: list[str] = field(default_factory=list)  # their chats' names
+
+    def __bool__(self) -> bool:
+        return bool(self.messages)
+
+    def message(self) -> Message:
+        shown = ", ".join(self.chats[:3]) + (", \u2026" if len(self.chats) > 3 else "")
+        return msg("check.dates_repaired", count=self.messages, chats=shown)
+
+
+def repair_dates(connection: sqlite3.Connection) -> DateRepair:
+    """Give every message stored with a time outside the years 1900-2200 (imports before issue
+    34 took "9999-12-31T23:59:59-05:00", a Telegram date_unixtime of 1e20) the time of the
+    message before it in its chat (the next one's when it is the first; its import's time
+    when none is sound), and bring the chats', people's and topics' spans up to date: every
+    step that shows a date stopped on such a row ("year 10000 is out of range"). Deleting
+    the message would lose its text, and its export may be gone; its neighbour's time keeps
+    it where the export put it. One probe of the (chat, time) index per chat and end."""
+    low, high = EARLIEST_TIME, LATEST_TIME
+    bad = connection.execute(
+        "SELECT m.id, m.chat_id FROM chat c CROSS JOIN message m ON m.chat_id = c.id AND m.sent_at < ? "
+        "UNION ALL SELECT m.id, m.chat_id FROM chat c CROSS JOIN message m ON m.chat_id = c.id AND m.sent_at >= ?",
+        (low, high)).fetchall()
+    repair = DateRepair()
+    stale_spans = _scalar_list(connection, "SELECT id FROM chat WHERE first_at < ? OR last_at >= ?", low, high)
+    if not bad and not stale_spans and not _spans_out_of_range(connection):
+        return repair
+    with write_transaction(connection):
+        for message_id, chat_id in sorted(bad):
+            connection.execute("UPDATE message SET sent_at = ? WHERE id = ?",
+                               (_neighbour_time(connection, message_id, chat_id), message_id))
+        chat_ids = sorted({chat_id for _, chat_id in bad} | set(stale_spans))
+        execute_in(connection, "UPDATE chat SET (first_at, last_at) = (SELECT min(sent_at), max(sent_at) FROM message "
+                               "WHERE chat_id = chat.id) WHERE id IN ({ids})", chat_ids)
+        connection.execute(
+            "UPDATE person SET (first_seen, last_seen) = (SELECT min(sent_at), max(sent_at) FROM message "
+            "WHERE person_id = person.id) WHERE first_seen < ? OR last_seen >= ?", (low, high))
+        connection.execute(
+            "UPDATE topic SET (first_at, last_at) = (SELECT min(sent_at), max(sent_at) FROM message "
+            "WHERE topic_id = topic.id) WHERE first_at < ? OR last_at >= ?", (low, high))
+    repair.messages = len(bad)
+    repair.chats = sorted(str(connection.execute("SELECT title FROM chat WHERE id = ?", (chat_id,)).fetchone()[0])
+                          for chat_id in {chat_id for _, chat_id in bad})
+    return repair
+
+
+def _neighbour_time(connection: sqlite3.Connection, message_id: int, chat_id: int) -> float:
+    sound = "chat_id = ? AND sent_at >= ? AND sent_at < ?"
+    for sql in (f"SELECT sent_at FROM message WHERE {sound} AND id < ? ORDER BY id DESC LIMIT 1",
+                f"SELECT sent_at FROM message WHERE {sound} AND id > ? ORDER BY id LIMIT 1"):
+        row = connection.execute(sql, (chat_id, EARLIEST_TIME, LATEST_TIME, message_id)).fetchone()
+        if row is not None:
+            return float(row[0])
+    row = connection.execute("SELECT s.imported_at FROM message m JOIN source s ON s.id = m.source_id "
+                             "WHERE m.id = ?", (message_id,)).fetchone()
+    imported = float(row[0]) if row is not None and row[0] is not None else 0.0
+    return imported if EARLIEST_TIME <= imported < LATEST_TIME else 0.0
+
+
+def _spans_out_of_range(connection: sqlite3.Connection) -> bool:
+    return connection.execute(
+        "SELECT EXISTS (SELECT 1 FROM person WHERE first_seen < :low OR last_seen >= :high) "
+        "OR EXISTS (SELECT 1 FROM topic WHERE first_at < :low OR last_at >= :high)",
+        {"low": EARLIEST_TIME, "high": LATEST_TIME}).fetchone()[0] == 1
+
+
+def _scalar_list(connection: sqlite3.Connection, sql: str, *params: object) -> list:
+    return [row[0] for row in connection.execute(sql, params)]

@@ -933,6 +933,22 @@ CATALOGUE: dict[str, str] = {
     "import.problem.not_an_export": "this is not a chat export Flashback can read (Telegram Desktop JSON, ChatGPT "
                                     "conversations.json, WhatsApp .txt or Flashback JSONL)",
     "import.problem.reader_stopped": "the reading process stopped unexpectedly (exit code {exit_code})",
+    # issue 34: importers that never lose or poison a store
+    "import.problem.date_out_of_range": "a message's date ({date}) falls outside the years 1900-2200 once its time "
+                                        "zone is applied: the file is damaged there, so none of it was imported",
+    "import.problem.not_a_file": "this is a device, a pipe or a socket, not an export file: point Flashback at the "
+                                 "export file, its folder or its .zip",
+    "import.problem.file_empty": "the file is empty (0 bytes): export the chat again",
+    "import.problem.zip_unreadable": "the zip archive is damaged: its table of contents cannot be read (an interrupted "
+                                     "download or copy?); download or copy it again",
+    "import.problem.zip_too_big": "its exports would unpack to {size} in all, more than the {limit} Flashback unpacks "
+                                  "from one zip; unpack it yourself and import the folder",
+    "import.skipped.duplicates": "{count:plural:message|messages} already stored",
+    "import.skipped.system": "{count:plural:system line|system lines} (joins, calls, renames) kept out of topics",
+    "import.skipped.not_exports": "{count:plural:file|files} skipped, not chat exports: {names}",
+    "check.dates_repaired": "gave {count:plural:message|messages} with a date outside the years 1900-2200 the time of "
+                            "the message before it in its chat ({chats})",
+    "check.dates": "message dates",
     # issue 23: read-only, fallbacks, first steps
     "store.read_only_file": "The store file {file} is read-only: searching works, but importing and building need "
                             "write permission on it (check its permissions).",

@@ -957,6 +957,24 @@ CATALOGUE: dict[str, str] = {
     "import.problem.not_an_export": "это не экспорт чата, который Flashback умеет читать (JSON из Telegram Desktop, "
                                     "conversations.json из ChatGPT, .txt из WhatsApp или JSONL Flashback)",
     "import.problem.reader_stopped": "процесс чтения неожиданно остановился (код выхода {exit_code})",
+    # issue 34: importers that never lose or poison a store
+    "import.problem.date_out_of_range": "дата сообщения ({date}) с учётом часового пояса выходит за 1900–2200 годы: "
+                                        "файл в этом месте повреждён, поэтому из него ничего не импортировано",
+    "import.problem.not_a_file": "это устройство, канал или сокет, а не файл экспорта: укажите сам файл экспорта, его "
+                                 "папку или его .zip",
+    "import.problem.file_empty": "файл пуст (0 байт): экспортируйте чат ещё раз",
+    "import.problem.zip_unreadable": "zip-архив повреждён: его оглавление не читается (загрузка или копирование "
+                                     "прервались?); скачайте или скопируйте его ещё раз",
+    "import.problem.zip_too_big": "его экспорты распаковались бы всего в {size}, больше {limit}, которые Flashback "
+                                  "распаковывает из одного zip; распакуйте его сами и импортируйте папку",
+    "import.skipped.duplicates": "{count:plural:сообщение уже хранится|сообщения уже хранятся|сообщений уже хранятся}",
+    "import.skipped.system": "{count:plural:служебная строка|служебные строки|служебных строк} (вступления, звонки, "
+                             "переименования) не попадают в темы",
+    "import.skipped.not_exports": "{count:plural:файл пропущен|файла пропущены|файлов пропущено}, это не "
+                                  "экспорты чатов: {names}",
+    "check.dates_repaired": "{count:plural:сообщению|сообщениям|сообщениям} с датой вне 1900–2200 годов дано время "
+                            "предыдущего сообщения в его чате ({chats})",
+    "check.dates": "даты сообщений",
     # issue 23: read-only, fallbacks, first steps
     "store.read_only_file": "Файл хранилища {file} доступен только для чтения: искать можно, но для импорта и "
                             "построения нужно право записи в него (проверьте права доступа).",

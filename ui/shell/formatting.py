@@ -15,7 +15,10 @@ def to_datetime(value: object) -> datetime | None:
     if isinstance(value, datetime):
         moment = value
     elif isinstance(value, int | float):
-        moment = datetime.fromtimestamp(float(value), UTC)
+        try:
+            moment = datetime.fromtimestamp(float(value), UTC)
+        except (ValueError, OverflowError, OSError):  # a year past 9999 in a store older than issue 34
+            return None
     else:
         try:
             moment = datetime.fromisoformat(str(value))

@@ -127,6 +127,14 @@ class ProgressPanel(QFrame):
                 parts.append(engine_words(msg(code, chats=names_list(list(dict.fromkeys(names))))))
         if summary.unchanged:
             parts.append(self.tr("Already imported, nothing new: {names}").format(names=", ".join(summary.unchanged)))
+        # issue 34: what was read and not added, or not made topics, and the files that were no export
+        for code, count in (("import.skipped.duplicates", summary.already_stored),
+                            ("import.skipped.system", summary.system_lines)):
+            if count:
+                parts.append(engine_words(msg(code, count=count)))
+        if summary.skipped:
+            parts.append(engine_words(msg("import.skipped.not_exports", count=len(summary.skipped),
+                                          names=names_list(summary.skipped))))
         if summary.built:
             parts.append(self.tr("New topics: {topics}").format(topics=f"{summary.topics:,}"))
             if summary.model_chunks or summary.model_fallbacks:

@@ -165,3 +165,42 @@ def test_one_folder_with_two_copies_of_a_chat_makes_one_chat(tmp_path):
     report = import_path(tmp_path / "store", exports)
     assert chats(tmp_path / "store") == {"Bob": 5}
     assert sum(source.messages_added for source in report.sources) == 5
+
+
+# -- issue 34: a chat is named as its export is named; one name may be two chats -------------
+def family_text(people: tuple[str, str], year: int, count: int = 3) -> str:
+    return "".join(f"05/0{n + 1}/{year}, 10:00 - {people[n % 2]}: note {n} from {people[n % 2]}\n"
+                   for n in range(count))
+
+
+def test_a_chat_is_named_as_its_export_not_by_its_created_group_line(tmp_path):
+    data = tmp_path / "store"
+    created = '[03/02/2024, 09:00:00] Lorem: \u200eYou created group "Groupname"\n'
+    import_path(data, ios_zip(tmp_path, "WhatsApp Chat - Lorem Friends.zip", created + ios_text(ALICE)))
+    android = tmp_path / "WhatsApp Chat with Family.txt"
+    android.write_text('03/02/2024, 09:00 - Anna created group "Familia"\n' + android_text(BOB), encoding="utf-8")
+    import_path(data, android)
+    assert chats(data) == {"Family": 5, "Lorem Friends": 7}
+
+
+def test_two_groups_of_one_name_stay_two_chats_and_each_re_export_finds_its_own(tmp_path):
+    """Two "WhatsApp Chat with Family.txt" from different folders: Anna and Bill's (2023) and
+    Oleg and Irina's (2024), in one import; then a longer export of the second, renamed."""
+    exports = tmp_path / "exports"
+    for folder, people, year in (("anna", ("Anna", "Bill"), 2023), ("oleg", ("Oleg", "Irina"), 2024)):
+        (exports / folder).mkdir(parents=True)
+        (exports / folder / "WhatsApp Chat with Family.txt").write_text(family_text(people, year), encoding="utf-8")
+    data = tmp_path / "store"
+    import_path(data, exports)
+    connection = sqlite3.connect(db_path(data))
+    try:
+        families = connection.execute("SELECT id, message_count, first_at FROM chat ORDER BY first_at").fetchall()
+        assert [count for _, count, _ in families] == [3, 3]  # two chats, not one "Family" of 6
+        renamed = tmp_path / "oleg family 2024.txt"
+        renamed.write_text(family_text(("Oleg", "Irina"), 2024, count=5), encoding="utf-8")
+        report = import_path(data, renamed)
+        assert (report.sources[0].messages_added, [m.by for m in report.sources[0].matched]) == (2, ["content"])
+        assert connection.execute("SELECT id, message_count FROM chat ORDER BY first_at").fetchall() == \
+            [(families[0][0], 3), (families[1][0], 5)]
+    finally:
+        connection.close()

@@ -88,7 +88,8 @@ def test_tree_sample_yields_only_the_displayed_thread(exports_dir: Path) -> None
     assert messages[-1].external_id == "f63b8e17-aa5c-4ca6-a1bf-d4d285e269b8"  # not the sibling d0d2a7df
     assert [m.reply_to for m in messages[1:]] == [m.external_id for m in messages[:-1]]
     assert messages[0].reply_to is None
-    assert messages[1].author == "text-davinci-002-render-sha" and messages[1].author_key == "assistant"
+    # Issue 34: answers are ChatGPT's, whichever model wrote them (not "text-davinci-002-render-sha")
+    assert messages[1].author == "ChatGPT" and messages[1].author_key == "assistant"
     assert messages[0].author == "User"
     assert [m.sent_at for m in messages] == sorted(m.sent_at for m in messages)
     assert "message aaa297ba" in messages[0].where and "conversation 1" in messages[0].where
@@ -117,7 +118,7 @@ def test_modern_sample(exports_dir: Path) -> None:
     assert [m.external_id for m in first] == ["user-1", "assistant-1", "user-2", "assistant-2"]
     assert all("SRE" not in m.text and "concisely" not in m.text for m in first)  # hidden context node
     assert first[0].reply_to is None  # the hidden node and client-created-root are not in the thread
-    assert first[3].author == "o4-mini" and first[1].author == "ChatGPT"
+    assert first[3].author == first[1].author == "ChatGPT"  # issue 34: not the slug "o4-mini"
     assert empty == []  # the conversation with no mapping
     assert [m.text for m in last] == ["Something with anchovies?", "Puttanesca."]
 
