@@ -14,11 +14,13 @@ from engine.api.context import StoreContext
 from engine.changes import Changes
 from engine.errors import EngineError
 from engine.importers.owner import OwnerAlias, OwnerInfo, mark_owner_name, owner_info, unmark_owner_name
+from engine.people_activity import PersonActivity, PersonSummary, PersonTopic, people_list, person_activity
 from engine.store.faults import plain_faults
 from engine.store.lock import StoreWriteLock, WaitCallback
 from engine.store.transaction import write_transaction
 
-__all__ = ["OwnerAlias", "OwnerInfo", "OwnerNameUnknown", "PeopleService"]
+__all__ = ["OwnerAlias", "OwnerInfo", "OwnerNameUnknown", "PeopleService", "PersonActivity", "PersonSummary",
+           "PersonTopic"]
 
 OWNER_CHANGES = Changes(messages=True)  # people's messages moved: profiles and counts change
 
@@ -35,6 +37,15 @@ class PeopleService:
 
     def owner(self) -> OwnerInfo:
         return self._context.read(owner_info)
+
+    def everyone(self, limit: int = 1000) -> list[PersonSummary]:
+        """The people of the store, the owner first, then by how much they wrote (no assistants)."""
+        return self._context.read(lambda connection: people_list(connection, limit))
+
+    def activity(self, person_id: int) -> PersonActivity | None:
+        """One person's first and last message, messages per month, chats and topics (issue 33);
+        None when there is no such person."""
+        return self._context.read(lambda connection: person_activity(connection, person_id))
 
     def add_owner_name(self, name: str, on_wait: WaitCallback | None = None) -> tuple[OwnerInfo, Changes]:
         """The WhatsApp and JSONL people called `name` (as the export writes it) are you from now

@@ -92,3 +92,23 @@ def test_what_is_known_of_someone_finds_them(demo: Flashback) -> None:
         evidence = {}
         named_and_known_scores(connection, "flat lease deposit birthday party venue", knowledge, evidence)
         assert mother not in evidence or evidence[mother].score < 0.3
+
+
+def test_a_persons_activity_is_counted_from_their_messages(demo: Flashback) -> None:
+    """Item 2: first and last message, messages per month (every month between, zeros too), chats, topics."""
+    everyone = demo.people.everyone()
+    assert everyone[0].is_self and everyone[0].name == "Alex Morozov"  # the owner's card comes first
+    tom = next(p for p in everyone if p.name == "Tom Becker")
+    activity = demo.people.activity(tom.id)
+    assert activity is not None and activity.person == tom
+    months = [m for m, _ in activity.per_month]
+    assert months == sorted(months) and months[0] == "2025-04" and months[-1] == "2025-11"
+    assert ("2025-08", 0) in activity.per_month  # a silent month is drawn as one
+    assert sum(n for _, n in activity.per_month) == tom.messages
+    assert activity.chats == ("Flat hunting / Квартира",)
+    with closing(_connect(demo)) as connection:
+        wrote_in = {t for (t,) in connection.execute(
+            "SELECT DISTINCT topic_id FROM message WHERE person_id = ? AND topic_id IS NOT NULL", (tom.id,))}
+    assert {t.id for t in activity.topics} == wrote_in and activity.topic_count == len(wrote_in)
+    assert all(t.own_messages >= 1 for t in activity.topics)
+    assert demo.people.activity(10_000) is None
