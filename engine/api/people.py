@@ -14,7 +14,7 @@ from engine.api.context import StoreContext
 from engine.changes import Changes
 from engine.errors import EngineError
 from engine.importers.owner import OwnerAlias, OwnerInfo, mark_owner_name, owner_info, unmark_owner_name
-from engine.people_activity import PersonActivity, PersonSummary, PersonTopic, people_list, person_activity
+from engine.memory.people_activity import PersonActivity, PersonSummary, PersonTopic, people_list, person_activity
 from engine.store.faults import plain_faults
 from engine.store.lock import StoreWriteLock, WaitCallback
 from engine.store.transaction import write_transaction
