@@ -97,6 +97,10 @@ _EXPORTS: dict[str, str] = {
     "CrossEncoderSettings": "engine.rerank.cross_encoder.settings",
     "Comparison": "engine.evaluation.flash_compare", "RerankerRun": "engine.evaluation.flash_compare",
     "side_by_side": "engine.evaluation.flash_compare",
+    # the Archivist (issue 33): facts, the owner's profile, extraction
+    "FactInfo": "engine.facts.records", "FactChangeInfo": "engine.facts.records", "Profile": "engine.facts.records",
+    "ExtractionEstimate": "engine.facts.records", "ExtractionReport": "engine.facts.records",
+    "FactMissing": "engine.facts.store",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -195,6 +199,12 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.evaluation.tune import tune as tune
     from engine.export.render import to_json as to_json
     from engine.export.render import to_markdown as to_markdown
+    from engine.facts.records import ExtractionEstimate as ExtractionEstimate
+    from engine.facts.records import ExtractionReport as ExtractionReport
+    from engine.facts.records import FactChangeInfo as FactChangeInfo
+    from engine.facts.records import FactInfo as FactInfo
+    from engine.facts.records import Profile as Profile
+    from engine.facts.store import FactMissing as FactMissing
     from engine.importers.base import ImportProgress as ImportProgress
     from engine.importers.formats import FORMATS as FORMATS
     from engine.importers.runner import ImportReport as ImportReport

@@ -11,6 +11,7 @@ concern, each taking and returning dataclasses (`engine.api` re-exports them all
     labels      relevance labels
     evaluation  figures on judgements
     ask         a question answered with numbered citations (plan → … → verify)
+    facts       what is known of the owner and the people (issue 33), the profile, extraction
 
 Methods are blocking and thread-safe (run them off the GUI thread; coroutines are marked);
 each opens its own SQLite connection, so searches read while a build writes (WAL)."""
@@ -28,6 +29,7 @@ from engine.store.database import open_store
 if TYPE_CHECKING:
     from engine.api.ask import AskService
     from engine.api.evaluation import EvaluationService
+    from engine.api.facts import FactsService
     from engine.api.memory import MemoryService
     from engine.api.people import PeopleService
     from engine.api.search import SearchService
@@ -104,6 +106,12 @@ class Flashback:
         from engine.api.ask import AskService
 
         return AskService(self._context, self.search)
+
+    @cached_property
+    def facts(self) -> FactsService:
+        from engine.api.facts import FactsService
+
+        return FactsService(self._context)
 
     @property
     def data_dir(self) -> Path:

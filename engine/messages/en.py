@@ -954,4 +954,6 @@ CATALOGUE: dict[str, str] = {
     "settings.help.embedder": "the model that turns topics into vectors: builtin (words) or local "
                               "(multilingual-e5-small); a change embeds every topic again",
     "settings.help.language": "the window's language: system, en or ru (from its next start)",
+    # engine/facts (issue 33): the Archivist's facts
+    "facts.missing": "No fact has id {fact_id}: `flashback facts` lists them with their ids.",
 }

@@ -983,4 +983,6 @@ CATALOGUE: dict[str, str] = {
     "settings.help.embedder": "модель, которая превращает темы в векторы: builtin (по словам) или local "
                               "(multilingual-e5-small); после смены все темы векторизуются заново",
     "settings.help.language": "язык окна: system, en или ru (со следующего запуска)",
+    # engine/facts (issue 33): the Archivist's facts
+    "facts.missing": "Факта с номером {fact_id} нет: `flashback facts` покажет все факты с их номерами.",
 }

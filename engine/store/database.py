@@ -28,7 +28,7 @@ else:
     Engine = Table = Any
 
 DB_FILE_NAME = "flashback.sqlite3"
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 # FTS5 over message text. External content: the index stores no copy of the text.
 # `remove_diacritics 2` folds Latin accents; ё→е is folded by SQL replace() when indexing
@@ -123,10 +123,26 @@ def _vector_generation_v4(connection: sqlite3.Connection, engine: Engine) -> Non
         connection.execute(statement)
 
 
+def _facts_v6(connection: sqlite3.Connection, engine: Engine) -> None:
+    """Branch facts-core (issue 33, the Archivist): the fact tables, and what is known of a
+    person beyond their messages. A fresh store made by v1 already has both; the ALTERs are
+    guarded, the tables IF NOT EXISTS."""
+    from engine.store import models
+
+    existing = {row[1] for row in connection.execute("PRAGMA table_info(person)")}
+    for column, ddl in (("aliases", "VARCHAR NOT NULL DEFAULT '[]'"), ("circle", "VARCHAR"),
+                        ("bio", "VARCHAR NOT NULL DEFAULT ''")):
+        if column not in existing:
+            connection.execute(f"ALTER TABLE person ADD COLUMN {column} {ddl}")
+    _create_tables(connection, engine, [models.Fact.__table__, models.FactMessage.__table__,  # type: ignore[attr-defined]  # SQLModel's metaclass adds it
+                                        models.FactHistory.__table__])  # type: ignore[attr-defined]  # as above
+
+
 # version reached → function that brings a store from the previous version to it.
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection, Engine], None]] = {
     1: _create_v1, 2: _topic_columns_v2, 3: _rerank_runs_v3, 4: _vector_generation_v4}
 MIGRATIONS[5] = labels_v5  # the user's relevance labels (engine/store/labels_schema.py)
+MIGRATIONS[6] = _facts_v6  # branch facts-core: facts, their messages and history; person aliases, circle, bio
 
 
 def db_path(data_dir: Path) -> Path:

@@ -1,4 +1,4 @@
-"""SQLModel tables of the local store (schema version 3).
+"""SQLModel tables of the local store (schema version 6).
 
 Times are UTC seconds since the epoch (REAL): exports disagree on time formats, and one
 numeric column sorts, compares and bulk-inserts fast. Bulk imports bypass the ORM
@@ -47,6 +47,11 @@ class Person(SQLModel, table=True):
     first_seen: float | None = None
     last_seen: float | None = None
     is_self: bool = False  # the person who made the export
+    # Issue 33 (the Archivist): what is known of the person beyond their messages. Server
+    # defaults, because the importers insert people with raw SQL that names none of these.
+    aliases: str = Field(default="[]", sa_column_kwargs={"server_default": "[]"})  # JSON list of other names
+    circle: str | None = None  # family | friends | work | other; None: not known
+    bio: str = Field(default="", sa_column_kwargs={"server_default": ""})  # a short bio rebuilt from their facts
 
 
 class Topic(SQLModel, table=True):
@@ -167,3 +172,54 @@ class RerankRun(SQLModel, table=True):
     timings_ms: str = "{}"
     report: str = "{}"
     trace: str | None = None
+
+
+class Fact(SQLModel, table=True):
+    """Something known of the owner or of one person (issue 33), with the messages that say it.
+
+    `person_id` NULL means the account owner, whoever the store says that is: owner rows are
+    merged, swapped and unmarked (engine/importers/owner.py), and a fact about "you" must not
+    follow one of those rows. `topic_id` is the topic it was read from, kept without a foreign
+    key: consolidation and rebuilds delete topics, while the fact lives on by its messages.
+    A wrong or deleted fact stays (state) with its messages, so they never yield it again.
+    """
+
+    id: int | None = Field(default=None, primary_key=True)
+    person_id: int | None = Field(default=None, foreign_key="person.id", index=True, ondelete="CASCADE")
+    text: str
+    category: str = "other"  # a free short word: work, family, health, hobby, place, …
+    kind: str = "self"  # self | about_other | plan | preference
+    type: str = "context"  # identity | context | status (status facts expire)
+    importance: int = 3  # 1-5
+    valid_from: float | None = None
+    valid_until: float | None = None
+    topic_id: int | None = Field(default=None, index=True)
+    origin: str = "model"  # model | person: the person's edits outrank the model's
+    pinned: bool = False
+    state: str = Field(default="active", index=True)  # active | wrong | deleted | expired
+    created_at: float = 0.0
+    updated_at: float = 0.0
+
+
+class FactMessage(SQLModel, table=True):
+    """A fact's provenance: the messages that state it (all in the fact's topic when read)."""
+
+    __tablename__ = "fact_message"
+
+    fact_id: int = Field(foreign_key="fact.id", primary_key=True, ondelete="CASCADE")
+    message_id: int = Field(foreign_key="message.id", primary_key=True, index=True, ondelete="CASCADE")
+
+
+class FactHistory(SQLModel, table=True):
+    """Every change to a fact, with the topic that caused it (None: the person's own edit)."""
+
+    __tablename__ = "fact_history"
+
+    id: int | None = Field(default=None, primary_key=True)
+    fact_id: int = Field(foreign_key="fact.id", index=True, ondelete="CASCADE")
+    topic_id: int | None = None
+    action: str  # add | update | remove | edit | pin | unpin | wrong | delete | expire
+    before_text: str | None = None
+    after_text: str | None = None
+    reason: str = ""
+    at: float = 0.0

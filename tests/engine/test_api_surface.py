@@ -110,7 +110,7 @@ def _services() -> list[type]:
     import importlib
 
     modules = [importlib.import_module(f"engine.api.{name}")
-               for name in ("ask", "evaluation", "memory", "people", "search", "store", "views")]
+               for name in ("ask", "evaluation", "facts", "memory", "people", "search", "store", "views")]
     known = {name: value for module in modules for name, value in vars(module).items() if isinstance(value, type)}
     services = []
     for name, member in inspect.getmembers(Flashback):

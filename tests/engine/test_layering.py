@@ -50,7 +50,7 @@ LAYERS = (
     {"errors", "scrub", "http_retry", "text", "progress", "changes"},
     {"store", "llm", "index", "embeddings", "child_process", "support"},  # child_process: the one child-process harness; support: the verifier (issue 32)
     {"importers", "topics"},
-    {"memory", "browse"},
+    {"memory", "browse", "facts"},  # facts: the Archivist (issue 33) over store, llm, support and topics
     {"retrieval"},
     {"rerank"},
     {"export", "traces", "evaluation"},

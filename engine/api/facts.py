@@ -1,0 +1,97 @@
+"""What is known (issue 33): the Archivist's facts about the owner and the people in a
+history, the owner's profile for prompts, the person's edits, and extraction.
+
+Reads open their own connection; each change takes the store's write lock (refusing at
+once when another process writes, like a relevance label) and returns the fact as it is now."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
+
+from engine.api.context import StoreContext
+from engine.facts import store as facts_store
+from engine.facts.records import FactChangeInfo, FactInfo, Profile
+from engine.store.faults import plain_faults
+from engine.store.lock import StoreWriteLock, WaitCallback
+from engine.store.transaction import write_transaction
+
+T = TypeVar("T")
+
+__all__ = ["FactsService"]
+
+
+class FactsService:
+    def __init__(self, context: StoreContext) -> None:
+        self._context = context
+        self._writing = threading.Lock()  # this process's writes take turns instead of refusing each other
+
+    # reads
+    def of(self, person_id: int | None = None, states: Iterable[str] = facts_store.ACTIVE) -> list[FactInfo]:
+        """The facts about one person (None: the owner, "you"), most important first."""
+        wanted = tuple(states)
+        return self._context.read(lambda connection: facts_store.facts_of(connection, person_id, wanted))
+
+    def all(self, states: Iterable[str] = facts_store.ACTIVE) -> list[FactInfo]:
+        wanted = tuple(states)
+        return self._context.read(lambda connection: facts_store.all_facts(connection, wanted))
+
+    def get(self, fact_id: int) -> FactInfo:
+        """FactMissing when no fact has that id."""
+        return self._context.read(lambda connection: facts_store.get_fact(connection, fact_id))
+
+    def profile(self, token_budget: int = 1500) -> Profile:
+        """The owner's key facts and close people as prompt text, at most `token_budget` tokens."""
+        return self._context.read(lambda connection: facts_store.owner_profile(connection, token_budget))
+
+    def history(self, fact_id: int) -> list[FactChangeInfo]:
+        return self._context.read(lambda connection: facts_store.history(connection, fact_id))
+
+    # the person's changes
+    def add(self, text: str, *, person_id: int | None = None, category: str = "other", kind: str = "self",
+            type: str = "context", importance: int = 3, message_ids: Sequence[int] = (),  # noqa: A002  (the schema's name)
+            on_wait: WaitCallback | None = None) -> FactInfo:
+        """A fact the person adds themselves (origin "person")."""
+        def change(connection: sqlite3.Connection) -> FactInfo:
+            fact_id = facts_store.add_fact(connection, text, person_id=person_id, category=category, kind=kind,
+                                           type=type, importance=importance, message_ids=message_ids)
+            return facts_store.get_fact(connection, fact_id)
+        return self._write(change, on_wait)
+
+    def edit(self, fact_id: int, text: str | None = None, *, category: str | None = None,
+             importance: int | None = None, type: str | None = None,  # noqa: A002  (the schema's name)
+             on_wait: WaitCallback | None = None) -> FactInfo:
+        return self._write(lambda connection: facts_store.edit_fact(
+            connection, fact_id, text, category=category, importance=importance, type=type), on_wait)
+
+    def pin(self, fact_id: int, pinned: bool = True, on_wait: WaitCallback | None = None) -> FactInfo:
+        return self._write(lambda connection: facts_store.pin_fact(connection, fact_id, pinned), on_wait)
+
+    def mark_wrong(self, fact_id: int, reason: str = "", on_wait: WaitCallback | None = None) -> FactInfo:
+        return self._write(lambda connection: facts_store.mark_wrong(connection, fact_id, reason), on_wait)
+
+    def delete(self, fact_id: int, reason: str = "", on_wait: WaitCallback | None = None) -> FactInfo:
+        return self._write(lambda connection: facts_store.delete_fact(connection, fact_id, reason), on_wait)
+
+    def forget(self, fact_id: int, on_wait: WaitCallback | None = None) -> None:
+        """Erase the fact with its provenance and history (nothing of it stays)."""
+        self._write(lambda connection: facts_store.forget_fact(connection, fact_id), on_wait)
+
+    def set_person(self, person_id: int, *, aliases: Sequence[str] | None = None, circle: str | None = None,
+                   bio: str | None = None, on_wait: WaitCallback | None = None) -> None:
+        """Aliases, circle (family, friends, work, other) or bio of a person, as the person sets them."""
+        self._write(lambda connection: facts_store.set_person(connection, person_id, aliases=aliases, circle=circle,
+                                                              bio=bio), on_wait)
+
+    def _write(self, change: Callable[[sqlite3.Connection], T], on_wait: WaitCallback | None) -> T:
+        context = self._context
+        with self._writing, plain_faults(context.data_dir, "facts"), StoreWriteLock(
+                context.data_dir, "facts", context.origin, on_wait):
+            connection = context.connect()
+            try:
+                with write_transaction(connection):
+                    return change(connection)
+            finally:
+                connection.close()
