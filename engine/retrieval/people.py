@@ -18,6 +18,7 @@ holding the joke. Now a person is a candidate for three reasons, the best one co
 
 from __future__ import annotations
 
+import json
 import math
 import sqlite3
 from collections.abc import Mapping, Sequence
@@ -115,8 +116,31 @@ def named_and_known_scores(connection: sqlite3.Connection, query: str,
 
 
 def person_knowledge(connection: sqlite3.Connection) -> dict[int, PersonKnowledge]:
-    """What the Archivist knows of each person (aliases, bio, facts); empty before any extraction."""
-    return {}
+    """What is known of each person beyond their messages: aliases, bio and active facts (the
+    Archivist's or the person's own); empty before any. A read-only store of a schema older
+    than the facts' (it cannot be migrated in place) knows nothing."""
+    try:
+        people = connection.execute(
+            "SELECT id, aliases, bio FROM person WHERE message_count > 0 AND (aliases != '[]' OR bio != '')").fetchall()
+        facts = connection.execute(
+            "SELECT person_id, text FROM fact WHERE person_id IS NOT NULL AND state = 'active' "
+            "ORDER BY person_id, pinned DESC, importance DESC, id").fetchall()
+    except sqlite3.OperationalError:  # no such column / table: a store from before issue 33
+        return {}
+    known: dict[int, PersonKnowledge] = {}
+    for person, aliases, bio in people:
+        try:
+            names = tuple(str(a) for a in json.loads(aliases or "[]") if str(a).strip())
+        except (ValueError, TypeError):
+            names = ()
+        known[person] = PersonKnowledge(names, bio or "")
+    by_person: dict[int, list[str]] = {}
+    for person, text in facts:
+        by_person.setdefault(person, []).append(text)
+    for person, texts in by_person.items():
+        base = known.get(person, PersonKnowledge())
+        known[person] = PersonKnowledge(base.aliases, base.bio, tuple(texts))
+    return known
 
 
 def person_line(name: str, known: PersonKnowledge | None) -> str:

@@ -112,3 +112,22 @@ def test_a_persons_activity_is_counted_from_their_messages(demo: Flashback) -> N
     assert {t.id for t in activity.topics} == wrote_in and activity.topic_count == len(wrote_in)
     assert all(t.own_messages >= 1 for t in activity.topics)
     assert demo.people.activity(10_000) is None
+
+
+def test_a_bio_alias_or_fact_makes_a_person_a_candidate_in_stage_1(tmp_path) -> None:
+    """Through the facade: what the person or the Archivist recorded is what `known` reads."""
+    service = Flashback(tmp_path / "data")
+    export = resources.demo_export()
+    assert export is not None
+    service.imports.import_path(export)
+    service.memory.build()
+    mother = next(p for p in service.people.everyone() if p.name == "Мама")
+    _topics, before = _split(service, "retired chemistry teacher")
+    assert mother.id not in [p.id for p in before]
+    service.facts.set_person(mother.id, aliases=["Lena"], circle="family", bio="The owner's mother")
+    service.facts.add("A retired chemistry teacher", person_id=mother.id, kind="about_other", category="work")
+    _topics, people = _split(service, "retired chemistry teacher")
+    found = next(p for p in people if p.id == mother.id)
+    assert found.summary == "Мама — The owner's mother"  # people candidates carry their bios
+    _topics, people = _split(service, "what did Lena say")
+    assert people[0].id == mother.id
