@@ -73,6 +73,7 @@ _EXPORTS: dict[str, str] = {
     "EmptyDateRange": "engine.retrieval.search", "check_date_range": "engine.retrieval.search",
     "OwnerInfo": "engine.api.people", "OwnerAlias": "engine.api.people", "OwnerNameUnknown": "engine.api.people",
     "PersonActivity": "engine.api.people", "PersonSummary": "engine.api.people", "PersonTopic": "engine.api.people",
+    "SourceMessage": "engine.api.people",
     "NOISE_SES": "engine.evaluation.tune",
     "LockHolder": "engine.store.lock", "StoreStats": "engine.store.stats", "RunSummary": "engine.traces.runs",
     "load_qrels": "engine.evaluation.qrels", "QueryFilters": "engine.evaluation.qrels",
@@ -125,6 +126,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.api.people import PersonActivity as PersonActivity
     from engine.api.people import PersonSummary as PersonSummary
     from engine.api.people import PersonTopic as PersonTopic
+    from engine.api.people import SourceMessage as SourceMessage
     from engine.api.pipeline import PipelineSummary as PipelineSummary
     from engine.api.pipeline import Step as Step
     from engine.api.reports import ChainInfo as ChainInfo

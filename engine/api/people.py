@@ -14,13 +14,21 @@ from engine.api.context import StoreContext
 from engine.changes import Changes
 from engine.errors import EngineError
 from engine.importers.owner import OwnerAlias, OwnerInfo, mark_owner_name, owner_info, unmark_owner_name
-from engine.memory.people_activity import PersonActivity, PersonSummary, PersonTopic, people_list, person_activity
+from engine.memory.people_activity import (
+    PersonActivity,
+    PersonSummary,
+    PersonTopic,
+    SourceMessage,
+    people_list,
+    person_activity,
+    source_messages,
+)
 from engine.store.faults import plain_faults
 from engine.store.lock import StoreWriteLock, WaitCallback
 from engine.store.transaction import write_transaction
 
 __all__ = ["OwnerAlias", "OwnerInfo", "OwnerNameUnknown", "PeopleService", "PersonActivity", "PersonSummary",
-           "PersonTopic"]
+           "PersonTopic", "SourceMessage"]
 
 OWNER_CHANGES = Changes(messages=True)  # people's messages moved: profiles and counts change
 
@@ -46,6 +54,10 @@ class PeopleService:
         """One person's first and last message, messages per month, chats and topics (issue 33);
         None when there is no such person."""
         return self._context.read(lambda connection: person_activity(connection, person_id))
+
+    def messages(self, message_ids: list[int]) -> list[SourceMessage]:
+        """The messages with these ids, oldest first: a fact's sources, quoted on its card."""
+        return self._context.read(lambda connection: source_messages(connection, list(message_ids)))
 
     def add_owner_name(self, name: str, on_wait: WaitCallback | None = None) -> tuple[OwnerInfo, Changes]:
         """The WhatsApp and JSONL people called `name` (as the export writes it) are you from now

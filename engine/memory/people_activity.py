@@ -8,6 +8,7 @@ Assistants (ChatGPT, a JSONL "role": "assistant") are no people here either.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import dataclass
 
@@ -27,6 +28,21 @@ class PersonSummary:
     messages: int
     first_at: float | None
     last_at: float | None
+    aliases: tuple[str, ...] = ()  # other names the person or the Archivist gave them (issue 33)
+    circle: str | None = None  # family | friends | work | other; None: not known
+    bio: str = ""
+
+
+@dataclass(frozen=True)
+class SourceMessage:
+    """A message a fact cites, as a card quotes it: who, when, where, what, and its topic."""
+
+    id: int
+    author: str
+    sent_at: float
+    chat: str
+    text: str
+    topic_id: int | None
 
 
 @dataclass(frozen=True)
@@ -53,13 +69,42 @@ class PersonActivity:
     topic_count: int
 
 
+_SUMMARY = "p.id, p.display_name, p.external_id, p.is_self, p.message_count, p.first_seen, p.last_seen"
+_KNOWN = ", p.aliases, p.circle, p.bio"
+
+
+def _summaries(connection: sqlite3.Connection, where: str, params: tuple) -> list[PersonSummary]:
+    try:
+        rows = connection.execute(f"SELECT {_SUMMARY}{_KNOWN} FROM person p WHERE {where}", params).fetchall()
+    except sqlite3.OperationalError:  # a read-only store older than issue 33: nothing known beyond messages
+        rows = [(*r, "[]", None, "") for r in connection.execute(f"SELECT {_SUMMARY} FROM person p WHERE {where}",
+                                                                  params)]
+    return [PersonSummary(r[0], r[1], r[2], bool(r[3]), r[4], r[5], r[6], _aliases(r[7]), r[8], r[9] or "")
+            for r in rows]
+
+
+def _aliases(stored: str | None) -> tuple[str, ...]:
+    try:
+        return tuple(str(a) for a in json.loads(stored or "[]") if str(a).strip())
+    except (ValueError, TypeError):
+        return ()
+
+
 def people_list(connection: sqlite3.Connection, limit: int = 1000) -> list[PersonSummary]:
     """The owner first, then everyone else by how much they wrote; assistants left out."""
-    rows = connection.execute(
-        "SELECT p.id, p.display_name, p.external_id, p.is_self, p.message_count, p.first_seen, p.last_seen "
-        f"FROM person p WHERE p.message_count > 0 AND NOT {ASSISTANT_PERSON_SQL} "
-        "ORDER BY p.is_self DESC, p.message_count DESC, p.id LIMIT ?", (max(0, limit),)).fetchall()
-    return [PersonSummary(r[0], r[1], r[2], bool(r[3]), r[4], r[5], r[6]) for r in rows]
+    return _summaries(connection, f"p.message_count > 0 AND NOT {ASSISTANT_PERSON_SQL} "
+                                  "ORDER BY p.is_self DESC, p.message_count DESC, p.id LIMIT ?", (max(0, limit),))
+
+
+def source_messages(connection: sqlite3.Connection, message_ids: list[int]) -> list[SourceMessage]:
+    """The messages with these ids, oldest first (a fact's provenance, quoted on its card)."""
+    found: list[SourceMessage] = []
+    for start in range(0, len(message_ids), 500):  # SQLite's bound-parameter limit
+        chunk = message_ids[start:start + 500]
+        found += [SourceMessage(r[0], r[1] or "?", r[2], r[3], r[4], r[5]) for r in connection.execute(
+            "SELECT m.id, m.author, m.sent_at, c.title, m.text, m.topic_id FROM message m JOIN chat c "
+            f"ON c.id = m.chat_id WHERE m.id IN ({','.join('?' * len(chunk))})", chunk)]
+    return sorted(found, key=lambda m: (m.sent_at, m.id))
 
 
 def _months_between(first: str, last: str) -> list[str]:
@@ -73,12 +118,10 @@ def _months_between(first: str, last: str) -> list[str]:
 
 def person_activity(connection: sqlite3.Connection, person_id: int) -> PersonActivity | None:
     """The activity of one person; None when there is no such person (or no message of theirs)."""
-    row = connection.execute(
-        "SELECT p.id, p.display_name, p.external_id, p.is_self, p.message_count, p.first_seen, p.last_seen "
-        "FROM person p WHERE p.id = ? AND p.message_count > 0", (person_id,)).fetchone()
-    if row is None:
+    found = _summaries(connection, "p.id = ? AND p.message_count > 0", (person_id,))
+    if not found:
         return None
-    person = PersonSummary(row[0], row[1], row[2], bool(row[3]), row[4], row[5], row[6])
+    person = found[0]
     counts = dict(connection.execute(
         "SELECT strftime('%Y-%m', sent_at, 'unixepoch'), count(*) FROM message "
         "WHERE person_id = ? AND is_service = 0 GROUP BY 1", (person_id,)).fetchall())
