@@ -43,22 +43,22 @@ def _messages(service, sql: str, *params) -> list[int]:
 
 def test_offline_every_person_has_a_card_with_activity_and_topics(qtbot, demo_service):
     view = _view(qtbot, demo_service)
-    assert view.list.count() == 12
-    assert view.list.item(0).text() == "Alex Morozov (you)"  # the owner's card comes first and is chosen
+    assert view.list.topLevelItemCount() == 12
+    assert view.list.topLevelItem(0).text(0) == "Alex Morozov (you)"  # the owner's card comes first and is chosen
     card = view.card
     assert card.data.activity.person.is_self and card.name.text() == "Alex Morozov (you)"
     _choose(qtbot, view, "Tom Becker")
     assert card.activity.text() == "20 messages from 2025-04-08 to 2025-11-05"
     assert card.chats.text() == "Chats: Flat hunting / Квартира"
     assert [m for m, _ in card.chart.months][0] == "2025-04" and sum(n for _, n in card.chart.months) == 20
-    assert card.topics.count() == 13 and card.topics_title.text() == "Topics (13)"
+    assert card.topics.topLevelItemCount() == 13 and card.topics_title.text() == "Topics (13)"
     # No model, no facts: nothing invented, and the card says what a model would add.
     assert not card.rows and card.no_facts.isVisible()
     assert "Nothing is known of Tom Becker beyond their messages" in card.no_facts.text()
     assert "chat model" in card.no_facts.text()
     with qtbot.waitSignal(card.open_topic, timeout=5_000) as opened:
-        card.topics.itemDoubleClicked.emit(card.topics.item(0))
-    assert opened.args == [card.topics.item(0).data(TOPIC_ROLE), []]
+        card.topics.itemDoubleClicked.emit(card.topics.topLevelItem(0), 0)
+    assert opened.args == [card.topics.topLevelItem(0).data(0, TOPIC_ROLE), []]
 
 
 def test_a_fact_shows_its_sources_and_the_person_can_pin_edit_mark_wrong_and_delete(qtbot, demo_service):
@@ -116,9 +116,9 @@ def test_a_build_or_import_refreshes_the_people(qtbot, demo_service):
     view = _view(qtbot, demo_service)
     view.list.clear()
     view.apply_changes(Changes(runs=True))  # a search recorded: people unchanged, nothing read
-    assert view.list.count() == 0
+    assert view.list.topLevelItemCount() == 0
     view.apply_changes(Changes(messages=True))
-    qtbot.waitUntil(lambda: view.list.count() == 12, timeout=20_000)
+    qtbot.waitUntil(lambda: view.list.topLevelItemCount() == 12, timeout=20_000)
 
 
 @pytest.fixture
@@ -131,7 +131,7 @@ def russian():
 
 def test_the_view_speaks_russian(qtbot, demo_service, russian):
     view = _view(qtbot, demo_service)
-    assert view.list.item(0).text() == "Alex Morozov (вы)"
+    assert view.list.topLevelItem(0).text(0) == "Alex Morozov (вы)"
     _choose(qtbot, view, "Паша Ветров")
     card = view.card
     assert card.activity.text() == "5 сообщений с 2025-03-15 по 2025-09-21"

@@ -20,8 +20,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QInputDialog,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
+    QTreeWidget,
+    QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -97,13 +97,17 @@ class PersonCard(QWidget):
         self.status.setStyleSheet("color: #2f6f3e;")
         self.status.hide()
         self.topics_title = self._section("")
-        self.topics = QListWidget()
+        self.topics = QTreeWidget()  # date, chat, summary: each cell one piece of the store's own text
         self.topics.setObjectName("person_topics")
+        self.topics.setColumnCount(3)
+        self.topics.setHeaderHidden(True)
+        self.topics.setRootIsDecorated(False)
+        self.topics.setUniformRowHeights(True)
         self.topics.setMinimumHeight(220)
         self.topics.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.topics.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.topics.itemDoubleClicked.connect(
-            lambda item: self.open_topic.emit(int(item.data(TOPIC_ROLE)), []))
+            lambda item, _column: self.open_topic.emit(int(item.data(0, TOPIC_ROLE)), []))
         self.topics_note = QLabel()
         self.topics_note.setStyleSheet("color: palette(dark); font-size: 9pt;")
         self.topics_note.setWordWrap(True)  # every label wraps: the card must fit the window's narrow dock
@@ -206,10 +210,12 @@ class PersonCard(QWidget):
         self.topics.clear()
         self.topics_title.setText(say("people.card.topics", count=activity.topic_count))
         for topic in activity.topics:
-            item = QListWidgetItem(f"{day(topic.first_at)} · {topic.chat} · {' '.join(topic.summary.split())}")
-            item.setData(TOPIC_ROLE, topic.id)
-            item.setToolTip(topic.summary)
-            self.topics.addItem(item)
+            item = QTreeWidgetItem([day(topic.first_at), topic.chat, " ".join(topic.summary.split())])
+            item.setData(0, TOPIC_ROLE, topic.id)
+            item.setToolTip(2, topic.summary)
+            self.topics.addTopLevelItem(item)
+        for column in (0, 1):
+            self.topics.resizeColumnToContents(column)
         self.topics.setVisible(bool(activity.topics))
         if not activity.topic_count:
             self.topics_note.setText(say("people.card.no_topics"))

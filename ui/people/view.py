@@ -8,7 +8,7 @@ model: people, their activity and their topics, and says on each card what a mod
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QScrollArea, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QScrollArea, QSplitter, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from engine.api import Changes, Flashback, PersonSummary
 from ui.people.card import PersonCard
@@ -30,8 +30,10 @@ class PeopleView(QWidget):
         self._reads = LatestWins(self)
         self.people: list[PersonSummary] = []
         self.setObjectName("people_view")
-        self.list = QListWidget()
+        self.list = QTreeWidget()  # one column, no header: a list the window's Russian check reads like the rest
         self.list.setObjectName("people_list")
+        self.list.setHeaderHidden(True)
+        self.list.setRootIsDecorated(False)
         self.list.currentItemChanged.connect(self._on_current_changed)
         self.empty = QLabel(say("people.view.loading"))
         self.empty.setWordWrap(True)
@@ -82,14 +84,14 @@ class PeopleView(QWidget):
         self.list.blockSignals(True)
         self.list.clear()
         for person in people:
-            item = QListWidgetItem(say("people.list.you", name=person.name) if person.is_self else person.name)
-            item.setData(PERSON_ROLE, person.id)
-            item.setToolTip(say("people.list.tooltip", messages=person.messages, last=day(person.last_at)))
+            item = QTreeWidgetItem([say("people.list.you", name=person.name) if person.is_self else person.name])
+            item.setData(0, PERSON_ROLE, person.id)
+            item.setToolTip(0, say("people.list.tooltip", messages=person.messages, last=day(person.last_at)))
             if person.is_self:
-                font = item.font()
+                font = item.font(0)
                 font.setBold(True)
-                item.setFont(font)
-            self.list.addItem(item)
+                item.setFont(0, font)
+            self.list.addTopLevelItem(item)
         self.list.blockSignals(False)
         if not people:
             self.empty.setText(say("people.view.empty"))
@@ -97,18 +99,21 @@ class PeopleView(QWidget):
             self.card_area.hide()
             return
         ids = [p.id for p in people]
-        self.list.setCurrentRow(ids.index(chosen) if chosen in ids else 0)
+        first = self.list.topLevelItem(ids.index(chosen) if chosen in ids else 0)
+        if first is not None:
+            self.list.setCurrentItem(first)
 
     def choose(self, person_id: int) -> None:
-        for row in range(self.list.count()):
-            if self.list.item(row).data(PERSON_ROLE) == person_id:
-                self.list.setCurrentRow(row)
+        for row in range(self.list.topLevelItemCount()):
+            item = self.list.topLevelItem(row)
+            if item is not None and item.data(0, PERSON_ROLE) == person_id:
+                self.list.setCurrentItem(item)
                 return
 
-    def _on_current_changed(self, item: QListWidgetItem | None, _previous: QListWidgetItem | None) -> None:
+    def _on_current_changed(self, item: QTreeWidgetItem | None, _previous: QTreeWidgetItem | None) -> None:
         if item is None:
             return
-        person = next((p for p in self.people if p.id == item.data(PERSON_ROLE)), None)
+        person = next((p for p in self.people if p.id == item.data(0, PERSON_ROLE)), None)
         if person is None:
             return
         self.empty.hide()
