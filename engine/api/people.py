@@ -23,12 +23,13 @@ from engine.memory.people_activity import (
     person_activity,
     source_messages,
 )
+from engine.retrieval.facts_search import FactMatch, PersonUnknown, search_facts
 from engine.store.faults import plain_faults
 from engine.store.lock import StoreWriteLock, WaitCallback
 from engine.store.transaction import write_transaction
 
 __all__ = ["OwnerAlias", "OwnerInfo", "OwnerNameUnknown", "PeopleService", "PersonActivity", "PersonSummary",
-           "PersonTopic", "SourceMessage"]
+           "PersonTopic", "SourceMessage", "FactMatch", "PersonNotFound"]
 
 OWNER_CHANGES = Changes(messages=True)  # people's messages moved: profiles and counts change
 
@@ -37,6 +38,12 @@ class OwnerNameUnknown(EngineError):
     """No WhatsApp or JSONL chat has an author of that name (or none that is not you already)."""
 
     code = "owner.name_unknown"
+
+
+class PersonNotFound(EngineError):
+    """No person of that name or alias (a facts search narrowed to one person)."""
+
+    code = "people.not_found"
 
 
 class PeopleService:
@@ -58,6 +65,17 @@ class PeopleService:
     def messages(self, message_ids: list[int]) -> list[SourceMessage]:
         """The messages with these ids, oldest first: a fact's sources, quoted on its card."""
         return self._context.read(lambda connection: source_messages(connection, list(message_ids)))
+
+    def search_facts(self, query: str, person: str | None = None, limit: int = 20) -> list[FactMatch]:
+        """Active facts whose text, category or person's names hold the query's words, best first,
+        each with its messages; `person` (a name or alias, or "you") narrows them to one person.
+        PersonNotFound when nobody has that name."""
+        def run(connection: sqlite3.Connection) -> list[FactMatch]:
+            try:
+                return search_facts(connection, query, person=person, limit=limit)
+            except PersonUnknown:
+                raise PersonNotFound(name=person or "") from None
+        return self._context.read(run)
 
     def add_owner_name(self, name: str, on_wait: WaitCallback | None = None) -> tuple[OwnerInfo, Changes]:
         """The WhatsApp and JSONL people called `name` (as the export writes it) are you from now

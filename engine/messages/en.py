@@ -955,6 +955,11 @@ CATALOGUE: dict[str, str] = {
                               "(multilingual-e5-small); a change embeds every topic again",
     "settings.help.language": "the window's language: system, en or ru (from its next start)",
     # ui/people (issue 33): the People view — people.* its list and cards, facts.view.* a card's facts
+    "mcp.profile_empty": "Nothing is known of the owner yet: facts are read from the chats when memory is built "
+                         "with a chat model set in Flashback.",
+    "mcp.facts_none": "No fact matches: facts exist only once memory was built with a chat model; search_memory "
+                      "finds what the chats say.",
+    "people.not_found": "Nobody here is called \"{name}\": list_chats and the People view show who is.",
     "people.view.title": "People",
     "people.view.empty": "No people yet: import a chat export and they appear here.",
     "people.view.loading": "Reading…",

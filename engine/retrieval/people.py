@@ -6,8 +6,10 @@ topics it scored like one: "joke about atoms" listed every person, three of them
 holding the joke. Now a person is a candidate for three reasons, the best one counts:
 
 - **said**: they wrote in a topic stage 1 found. Their score is the topic's times the square
-  root of their share of its text, so a person never outranks the topic that is their
-  evidence, and the one who wrote most of it comes first. The owner is left out here: they
+  root of their share of its text times 0.8, so a person never outranks the topic that is
+  their evidence, and the one who wrote most of it comes first. Found only through a topic, a
+  person is a lead for the reranker rather than an answer: the 0.8 keeps them under a
+  threshold the topic passes unless they wrote most of it. The owner is left out here: they
   are in almost every topic, and what is known of them reaches the reranker as the profile.
 - **named**: the query names them (display name, handle or alias; stemmed, so "Паши" finds
   "Паша"). 0.5 plus 0.4 times the share of their name the query holds.
@@ -27,6 +29,7 @@ from dataclasses import dataclass, field
 from engine.retrieval.lexical import query_terms
 from engine.text.stemming import terms as stemmed_terms
 
+SAID_WEIGHT = 0.8
 NAMED_BASE = 0.5
 NAMED_SPAN = 0.4
 KNOWN_WEIGHT = 0.6
@@ -78,7 +81,8 @@ def said_scores(connection: sqlite3.Connection, topics: Sequence[tuple[int, floa
         if is_self or not chars or not total:
             continue
         score, raw = by_topic[topic]
-        evidence.setdefault(person, PersonEvidence()).offer("said", score * math.sqrt(chars / total), topic, raw)
+        evidence.setdefault(person, PersonEvidence()).offer("said", SAID_WEIGHT * score * math.sqrt(chars / total),
+                                                            topic, raw)
 
 
 def _name_terms(name: str) -> set[str]:
