@@ -17,6 +17,7 @@ from app import (
     cli_chats,
     cli_check,
     cli_eval_answers,
+    cli_facts,
     cli_forget,
     cli_keys,
     cli_memory,
@@ -103,6 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_chats.add_command(commands)
     cli_forget.add_command(commands)
     cli_owner.add_command(commands)
+    cli_facts.add_command(commands)
     cli_memory.add_commands(commands)
     cli_ask.add_command(commands)
     cli_eval_answers.add_command(commands)
@@ -255,6 +257,8 @@ def _dispatch(args: argparse.Namespace, data_dir: Path) -> int:
         return cli_forget.run_forget(args, _service(data_dir))
     if args.command == "owner":
         return cli_owner.run_owner(args, data_dir)
+    if args.command == "facts":
+        return cli_facts.run_facts(args, data_dir)
     if args.command == "runs":
         return cli_runs.run_runs(args, _service(data_dir))
     if args.command == "check":

@@ -14,7 +14,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import assert_never
 
-from app import cli_cross_encoder, cli_llm
+from app import cli_cross_encoder, cli_facts, cli_llm
 from app.cli_chats import resolve_chats
 from app.cli_options import add_setting, say
 from app.cli_output import StageProgress, aligned_table, at_least, duration, money, waiting_note, words
@@ -98,6 +98,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     build.add_argument("--no-consolidate", action="store_true", help="skip merging similar neighbouring topics")
     _embedding_options(build)
     cli_llm.add_build_llm_options(build)
+    cli_facts.add_build_option(build)
     search = commands.add_parser("search", help="find the topics, people and files a question is about")
     search.add_argument("query")
     _search_options(search, "threshold")
@@ -174,8 +175,10 @@ def run_build(args: argparse.Namespace, data_dir: Path) -> int:
     report = service.memory.build(on_progress=progress, options=_build_options(args), topic_llm=topic_llm,
                                   llm_timeout=args.llm_timeout, on_wait=waiting_note())
     progress.finish()
+    facts = cli_facts.run_build_facts(args, service) if args.facts else None  # issue 33: after the topics
     if args.json:
-        sys.stdout.write(json.dumps(asdict(report), ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps({**asdict(report), **({"facts": facts} if facts is not None else {})},
+                                    ensure_ascii=False) + "\n")
         return 0
     sys.stdout.write(build_summary(report) + "\n")
     for kind, reason in report.rebuilt.items():

@@ -9,14 +9,18 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from engine.api.context import StoreContext
+from engine.errors import CancelToken
 from engine.facts import store as facts_store
-from engine.facts.records import FactChangeInfo, FactInfo, Profile
+from engine.facts.records import ExtractionEstimate, ExtractionReport, FactChangeInfo, FactInfo, Profile
 from engine.store.faults import plain_faults
 from engine.store.lock import StoreWriteLock, WaitCallback
 from engine.store.transaction import write_transaction
+
+if TYPE_CHECKING:
+    from engine.llm import Endpoint
 
 T = TypeVar("T")
 
@@ -84,6 +88,37 @@ class FactsService:
         """Aliases, circle (family, friends, work, other) or bio of a person, as the person sets them."""
         self._write(lambda connection: facts_store.set_person(connection, person_id, aliases=aliases, circle=circle,
                                                               bio=bio), on_wait)
+
+    # extraction
+    def estimate(self, endpoint: Endpoint | None = None,
+                 price_per_token: tuple[float, float] | None = None) -> ExtractionEstimate:
+        """What reading every unread topic would send and get back, before a run: tokens, and
+        dollars when `price_per_token` (prompt, completion) is given (a local server: 0)."""
+        from engine.facts.extract import estimate
+
+        local = endpoint is not None and endpoint.is_local
+        return self._context.read(lambda connection: estimate(connection, local, price_per_token))
+
+    def extract(self, endpoint: Endpoint | None, *, on_progress: Callable[[int, int], None] | None = None,
+                cancel: CancelToken | None = None, budget_tokens: int | None = None, timeout: float | None = None,
+                on_wait: WaitCallback | None = None) -> ExtractionReport:
+        """Seed 004's last stage: every topic not yet read, read once by the chat model at
+        `endpoint` (blocking: run it in a worker). Without a model nothing is read or invented
+        (`stopped` "no_model"). Resumable: each topic is marked read with its facts."""
+        from engine.facts.extract import run
+        from engine.facts.model import DEFAULT_TIMEOUT_S, ArchivistModel
+
+        if endpoint is None:
+            return ExtractionReport(stopped="no_model")
+        context = self._context
+        with self._writing, plain_faults(context.data_dir, "facts"), StoreWriteLock(
+                context.data_dir, "facts", context.origin, on_wait), ArchivistModel(
+                endpoint, timeout=timeout or DEFAULT_TIMEOUT_S) as model:
+            connection = context.connect()
+            try:
+                return run(connection, model, on_progress=on_progress, cancel=cancel, budget_tokens=budget_tokens)
+            finally:
+                connection.close()
 
     def _write(self, change: Callable[[sqlite3.Connection], T], on_wait: WaitCallback | None) -> T:
         context = self._context

@@ -91,7 +91,9 @@ class ExtractionEstimate:
 @dataclass(frozen=True)
 class ExtractionReport:
     """What one extraction run did. `stopped` names why it ended early ("cancelled",
-    "budget", "no_model"), None when every unread topic was read."""
+    "budget", "llm_error": calls kept failing, "no_model": none is set, so nothing was read),
+    None when every unread topic was read. Refused facts are counted, never stored: a cited
+    message outside the topic counts as unsupported."""
 
     topics_read: int = 0
     facts_added: int = 0
@@ -103,3 +105,4 @@ class ExtractionReport:
     tokens_in: int = 0
     tokens_out: int = 0
     stopped: str | None = None
+    topics_failed: int = 0  # calls that gave nothing usable: those topics stay unread for the next run

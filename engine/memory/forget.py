@@ -261,6 +261,12 @@ def _remove(connection: sqlite3.Connection) -> dict[tuple[str, str], list[int]]:
         "INSERT INTO message_fts (message_fts, rowid, text) SELECT 'delete', m.id, "
         "replace(replace(m.text, 'ё', 'е'), 'Ё', 'Е') FROM temp.forgotten_message f JOIN message m ON m.id = f.id "
         "WHERE m.is_service = 0 AND m.text != ''")
+    # Facts (issue 33) whose every message goes: with their history (cascade). A fact also
+    # stated elsewhere stays, citing what remains (its forgotten messages cascade away).
+    connection.execute(
+        "DELETE FROM fact WHERE id IN (SELECT fm.fact_id FROM fact_message fm JOIN temp.forgotten_message f "
+        "ON f.id = fm.message_id) AND NOT EXISTS (SELECT 1 FROM fact_message o WHERE o.fact_id = fact.id "
+        "AND o.message_id NOT IN (SELECT id FROM temp.forgotten_message))")
     removed = _remove_vectors(connection)
     topics = "(SELECT id FROM temp.forgotten_entity WHERE kind = 'topic')"
     delete_topic_rows(connection, [r[0] for r in connection.execute(topics[1:-1])])

@@ -1013,4 +1013,28 @@ CATALOGUE: dict[str, str] = {
     "facts.view.failed": "Could not change the fact: {error}",
     # engine/facts (issue 33): the Archivist's facts
     "facts.missing": "No fact has id {fact_id}: `flashback facts` lists them with their ids.",
+    "facts.cli.no_person": "Nobody called {name!r} is in this store: `flashback chats` and the People view list who "
+                           "is.",
+    "facts.cli.you": "you",
+    "facts.cli.pinned": " · pinned",
+    "facts.cli.line": "#{id} {who}: {text} ({category}, {type}, importance {importance}; messages {messages}){pinned}",
+    "facts.cli.forget_needs_id": "Which fact? `flashback facts forget ID`, with the number `flashback facts` shows.",
+    "facts.cli.forgotten": "Forgot fact #{id} ({text}) and its history.",
+    "facts.cli.none": "Nothing is known yet: {unread:plural:topic waits|topics wait} to be read by a chat model "
+                      "(`flashback build --facts`).",
+    "facts.cli.no_model": "No chat model to read facts with, so none were read or made up: with one (--endpoint, "
+                          "--model, and its key), {topics:plural:topic|topics} would give what you and the people in "
+                          "them said about yourselves: jobs, family, places, plans, each with its messages.",
+    "facts.cli.cost_unknown": "an unknown price",
+    "facts.cli.estimate": "Reading facts from {topics:plural:topic|topics}: about {tokens_in:,} tokens in, "
+                          "{tokens_out:,} out, {cost}.",
+    "facts.cli.summary": "Facts: {topics:plural:topic|topics} read; {added} added, {updated} updated, {removed} "
+                         "removed, {refused} refused (unsupported or secret); {people:plural:new person|new people}.",
+    "facts.cli.stopped.cancelled": "Stopped: what was read is kept, the rest is read at the next `flashback build "
+                                   "--facts`.",
+    "facts.cli.stopped.budget": "Stopped at the token budget (--facts-budget): the rest is read at the next "
+                                "`flashback build --facts`.",
+    "facts.cli.stopped.llm_error": "Stopped: the chat model kept failing; the topics it failed on are read at the "
+                                   "next `flashback build --facts`.",
+    "facts.cli.stopped.no_model": "No chat model: nothing was read.",
 }

@@ -1044,4 +1044,30 @@ CATALOGUE: dict[str, str] = {
     "facts.view.failed": "Не удалось изменить факт: {error}",
     # engine/facts (issue 33): the Archivist's facts
     "facts.missing": "Факта с номером {fact_id} нет: `flashback facts` покажет все факты с их номерами.",
+    "facts.cli.no_person": "Человека по имени {name!r} в этом хранилище нет: кто есть, видно в `flashback chats` и в "
+                           "разделе «Люди».",
+    "facts.cli.you": "вы",
+    "facts.cli.pinned": " · закреплён",
+    "facts.cli.line": "#{id} {who}: {text} ({category}, {type}, важность {importance}; сообщения {messages}){pinned}",
+    "facts.cli.forget_needs_id": "Какой факт? `flashback facts forget НОМЕР` — с номером, который показывает "
+                                 "`flashback facts`.",
+    "facts.cli.forgotten": "Факт №{id} ({text}) и его история удалены.",
+    "facts.cli.none": "Пока ничего не известно: {unread:plural:тема ждёт|темы ждут|тем ждут}, когда их прочтёт "
+                      "чат-модель (`flashback build --facts`).",
+    "facts.cli.no_model": "Нет чат-модели, которой читать факты, поэтому ни один не прочитан и не придуман: с ней "
+                          "(--endpoint, --model и ключ) из {topics:plural:темы|тем|тем} было бы извлечено, что вы и "
+                          "ваши собеседники говорили о себе: работа, семья, места, планы — каждый факт со своими "
+                          "сообщениями.",
+    "facts.cli.cost_unknown": "неизвестная цена",
+    "facts.cli.estimate": "Чтение фактов из {topics:plural:темы|тем|тем}: около {tokens_in:,} токенов на входе и "
+                          "{tokens_out:,} на выходе, {cost}.",
+    "facts.cli.summary": "Факты: прочитано тем — {topics}; добавлено {added}, обновлено {updated}, удалено {removed}, "
+                         "отклонено {refused} (без опоры в сообщениях или секреты); новых людей — {people}.",
+    "facts.cli.stopped.cancelled": "Остановлено: прочитанное сохранено, остальное будет прочитано при следующем "
+                                   "`flashback build --facts`.",
+    "facts.cli.stopped.budget": "Остановлено на бюджете токенов (--facts-budget): остальное будет прочитано при "
+                                "следующем `flashback build --facts`.",
+    "facts.cli.stopped.llm_error": "Остановлено: чат-модель раз за разом отвечала ошибкой; темы, на которых это "
+                                   "случилось, будут прочитаны при следующем `flashback build --facts`.",
+    "facts.cli.stopped.no_model": "Чат-модели нет: ничего не прочитано.",
 }
