@@ -54,10 +54,11 @@ def _store(built: Path, tmp_path: Path, with_facts: bool) -> Flashback:
     return service
 
 
-def _flash_turn_1(service: Flashback, server: FakeOpenAI):
+def _flash_turn_1(service: Flashback, server: FakeOpenAI, profile: bool = True):
     server.handle(CHAT, LocalServerModel(forces=frozenset({"named"})))
     endpoint = Endpoint(base_url=server.base_url, model="test/flash", preset="custom")
-    reranker = service.search.flash_reranker(endpoint, FlashSettings(model="test/flash"), retry=FAST_RETRY)
+    reranker = service.search.flash_reranker(endpoint, FlashSettings(model="test/flash"), retry=FAST_RETRY,
+                                             profile=profile)
     outcome = service.search.search_sync(SearchRequest(QUERY, RetrievalSettings(), reranker))
     first = server.requests_to(CHAT)[0].body
     return outcome, first["messages"][0]["content"], first["messages"][1]["content"]
@@ -82,6 +83,15 @@ def test_without_facts_flash_turn_1_has_no_profile(built, tmp_path):
     with FakeOpenAI() as server:
         outcome, system, user = _flash_turn_1(service, server)
     assert "user_profile" not in system and "user_profile" not in user
+    assert outcome.result.trace is not None and "profile" not in outcome.result.trace
+
+
+def test_flash_can_be_asked_without_the_profile(built, tmp_path):
+    """What the profile changes is measured by running Flash with and without it."""
+    service = _store(built, tmp_path, with_facts=True)
+    with FakeOpenAI() as server:
+        outcome, system, user = _flash_turn_1(service, server, profile=False)
+    assert "user_profile" not in system and "user_profile" not in user and IDENTITY not in user
     assert outcome.result.trace is not None and "profile" not in outcome.result.trace
 
 
