@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from engine.retrieval.lexical import query_terms
+from engine.text.stemming import fold
 from engine.text.stemming import terms as stemmed_terms
 
 SAID_WEIGHT = 0.8
@@ -85,6 +86,11 @@ def said_scores(connection: sqlite3.Connection, topics: Sequence[tuple[int, floa
                                                             topic, raw)
 
 
+def _may_hold(text: str, starts: set[str]) -> bool:
+    folded = fold(text)
+    return any(start in folded for start in starts)
+
+
 def _name_terms(name: str) -> set[str]:
     return {t for t in stemmed_terms(name) if len(t) > 1 and not t.isdigit()}
 
@@ -97,6 +103,10 @@ def named_and_known_scores(connection: sqlite3.Connection, query: str,
     content = set(query_terms(query))
     if not query_all:
         return
+    # Stemming every name for every query cost 350 ms for 5,000 new names: a name is stemmed only
+    # when it holds the start of a query term (a stem's first 3 letters stand in the folded word).
+    starts = {t[:3] for t in query_all}
+    content_starts = {t[:3] for t in content}
     rows = connection.execute(
         "SELECT id, display_name, external_id FROM person WHERE message_count > 0").fetchall()
     for person, name, handle in rows:
@@ -106,6 +116,8 @@ def named_and_known_scores(connection: sqlite3.Connection, query: str,
             names.append(handle)
         best_named = 0.0
         for one_name in names:
+            if not _may_hold(one_name, starts):
+                continue
             name_terms = _name_terms(one_name)
             if name_terms and name_terms & query_all:
                 share = len(name_terms & query_all) / len(name_terms)
@@ -113,7 +125,7 @@ def named_and_known_scores(connection: sqlite3.Connection, query: str,
         if best_named:
             evidence.setdefault(person, PersonEvidence()).offer("named", best_named)
         known_text = " ".join((known.bio, *known.facts))
-        if content and known_text.strip():
+        if content and known_text.strip() and _may_hold(known_text, content_starts):
             found = content & set(stemmed_terms(known_text))
             if found:
                 evidence.setdefault(person, PersonEvidence()).offer("known", KNOWN_WEIGHT * len(found) / len(content))
