@@ -28,6 +28,7 @@ from engine.api import (
     CrossEncoderReport,
     EmbeddingConfig,
     EngineError,
+    FactInfo,
     Flashback,
     FlashReport,
     SearchRequest,
@@ -291,6 +292,30 @@ class MemoryTools:
                              model=outcome.model, fallback=outcome.fallback, run_id=outcome.run_id,
                              notes=notes + [said(n, language) for n in outcome.notes],
                              ms=round((time.perf_counter() - started) * 1000, 1))
+
+    # -- what is known (issue 33) ------------------------------------------------------------
+    def profile(self, token_budget: int, language: str) -> out.ProfileResult:
+        with plainly(language):
+            profile = self.service.facts.profile(token_budget)
+            facts = [self.service.facts.get(fact_id) for fact_id in profile.fact_ids]
+            owner = self.service.people.owner()
+        notes = [] if profile.text else [say("profile_empty", language)]
+        return out.ProfileResult(owner=owner.name or "", text=profile.text, tokens=profile.tokens,
+                                 facts=[_fact_item(f) for f in facts], notes=notes)
+
+    def search_facts(self, query: str, person: str | None, limit: int, language: str) -> out.FactsResult:
+        with plainly(language):
+            matches = self.service.people.search_facts(query, person, limit)
+        notes = [] if matches else [say("facts_none", language)]
+        return out.FactsResult(query=query, facts=[_fact_item(m.fact, m.score) for m in matches], notes=notes)
+
+
+def _fact_item(fact: FactInfo, score: float | None = None) -> out.FactItem:
+    return out.FactItem(id=fact.id, about=fact.person_name or ("you" if fact.person_id is None else ""),
+                        person_id=fact.person_id, text=fact.text, category=fact.category, kind=fact.kind,
+                        type=fact.type, importance=fact.importance, pinned=fact.pinned, origin=fact.origin,
+                        valid_until=_day(fact.valid_until), message_ids=list(fact.message_ids),
+                        topic_id=fact.topic_id, score=score)
 
 
 @contextmanager

@@ -135,3 +135,38 @@ class AskResult(BaseModel):
     run_id: int | None
     notes: list[str]
     ms: float
+
+
+class FactItem(BaseModel):
+    """One thing known of the owner or of a person, with the messages that say it (issue 33)."""
+
+    id: int
+    about: str = Field(description="whom it is about: the person's name, or the owner's (\"you\")")
+    person_id: int | None = Field(description="the person's id; null: the owner")
+    text: str
+    category: str
+    kind: str = Field(description="self (the owner about themselves), about_other (the owner's testimony about "
+                                  "someone, not proof), plan or preference")
+    type: str = Field(description="identity, context or status (a status expires)")
+    importance: int = Field(description="1 to 5")
+    pinned: bool = Field(description="the person pinned it: always in the profile")
+    origin: str = Field(description="model (read from a topic) or person (added or corrected by the person)")
+    valid_until: str | None = Field(description="the day a status stops holding, YYYY-MM-DD; null: no end")
+    message_ids: list[int] = Field(description="the messages that state it; get_topic reads their topic")
+    topic_id: int | None = Field(description="the topic it was read from (null: added by the person)")
+    score: float | None = Field(default=None, description="search_facts: share of the query's words it holds, 0 to 1")
+
+
+class ProfileResult(BaseModel):
+    owner: str = Field(description="the owner's name as the imports say it (\"\" when none did)")
+    text: str = Field(description="the profile exactly as Flash's first turn and Ask's answer prompt are given it; "
+                                  "empty when nothing is known")
+    tokens: int
+    facts: list[FactItem] = Field(description="the owner's facts in the profile, most important first")
+    notes: list[str]
+
+
+class FactsResult(BaseModel):
+    query: str
+    facts: list[FactItem]
+    notes: list[str]

@@ -138,5 +138,30 @@ def register(server: MCPServer, memory: MemoryTools) -> None:
         with _Timed("ask_memory", ctx) as call:
             return await memory.ask(question, since, until, chat, language_of(ctx), call.client)
 
-    for tool in (search_memory, get_topic, get_context, list_chats, ask_memory):
+    async def get_profile(
+        ctx: Context,
+        token_budget: Annotated[int, Field(ge=100, le=8000, description="the most tokens the profile may take "
+                                                                       "(Flash and Ask are given 1,500)")] = 1500,
+    ) -> out.ProfileResult:
+        """What is known of the person whose chats these are: their key facts (identity, important, pinned)
+        and the people close to them, as the text Flashback's reranker and answers are given, with each
+        fact's messages. Empty until memory is built with a chat model."""
+        with _Timed("get_profile", ctx):
+            return await asyncio.to_thread(memory.profile, token_budget, language_of(ctx))
+
+    async def search_facts(
+        query: Annotated[str, Field(description="words to find in facts (\"sister job\", \"allergy\"); empty: "
+                                                "every fact of `person`")],
+        ctx: Context,
+        person: Annotated[str | None, Field(description="only facts about this person: a name or alias as the "
+                                                        "chats say it, or \"you\" for the owner")] = None,
+        limit: Annotated[int, Field(ge=1, le=100, description="at most this many facts")] = 20,
+    ) -> out.FactsResult:
+        """Search what is known of the owner and the people in their chats: facts whose text, category or
+        person's names hold the query's words, best first, each with the ids of the messages that state
+        it (read them with get_topic and the fact's topic_id)."""
+        with _Timed("search_facts", ctx):
+            return await asyncio.to_thread(memory.search_facts, query, person, limit, language_of(ctx))
+
+    for tool in (search_memory, get_topic, get_context, list_chats, ask_memory, get_profile, search_facts):
         server.add_tool(tool, description=_paragraph(tool.__doc__), annotations=READ_ONLY)

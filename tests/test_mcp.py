@@ -24,7 +24,7 @@ from tests.mcp_client import (
     write_window_settings,
 )
 
-TOOLS = {"search_memory", "get_topic", "get_context", "list_chats", "ask_memory"}
+TOOLS = {"search_memory", "get_topic", "get_context", "list_chats", "ask_memory", "get_profile", "search_facts"}
 
 
 @pytest.fixture(scope="module")

@@ -82,7 +82,7 @@ def test_http_needs_the_token_and_refuses_foreign_origins(http_server):
                 refused = await s.call_tool("search_memory", {})
                 return tools, found, refused
     tools, found, refused = asyncio.run(with_the_token())
-    assert len(tools.tools) == 5 and found.structured_content["selected"]
+    assert len(tools.tools) == 7 and found.structured_content["selected"]
     assert refused.is_error and refused.content[0].text == "Нужен аргумент query."  # Accept-Language: ru
 
     from engine.api import Flashback

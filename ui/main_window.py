@@ -28,11 +28,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.api import Changes, Flashback
+from engine.api import Changes, Flashback, msg
 from ui import i18n
 from ui.app_icon import app_icon
 from ui.evaluate import EvaluatePanel
 from ui.i18n import engine_words
+from ui.people import PeopleView
 from ui.search import SearchPanel
 from ui.shell import window_state
 from ui.shell.about import AboutDialog, AboutInfo, about_dialog, complete_info, open_folder
@@ -94,6 +95,9 @@ class MainWindow(QMainWindow):
         self.browse_dock = self._dock(self.tr("Browse"), "browse_dock", self.browse)
         self.history_dock = self._dock(self.tr("Run history"), "history_dock", self.history)
         self.tabifyDockWidget(self.browse_dock, self.history_dock)
+        self.people = PeopleView(service)  # issue 33: a card per person and one for the owner
+        self.people_dock = self._dock(engine_words(msg("people.view.title")), "people_dock", self.people)
+        self.tabifyDockWidget(self.history_dock, self.people_dock)
         self.evaluate_panel = EvaluatePanel(service, self.search_panel, keys)
         self.evaluate_dock = QDockWidget(self.tr("Evaluate"), self)
         self.evaluate_dock.setObjectName("evaluate_dock")
@@ -109,7 +113,7 @@ class MainWindow(QMainWindow):
         self.window_actions = WindowActions(self)
         self.window_actions.check_language(i18n.saved_choice())
         self.toolbar = install_menus(self, self.window_actions,
-                                     [self.browse_dock, self.history_dock, self.evaluate_dock],
+                                     [self.browse_dock, self.history_dock, self.people_dock, self.evaluate_dock],
                                      export_actions_of(self.search_panel), self._demo_export is not None,
                                      [self.search_panel.settings_action])
         self._store_label = QLabel()
@@ -160,7 +164,8 @@ class MainWindow(QMainWindow):
         self.browse.open_topic.connect(self.open_topic)
         self.browse.changed.connect(self.apply_changes)  # a chat forgotten (issue 23)
         self.browse.changed.connect(lambda _changes: self.watcher.resync())  # our own write: not news from elsewhere
-        for panel in (self.browse, self.history):
+        self.people.open_topic.connect(lambda topic_id, ids: self.open_topic(topic_id, highlight=ids or None))
+        for panel in (self.browse, self.history, self.people):
             panel.failed.connect(lambda error: show_error(self, self.tr("Could not read the store"), error))
         self.search_panel.open_topic.connect(self.open_topic)
         self.search_panel.open_cited.connect(lambda topic_id, ids: self.open_topic(topic_id, highlight=ids))
@@ -181,6 +186,7 @@ class MainWindow(QMainWindow):
         if changes.messages or changes.chats or changes.topics:
             self.refresh()
             self.browse.apply_changes(changes)
+            self.people.apply_changes(changes)
         if changes.vectors:
             self._service.memory.invalidate()  # another embedder, a rebuilt index: search reads anew
         self.history.apply_changes(changes)
@@ -205,6 +211,7 @@ class MainWindow(QMainWindow):
             if self._showing_empty is not None or empty:  # the first time, keep the restored layout
                 self.browse_dock.setVisible(not empty)
                 self.history_dock.setVisible(not empty)
+                self.people_dock.setVisible(not empty)
             self._showing_empty = empty
         if not empty and not self.imports.busy:
             run_in_background(self, self._service.memory.status, self._on_memory_status)
@@ -381,6 +388,7 @@ class MainWindow(QMainWindow):
         empty = bool(self._showing_empty)
         self.browse_dock.setVisible(not empty)
         self.history_dock.setVisible(not empty)
+        self.people_dock.setVisible(not empty)
         self.browse_dock.raise_()
         self.search_panel.settings_action.setChecked(True)
 

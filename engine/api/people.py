@@ -14,11 +14,22 @@ from engine.api.context import StoreContext
 from engine.changes import Changes
 from engine.errors import EngineError
 from engine.importers.owner import OwnerAlias, OwnerInfo, mark_owner_name, owner_info, unmark_owner_name
+from engine.memory.people_activity import (
+    PersonActivity,
+    PersonSummary,
+    PersonTopic,
+    SourceMessage,
+    people_list,
+    person_activity,
+    source_messages,
+)
+from engine.retrieval.facts_search import FactMatch, PersonUnknown, search_facts
 from engine.store.faults import plain_faults
 from engine.store.lock import StoreWriteLock, WaitCallback
 from engine.store.transaction import write_transaction
 
-__all__ = ["OwnerAlias", "OwnerInfo", "OwnerNameUnknown", "PeopleService"]
+__all__ = ["OwnerAlias", "OwnerInfo", "OwnerNameUnknown", "PeopleService", "PersonActivity", "PersonSummary",
+           "PersonTopic", "SourceMessage", "FactMatch", "PersonNotFound"]
 
 OWNER_CHANGES = Changes(messages=True)  # people's messages moved: profiles and counts change
 
@@ -29,12 +40,42 @@ class OwnerNameUnknown(EngineError):
     code = "owner.name_unknown"
 
 
+class PersonNotFound(EngineError):
+    """No person of that name or alias (a facts search narrowed to one person)."""
+
+    code = "people.not_found"
+
+
 class PeopleService:
     def __init__(self, context: StoreContext) -> None:
         self._context = context
 
     def owner(self) -> OwnerInfo:
         return self._context.read(owner_info)
+
+    def everyone(self, limit: int = 1000) -> list[PersonSummary]:
+        """The people of the store, the owner first, then by how much they wrote (no assistants)."""
+        return self._context.read(lambda connection: people_list(connection, limit))
+
+    def activity(self, person_id: int) -> PersonActivity | None:
+        """One person's first and last message, messages per month, chats and topics (issue 33);
+        None when there is no such person."""
+        return self._context.read(lambda connection: person_activity(connection, person_id))
+
+    def messages(self, message_ids: list[int]) -> list[SourceMessage]:
+        """The messages with these ids, oldest first: a fact's sources, quoted on its card."""
+        return self._context.read(lambda connection: source_messages(connection, list(message_ids)))
+
+    def search_facts(self, query: str, person: str | None = None, limit: int = 20) -> list[FactMatch]:
+        """Active facts whose text, category or person's names hold the query's words, best first,
+        each with its messages; `person` (a name or alias, or "you") narrows them to one person.
+        PersonNotFound when nobody has that name."""
+        def run(connection: sqlite3.Connection) -> list[FactMatch]:
+            try:
+                return search_facts(connection, query, person=person, limit=limit)
+            except PersonUnknown:
+                raise PersonNotFound(name=person or "") from None
+        return self._context.read(run)
 
     def add_owner_name(self, name: str, on_wait: WaitCallback | None = None) -> tuple[OwnerInfo, Changes]:
         """The WhatsApp and JSONL people called `name` (as the export writes it) are you from now

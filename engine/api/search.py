@@ -288,15 +288,18 @@ class SearchService:
             outcome.notes.append(msg("search.not_recorded", reason=reason))
 
     def flash_reranker(self, endpoint: Endpoint, flash: FlashSettings | None = None, recent_messages: str = "", *,
-                       threshold: ThresholdSettings | None = None, retry: RetryPolicy | None = None) -> Reranker:
+                       threshold: ThresholdSettings | None = None, retry: RetryPolicy | None = None,
+                       profile: bool = True) -> Reranker:
         """The Flash reranker over this store, a fresh HTTP client per run (see rerank/flash/session.py).
-        `threshold`: the person's threshold settings; a fallback keeps what that filter keeps."""
+        `threshold`: the person's threshold settings; a fallback keeps what that filter keeps.
+        `profile`: turn 1 carries the owner's key facts when there are any (False: without them, to
+        measure what they change)."""
         from engine.rerank.flash import FlashSettings
         from engine.rerank.flash.session import FlashSession
 
         options = {"retry": retry} if retry is not None else None  # tests and benches: no backoff waits
         return FlashSession(endpoint, flash or FlashSettings(), self._context.connect, recent_messages, options,
-                            threshold)
+                            threshold, profile=profile)
 
     def cross_encoder_reranker(self, endpoint: RerankEndpoint, settings: CrossEncoderSettings | None = None,
                                others: ThresholdSettings | None = None, *,

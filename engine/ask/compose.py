@@ -14,6 +14,7 @@ descriptions, not messages anyone wrote.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -21,6 +22,8 @@ from typing import Any
 
 from engine.ask.types import Source
 from engine.export.pack import assemble_context
+from engine.facts.records import Profile
+from engine.facts.store import owner_profile
 from engine.rerank.base import Candidate, Selection
 from engine.text.tokens import estimate_tokens
 from engine.topics.content import COLUMNS, format_log, topic_messages
@@ -120,3 +123,22 @@ def _rows_around(connection: sqlite3.Connection, sources: dict[str, Any]) -> lis
 def render_sources(sources: list[Source]) -> str:
     """The sources as the answer's prompt shows them, each under its [n] header."""
     return "\n\n".join(s.text for s in sources)
+
+
+PROFILE_TOKENS = 1500  # the owner's key facts in the answer's prompt (seed 000's user profile, issue 33)
+_PROFILE_TAG = re.compile(r"<(/?\s*user_profile\b)", re.IGNORECASE)
+
+
+def owner_profile_text(connection: sqlite3.Connection, token_budget: int = PROFILE_TOKENS) -> Profile | None:
+    """The owner's key facts for the answer's prompt; None when nothing is known (the prompt
+    is then exactly what it was before facts existed) or the store predates them."""
+    try:
+        profile = owner_profile(connection, token_budget)
+    except sqlite3.OperationalError:  # a read-only store older than the facts' schema
+        return None
+    return None if profile.empty else profile
+
+
+def fence_profile(text: str) -> str:
+    """The profile between <user_profile> tags that its own text cannot close early."""
+    return "<user_profile>\n" + _PROFILE_TAG.sub(lambda m: "‹" + m.group(1), text.strip()) + "\n</user_profile>"

@@ -29,10 +29,12 @@ from typing import Any
 
 from engine.ask import plan as planning
 from engine.ask.answer import not_found_answer, write_answer
+from engine.ask.compose import owner_profile_text
 from engine.ask.quote import quote_sources
 from engine.ask.steps import Steps
 from engine.ask.types import AskCancelled, AskDeps, AskOutcome, AskSettings, Plan, StepRecord, StepUsage
 from engine.errors import CancelToken
+from engine.facts.records import Profile
 from engine.llm import Deadline
 from engine.messages import Message, msg, reason_message, step_message
 from engine.rerank.flash.prompt import choose_language
@@ -90,6 +92,21 @@ class _Run:
         outcome = AskOutcome(question, planning.offline_plan(question, now, None),
                              model=(deps.model or deps.client.endpoint.default_model) if deps.client else None)
         self.steps = Steps(outcome, deps, settings, self.check_cancel, on_step)
+        self.profile: Profile | None = None  # the owner's key facts, read once before the first answer
+        self.profile_read = False
+
+    async def owner_profile(self) -> Profile | None:
+        """The owner's key facts for the answer's prompt (issue 33), read once per question."""
+        if not self.profile_read:
+            def read() -> Profile | None:
+                connection = self.deps.connect()
+                try:
+                    return owner_profile_text(connection)
+                finally:
+                    connection.close()
+            self.profile = await asyncio.to_thread(read)
+            self.profile_read = True
+        return self.profile
 
     def check_cancel(self) -> None:
         if self.cancel is not None and self.cancel.cancelled:
@@ -200,12 +217,15 @@ class _Run:
             return not_found
         mark = time.perf_counter()
         timeout = self.deadline.remaining() if round_ > 1 else self.timeout("answer")
+        profile = await self.owner_profile()
         answer, call = await write_answer(deps.client, self.question, sources, language=self.language, form=form,
                                           max_tokens=settings.max_tokens_answer or 1024, timeout=timeout,
                                           today=self.now.date().isoformat(), model=deps.model,
-                                          on_text=self.on_answer_text)
+                                          on_text=self.on_answer_text, profile=profile.text if profile else "")
         detail = {"round": round_, "format": form, "sources": len(sources),
                   "answer": answer.as_dict() if answer is not None else None}
+        if profile is not None:  # the trace shows what the answer was told of the owner
+            detail["profile"] = {"text": profile.text, "fact_ids": list(profile.fact_ids), "tokens": profile.tokens}
         self.steps.add(self.steps.call_record("answer", mark, call, detail))
         if answer is None and round_ == 1:
             outcome.fallback = f"answer_{call.reason}"

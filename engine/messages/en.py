@@ -1009,6 +1009,63 @@ CATALOGUE: dict[str, str] = {
     "settings.help.embedder": "the model that turns topics into vectors: builtin (words) or local "
                               "(multilingual-e5-small); a change embeds every topic again",
     "settings.help.language": "the window's language: system, en or ru (from its next start)",
+    # ui/people (issue 33): the People view — people.* its list and cards, facts.view.* a card's facts
+    "mcp.profile_empty": "Nothing is known of the owner yet: facts are read from the chats when memory is built "
+                         "with a chat model set in Flashback.",
+    "mcp.facts_none": "No fact matches: facts exist only once memory was built with a chat model; search_memory "
+                      "finds what the chats say.",
+    "people.not_found": "Nobody here is called \"{name}\": list_chats and the People view show who is.",
+    "people.view.title": "People",
+    "people.view.empty": "No people yet: import a chat export and they appear here.",
+    "people.view.loading": "Reading…",
+    "people.view.choose": "Choose a person on the left to see what is known of them.",
+    "people.list.you": "{name} (you)",
+    "people.list.tooltip": "{messages:plural:message|messages}, last on {last}",
+    "people.card.you": "You",
+    "people.card.aliases": "Also called: {names}",
+    "people.card.circle.family": "Family",
+    "people.card.circle.friends": "Friends",
+    "people.card.circle.work": "Work",
+    "people.card.circle.other": "Other",
+    "people.card.activity": "{messages:plural:message|messages} from {first} to {last}",
+    "people.card.chats": "Chats: {chats}",
+    "people.card.per_month": "Messages per month",
+    "people.card.chart_tooltip": "{month}: {messages:plural:message|messages}",
+    "people.card.topics": "Topics ({count})",
+    "people.card.topics_more": "The newest {shown} of {count}; double-click one to read it.",
+    "people.card.topics_hint": "Double-click a topic to read it.",
+    "people.card.no_topics": "None yet: build memory to cut the messages into topics.",
+    "people.card.facts": "What is known",
+    "people.card.no_facts": "Nothing is known of {name} beyond their messages yet. With a chat model set in "
+                            "Settings, building memory reads each topic once and adds here what is said about "
+                            "them, each fact with the messages that say it, for you to edit, pin, mark wrong or "
+                            "delete.",
+    "people.card.no_facts_owner": "Nothing is known of you beyond your messages yet. With a chat model set in "
+                                  "Settings, building memory reads each topic once and adds here what you say about "
+                                  "yourself, each fact with the messages that say it, for you to edit, pin, mark "
+                                  "wrong or delete.",
+    "facts.view.sources": "Sources ({count})",
+    "facts.view.hide_sources": "Hide sources",
+    "facts.view.no_sources": "added by you",
+    "facts.view.source_gone": "Its messages are no longer in the store.",
+    "facts.view.open_topic": "Open the conversation",
+    "facts.view.edit": "Edit",
+    "facts.view.pin": "Pin",
+    "facts.view.unpin": "Unpin",
+    "facts.view.wrong": "Wrong",
+    "facts.view.delete": "Delete",
+    "facts.view.pinned": "pinned",
+    "facts.view.yours": "your wording",
+    "facts.view.importance": "importance {value}/5",
+    "facts.view.until": "holds until {date}",
+    "facts.view.edit_title": "Edit the fact",
+    "facts.view.edit_label": "What is true:",
+    "facts.view.done.edit": "Saved: your wording outranks the model's.",
+    "facts.view.done.pin": "Pinned: always in the profile Flash and Ask are given.",
+    "facts.view.done.unpin": "Unpinned.",
+    "facts.view.done.wrong": "Marked wrong: it leaves the profile and is never read from these messages again.",
+    "facts.view.done.delete": "Deleted: it is never read from these messages again.",
+    "facts.view.failed": "Could not change the fact: {error}",
     # engine/facts (issue 33): the Archivist's facts
     "facts.missing": "No fact has id {fact_id}: `flashback facts` lists them with their ids.",
     "facts.cli.no_person": "Nobody called {name!r} is in this store: `flashback chats` and the People view list who "

@@ -1044,6 +1044,65 @@ CATALOGUE: dict[str, str] = {
     "settings.help.embedder": "модель, которая превращает темы в векторы: builtin (по словам) или local "
                               "(multilingual-e5-small); после смены все темы векторизуются заново",
     "settings.help.language": "язык окна: system, en или ru (со следующего запуска)",
+    # ui/people (issue 33): вид «Люди» — people.* его список и карточки, facts.view.* факты на карточке
+    "mcp.profile_empty": "О владельце пока ничего не известно: факты читаются из чатов при построении памяти, "
+                         "если во Flashback задана языковая модель.",
+    "mcp.facts_none": "Подходящих фактов нет: факты появляются только после построения памяти с языковой моделью; "
+                      "что сказано в чатах, находит search_memory.",
+    "people.not_found": "Человека с именем «{name}» здесь нет: кто есть, видно в списке чатов и в разделе «Люди».",
+    "people.view.title": "Люди",
+    "people.view.empty": "Людей пока нет: импортируйте экспорт чата, и они появятся здесь.",
+    "people.view.loading": "Читаю…",
+    "people.view.choose": "Выберите человека слева, чтобы увидеть, что о нём известно.",
+    "people.list.you": "{name} (вы)",
+    "people.list.tooltip": "{messages:plural:сообщение|сообщения|сообщений}, последнее {last}",
+    "people.card.you": "Вы",
+    "people.card.aliases": "Также: {names}",
+    "people.card.circle.family": "Семья",
+    "people.card.circle.friends": "Друзья",
+    "people.card.circle.work": "Работа",
+    "people.card.circle.other": "Другие",
+    "people.card.activity": "{messages:plural:сообщение|сообщения|сообщений} с {first} по {last}",
+    "people.card.chats": "Чаты: {chats}",
+    "people.card.per_month": "Сообщений в месяц",
+    "people.card.chart_tooltip": "{month}: {messages:plural:сообщение|сообщения|сообщений}",
+    "people.card.topics": "Темы ({count})",
+    "people.card.topics_more": "Последние {shown} из {count}; дважды щёлкните тему, чтобы её прочитать.",
+    "people.card.topics_hint": "Дважды щёлкните тему, чтобы её прочитать.",
+    "people.card.no_topics": "Пока нет: постройте память, чтобы разбить сообщения на темы.",
+    "people.card.facts": "Что известно",
+    "people.card.no_facts": "О человеке «{name}» пока ничего не известно, кроме сообщений. Если в настройках "
+                            "задана языковая модель, при построении памяти она один раз прочтёт каждую тему и "
+                            "добавит сюда то, что о нём сказано, — каждый факт вместе с сообщениями, где это "
+                            "сказано. Факты можно будет исправить, закрепить, отметить как неверные или удалить.",
+    "people.card.no_facts_owner": "О вас пока ничего не известно, кроме ваших сообщений. Если в настройках задана "
+                                  "языковая модель, при построении памяти она один раз прочтёт каждую тему и "
+                                  "добавит сюда то, что вы говорите о себе, — каждый факт вместе с сообщениями, где "
+                                  "это сказано. Факты можно будет исправить, закрепить, отметить как неверные или "
+                                  "удалить.",
+    "facts.view.sources": "Источники ({count})",
+    "facts.view.hide_sources": "Скрыть источники",
+    "facts.view.no_sources": "добавлено вами",
+    "facts.view.source_gone": "Этих сообщений в хранилище уже нет.",
+    "facts.view.open_topic": "Открыть переписку",
+    "facts.view.edit": "Изменить",
+    "facts.view.pin": "Закрепить",
+    "facts.view.unpin": "Открепить",
+    "facts.view.wrong": "Неверно",
+    "facts.view.delete": "Удалить",
+    "facts.view.pinned": "закреплено",
+    "facts.view.yours": "ваша формулировка",
+    "facts.view.importance": "важность {value}/5",
+    "facts.view.until": "действует до {date}",
+    "facts.view.edit_title": "Изменить факт",
+    "facts.view.edit_label": "Как на самом деле:",
+    "facts.view.done.edit": "Сохранено: ваша формулировка важнее формулировки модели.",
+    "facts.view.done.pin": "Закреплено: факт всегда будет в профиле, который получают Flash и «Спросить».",
+    "facts.view.done.unpin": "Откреплено.",
+    "facts.view.done.wrong": "Отмечено как неверное: факт убран из профиля и больше не будет прочитан из этих "
+                             "сообщений.",
+    "facts.view.done.delete": "Удалено: факт больше не будет прочитан из этих сообщений.",
+    "facts.view.failed": "Не удалось изменить факт: {error}",
     # engine/facts (issue 33): the Archivist's facts
     "facts.missing": "Факта с номером {fact_id} нет: `flashback facts` покажет все факты с их номерами.",
     "facts.cli.no_person": "Человека по имени {name!r} в этом хранилище нет: кто есть, видно в `flashback chats` и в "

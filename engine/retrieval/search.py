@@ -40,6 +40,7 @@ from engine.retrieval.fusion import (
     script_shares,
 )
 from engine.retrieval.lexical import TermStatistics, chat_filter, topic_lexical_scores
+from engine.retrieval.people import PersonEvidence, named_and_known_scores, person_knowledge, person_line, said_scores
 from engine.retrieval.settings import RetrievalSettings
 from engine.store.sql import select_in
 
@@ -164,12 +165,12 @@ class Retriever:
             scored = self._mmr(connection, scored, settings)
         mark = time.perf_counter()
         result.candidates = self._topic_candidates(connection, scored, cosine)
-        entities: tuple[tuple[Literal["person", "artifact"], int], ...] = (
-            ("person", settings.people), ("artifact", settings.artifacts))
-        for kind, limit in entities:
-            if limit > 0:
-                result.candidates += self._entity_candidates(connection, kind, query_vector, limit, settings,
-                                                             background)
+        if settings.people > 0:
+            topics = [(c.id, c.score, c.raw_score) for c in result.candidates]
+            result.candidates += self._person_candidates(connection, query, topics, settings)
+        if settings.artifacts > 0:
+            result.candidates += self._entity_candidates(connection, "artifact", query_vector, settings.artifacts,
+                                                         settings, background)
         timings["load"] = (time.perf_counter() - mark) * 1000
         timings["total"] = (time.perf_counter() - started) * 1000
         result.timings_ms = {k: round(v, 2) for k, v in timings.items()}
@@ -264,6 +265,28 @@ class Retriever:
                 for rank, (t, score) in enumerate(((t, s) for t, s in scored if t in meta), 1)]
 
     # -- people and artifacts -----------------------------------------------------------
+    def _person_candidates(self, connection: sqlite3.Connection, query: str,
+                           topics: list[tuple[int, float, float]], settings: RetrievalSettings) -> list[Candidate]:
+        """People by what they said in the topics found and what is known of them
+        (engine.retrieval.people), never by a profile vector: it matched every query."""
+        evidence: dict[int, PersonEvidence] = {}
+        said_scores(connection, topics, evidence)
+        knowledge = person_knowledge(connection)
+        named_and_known_scores(connection, query, knowledge, evidence)
+        passing = _passing_entities(connection, "person", list(evidence), settings)
+        ranked = sorted(((p, e) for p, e in evidence.items()
+                         if p in passing and e.score >= settings.safety_threshold),
+                        key=lambda pair: (-pair[1].score, pair[0]))[: settings.people]
+        if not ranked:
+            return []
+        ids = [p for p, _ in ranked]
+        meta = {r[0]: r for r in connection.execute(
+            "SELECT id, last_seen, message_count, display_name || CASE WHEN is_self THEN ' (you)' ELSE '' END "
+            f"FROM person WHERE id IN ({_in(ids)})", ids)}
+        return [Candidate("person", p, rank, round(e.score, 4), round(e.raw, 4), _iso_date(meta[p][1]), None,
+                          meta[p][2], 0, person_line(meta[p][3], knowledge.get(p)))
+                for rank, (p, e) in enumerate(((p, e) for p, e in ranked if p in meta), 1)]
+
     def _entity_candidates(self, connection: sqlite3.Connection, kind: Literal["person", "artifact"],
                            vector: np.ndarray, limit: int, settings: RetrievalSettings,
                            background: tuple[float, float] | None = None) -> list[Candidate]:

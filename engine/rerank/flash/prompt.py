@@ -26,7 +26,8 @@ PROMPT_BUDGET_TOKENS = 5_500
 SUMMARY_CAPS = (200, 160, 120, 90, 60)  # characters of a candidate's summary, tried in turn to fit the budget
 RECENT_CHARS = 2_000  # of the recent messages, the end (the most recent) is kept
 
-_TAG_RE = re.compile(r"<(/?\s*(?:" + "|".join(DATA_TAGS) + r")\b)", re.IGNORECASE)
+PROFILE_TAG = "user_profile"  # the owner's key facts (seed 000's user profile, issue 33); only when known
+_TAG_RE = re.compile(r"<(/?\s*(?:" + "|".join((*DATA_TAGS, PROFILE_TAG)) + r")\b)", re.IGNORECASE)
 _HEADER_RE = re.compile(r"^(\s*)={2,}(\s*(?:topic|топик)\b)", re.IGNORECASE | re.MULTILINE)
 _CYRILLIC_RE = re.compile(r"[\u0400-\u04FF]")
 _LATIN_RE = re.compile(r"[A-Za-z]")
@@ -107,8 +108,10 @@ def answer_example(has_people: bool, has_artifacts: bool, excerpts: bool) -> tup
 
 
 def system_prompt(language: str, settings: FlashSettings, *, shown_topics: int, has_people: bool,
-                  has_artifacts: bool, uses_tool: bool, has_context: bool, constrained: bool = False) -> str:
-    """The instructions; `constrained` asks for the read as JSON instead of a tool call."""
+                  has_artifacts: bool, uses_tool: bool, has_context: bool, constrained: bool = False,
+                  has_profile: bool = False) -> str:
+    """The instructions; `constrained` asks for the read as JSON instead of a tool call;
+    `has_profile`: the user prompt carries <user_profile> (data too, and a rule on its use)."""
     t = TEXTS[language]
     limits = [t["limit_topics"].format(n=settings.max_topics)]
     if has_people:
@@ -126,9 +129,13 @@ def system_prompt(language: str, settings: FlashSettings, *, shown_topics: int, 
     example, empty = answer_example(has_people, has_artifacts, settings.excerpts)
     steps.append(t["step_answer"] + "\n" + example + "\n" + t["reason"].format(empty=empty))
     tags = [f"<{tag}>" for tag in DATA_TAGS if tag not in ("user_query", "contextualized_query")]
+    if has_profile:  # facts were read from chats: data like the rest, never instructions
+        tags.append(f"<{PROFILE_TAG}>")
     rules = [t["rule_ids"], t["rule_data"].format(tags=", ".join(tags)), t["rule_query"]]
     if has_context:
         rules.append(t["rule_context"])
+    if has_profile:
+        rules.append(t["rule_profile"])
     if settings.excerpts:
         rules.append(t["rule_excerpt"])
     return "\n".join([t["intro"], "", t["how"], *(f"{i}. {s}" for i, s in enumerate(steps, 1)), "", t["rules"],
@@ -141,13 +148,17 @@ def _block(tag: str, lines: Sequence[str]) -> str:
 
 def user_prompt(language: str, *, date: str, query: str, recent: str, contextualized: str | None,
                 topics: Sequence[Candidate], people: Sequence[Candidate], artifacts: Sequence[Candidate],
-                summary_cap: int) -> str:
+                summary_cap: int, profile: str = "") -> str:
+    """Seed 000's turn 1: date, current messages, the user profile (only when something is
+    known: without one the prompt is what it was before issue 33), the candidates, the query."""
     parts = [TEXTS[language]["date"].format(date=date)]
     recent = recent.strip()
     if recent:
         if len(recent) > RECENT_CHARS:
             recent = "…" + recent[-RECENT_CHARS:]
         parts.append(_block("current_messages", [neutralize(recent)]))
+    if profile.strip():
+        parts.append(_block(PROFILE_TAG, [neutralize(profile.strip())]))
     if topics:
         parts.append(_block("topic_candidates", [topic_line(c, summary_cap) for c in topics]))
     if people:

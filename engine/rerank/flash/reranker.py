@@ -25,6 +25,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from engine.facts.records import Profile
 from engine.llm import ChatClient, ChatResult, Deadline
 from engine.messages import Message, msg
 from engine.rerank.base import FALLBACK_REASONS, MODEL_EMPTY, Candidate, Reranker, RerankResult
@@ -49,9 +50,11 @@ class FlashReranker(Reranker):
 
     def __init__(self, client: ChatClient, topics: TopicSource, settings: FlashSettings = FlashSettings(),
                  recent_messages: str = "", now: Callable[[], datetime] | None = None,
-                 threshold: ThresholdSettings | None = None) -> None:
+                 threshold: ThresholdSettings | None = None, profile: Profile | None = None) -> None:
         """`threshold`: the person's threshold filter; a fallback keeps what it keeps (the seeds'
-        policy only where it keeps nothing). None: the seeds' policy alone."""
+        policy only where it keeps nothing). None: the seeds' policy alone. `profile`: the
+        owner's key facts for turn 1 (issue 33); None or empty: the prompt as without facts."""
+        self.profile = profile
         self.client = client
         self.topics = topics
         self.settings = settings

@@ -92,6 +92,7 @@ class RunBase:
         self.client, self.source = owner.client, owner.topics
         self.settings = s = owner.settings.resolved(owner.client.endpoint.is_local)
         self.query, self.recent, self.rewrite = query, owner.recent_messages, rewrite
+        self.profile = owner.profile if owner.profile is not None and not owner.profile.empty else None
         self.date = owner.now().date().isoformat()
         self.retrieved = sum(1 for c in candidates if c.kind == "topic")
         self.all_topics = [c for c in candidates if c.kind == "topic"]
@@ -149,12 +150,13 @@ class RunBase:
         self.system = system_prompt(self.language, s, shown_topics=len(shown["topic"]),
                                     has_people=bool(shown["person"]), has_artifacts=bool(shown["artifact"]),
                                     uses_tool=self.uses_tool, has_context=bool(self.contextualized),
-                                    constrained=constrained)
+                                    constrained=constrained, has_profile=self.profile is not None)
         tools = [tool_schema(self.language)] if self.uses_tool and not constrained else None
         for cap in SUMMARY_CAPS:
             self.user = user_prompt(self.language, date=self.date, query=self.query, recent=self.recent,
                                     contextualized=self.contextualized, topics=shown["topic"],
-                                    people=shown["person"], artifacts=shown["artifact"], summary_cap=cap)
+                                    people=shown["person"], artifacts=shown["artifact"], summary_cap=cap,
+                                    profile=self.profile.text if self.profile is not None else "")
             self.estimate = prompt_tokens(self.system, self.user, tools)
             if self.estimate <= (s.prompt_budget_tokens or 0):
                 break
@@ -311,6 +313,9 @@ class RunBase:
             "reasoning": recorder.reasoning,
             "usage": usage,
         }, secrets)
+        if self.profile is not None:  # what turn 1 was told of the owner (issue 33); absent when nothing is known
+            trace["profile"] = scrub({"text": self.profile.text, "fact_ids": list(self.profile.fact_ids),
+                                      "tokens": self.profile.tokens}, secrets)
         timings = recorder.finish()
         trace["duration_ms"] = timings["total"]
         trace["timings_ms"] = timings

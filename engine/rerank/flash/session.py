@@ -15,14 +15,18 @@ backed by a JSON file in the data folder so the CLI remembers between processes)
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections.abc import Callable
 
+from engine.facts.records import Profile
+from engine.facts.store import owner_profile
 from engine.llm import CapabilityMemory, ChatClient, Endpoint
 from engine.rerank.base import Candidate, Reranker, RerankResult
 from engine.rerank.flash import FlashReranker, FlashSettings, QueryRewrite, rewrite_query, store_topic_source
 from engine.rerank.threshold import ThresholdSettings
 
+PROFILE_TOKENS = 1500  # seed 000's user profile in turn 1: the owner's key facts, bounded (issue 33)
 _CAPABILITIES = CapabilityMemory()  # per process: what each endpoint was found to accept
 
 
@@ -32,8 +36,13 @@ class FlashSession(Reranker):
 
     def __init__(self, endpoint: Endpoint, settings: FlashSettings,
                  connection_factory: Callable[[], sqlite3.Connection], recent_messages: str = "",
-                 client_options: dict | None = None, threshold: ThresholdSettings | None = None) -> None:
+                 client_options: dict | None = None, threshold: ThresholdSettings | None = None,
+                 profile: bool = True) -> None:
+        """`profile`: give turn 1 the owner's key facts when the store has any (issue 33);
+        False: the prompt without them (evaluation: with and without the profile)."""
         self.endpoint = endpoint
+        self._connect = connection_factory
+        self.use_profile = profile
         self.settings = settings  # recorded with the run (never the key)
         self.recent_messages = recent_messages
         self.threshold = threshold  # the person's threshold filter, which a fallback keeps to
@@ -44,6 +53,17 @@ class FlashSession(Reranker):
     def api_key(self) -> str | None:  # type: ignore[override]  # Reranker declares a plain attribute; never stored here
         """For scrubbing traces; never stored."""
         return self.endpoint.api_key
+
+    def _read_profile(self) -> Profile | None:
+        """The owner's key facts, read per run (the person may have edited them meanwhile)."""
+        connection = self._connect()
+        try:
+            profile = owner_profile(connection, PROFILE_TOKENS)
+        except sqlite3.OperationalError:  # a read-only store older than the facts' schema knows none
+            return None
+        finally:
+            connection.close()
+        return None if profile.empty else profile
 
     def _client(self) -> ChatClient:
         return ChatClient(self.endpoint, **self._client_options)
@@ -61,7 +81,8 @@ class FlashSession(Reranker):
 
     async def arerank(self, query: str, candidates: list[Candidate],
                       rewrite: QueryRewrite | None = None) -> RerankResult:
+        profile = await asyncio.to_thread(self._read_profile) if self.use_profile else None
         async with self._client() as client:
             reranker = FlashReranker(client, self._topics, self.settings, recent_messages=self.recent_messages,
-                                     threshold=self.threshold)
+                                     threshold=self.threshold, profile=profile)
             return await reranker.arerank(query, candidates, rewrite)
