@@ -120,12 +120,17 @@
         <translation>Открыть источник {0}: цитируемые сообщения будут выделены</translation>
     </message>
     <message>
-        <location filename="../../ui/search/answer_document.py" line="130"/>
+        <location filename="../../ui/search/answer_document.py" line="147"/>
+        <source>The sentences that answer, quoted from your chats:</source>
+        <translation>Фразы из ваших чатов, которые отвечают на вопрос:</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search/answer_document.py" line="152"/>
         <source>Nothing in your chats matched the question.</source>
         <translation>В ваших чатах не нашлось ничего по этому вопросу.</translation>
     </message>
     <message>
-        <location filename="../../ui/search/answer_document.py" line="133"/>
+        <location filename="../../ui/search/answer_document.py" line="155"/>
         <source>Sources</source>
         <translation>Источники</translation>
     </message>
@@ -1380,103 +1385,103 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="94"/>
+        <location filename="../../ui/main_window.py" line="95"/>
         <source>Browse</source>
         <translation>Обзор</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="95"/>
+        <location filename="../../ui/main_window.py" line="96"/>
         <source>Run history</source>
         <translation>История запусков</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="98"/>
+        <location filename="../../ui/main_window.py" line="102"/>
         <source>Evaluate</source>
         <translation>Оценка</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="164"/>
+        <location filename="../../ui/main_window.py" line="169"/>
         <source>Could not read the store</source>
         <translation>Не удалось прочитать хранилище</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="195"/>
+        <location filename="../../ui/main_window.py" line="201"/>
         <source>Could not open the store</source>
         <translation>Не удалось открыть хранилище</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="199"/>
+        <location filename="../../ui/main_window.py" line="205"/>
         <source>Messages: {messages} · chats: {chats} · topics: {topics}</source>
         <translation>Сообщений: {messages} · чатов: {chats} · тем: {topics}</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="229"/>
+        <location filename="../../ui/main_window.py" line="236"/>
         <source>These messages are not in memory yet: choose Memory → Build memory to search them.</source>
         <translation>Эти сообщения ещё не в памяти: выберите «Память → Построить память», чтобы искать по ним.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="247"/>
+        <location filename="../../ui/main_window.py" line="254"/>
         <source>The store was changed by another Flashback process: updated.</source>
         <translation>Хранилище изменил другой процесс Flashback: данные обновлены.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="254"/>
+        <location filename="../../ui/main_window.py" line="261"/>
         <source>{writer} is writing the store; searches show what is built so far.</source>
         <translation>Хранилище занято: {writer}; поиск показывает то, что уже построено.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="261"/>
+        <location filename="../../ui/main_window.py" line="268"/>
         <source>Chat exports</source>
         <translation>Экспорты чатов</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="261"/>
+        <location filename="../../ui/main_window.py" line="268"/>
         <source>All files</source>
         <translation>Все файлы</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="262"/>
+        <location filename="../../ui/main_window.py" line="269"/>
         <source>Import chat exports</source>
         <translation>Импорт выгрузок чатов</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="269"/>
+        <location filename="../../ui/main_window.py" line="276"/>
         <source>Import an export folder</source>
         <translation>Импорт папки с выгрузкой</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="280"/>
-        <location filename="../../ui/main_window.py" line="291"/>
+        <location filename="../../ui/main_window.py" line="287"/>
+        <location filename="../../ui/main_window.py" line="298"/>
         <source>An import or build is already running.</source>
         <translation>Импорт или построение уже идёт.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="308"/>
+        <location filename="../../ui/main_window.py" line="315"/>
         <source>Import failed</source>
         <translation>Импорт не удался</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="308"/>
+        <location filename="../../ui/main_window.py" line="315"/>
         <source>Building memory failed</source>
         <translation>Построить память не удалось</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="338"/>
+        <location filename="../../ui/main_window.py" line="345"/>
         <source>No API key for the topic model: building without it.</source>
         <translation>Нет API-ключа для модели топиков: сборка без неё.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="366"/>
+        <location filename="../../ui/main_window.py" line="373"/>
         <source>Could not open {0}: no file manager answered.</source>
         <translation>Не удалось открыть {0}: файловый менеджер не ответил.</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="374"/>
+        <location filename="../../ui/main_window.py" line="381"/>
         <source>Language</source>
         <translation>Язык</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="374"/>
+        <location filename="../../ui/main_window.py" line="381"/>
         <source>Flashback will use the new language after a restart.</source>
         <translation>Flashback переключится на новый язык после перезапуска.</translation>
     </message>
@@ -1643,17 +1648,17 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
         <translation>Уже импортировано, нового нет: {names}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="131"/>
+        <location filename="../../ui/shell/progress_panel.py" line="139"/>
         <source>New topics: {topics}</source>
         <translation>Новых тем: {topics}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="133"/>
+        <location filename="../../ui/shell/progress_panel.py" line="141"/>
         <source>Split by the model: {chunks} chunks, {fallbacks} without it</source>
         <translation>Разбито моделью: {chunks} фрагм., без неё: {fallbacks}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/progress_panel.py" line="135"/>
+        <location filename="../../ui/shell/progress_panel.py" line="143"/>
         <source>Time: {seconds} s</source>
         <translation>Время: {seconds} с</translation>
     </message>
@@ -1798,153 +1803,153 @@ Import a Telegram Desktop, ChatGPT, WhatsApp or JSONL export (a file, a folder o
 <context>
     <name>RunHistoryPanel</name>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="54"/>
+        <location filename="../../ui/shell/run_history.py" line="64"/>
         <source>When</source>
         <translation>Когда</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="54"/>
+        <location filename="../../ui/shell/run_history.py" line="64"/>
         <source>Query</source>
         <translation>Запрос</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="54"/>
+        <location filename="../../ui/shell/run_history.py" line="64"/>
         <source>Reranker</source>
         <translation>Реранкер</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="54"/>
+        <location filename="../../ui/shell/run_history.py" line="64"/>
         <source>Kept</source>
         <translation>Оставлено</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="55"/>
+        <location filename="../../ui/shell/run_history.py" line="65"/>
         <source>ms</source>
         <translation>мс</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="55"/>
+        <location filename="../../ui/shell/run_history.py" line="65"/>
         <source>Asked by</source>
         <translation>Кто спросил</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="71"/>
+        <location filename="../../ui/shell/run_history.py" line="81"/>
         <source>Choose a run to see its settings, candidates, selections and trace.</source>
         <translation>Выберите запуск, чтобы увидеть его настройки, кандидатов, выбор и трассировку.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="72"/>
+        <location filename="../../ui/shell/run_history.py" line="82"/>
         <source>Re-run with current settings</source>
         <translation>Повторить поиск</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="73"/>
-        <location filename="../../ui/shell/run_history.py" line="151"/>
+        <location filename="../../ui/shell/run_history.py" line="83"/>
+        <location filename="../../ui/shell/run_history.py" line="161"/>
         <source>Search this query again with the settings now in the search panel.</source>
         <translation>Повторить этот запрос с настройками, заданными сейчас в панели поиска.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="76"/>
+        <location filename="../../ui/shell/run_history.py" line="86"/>
         <source>Refresh</source>
         <translation>Обновить</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="140"/>
+        <location filename="../../ui/shell/run_history.py" line="150"/>
         <source>No searches recorded yet. Each search you run is kept here.</source>
         <translation>Записанных поисков пока нет. Здесь сохраняется каждый ваш поиск.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="149"/>
+        <location filename="../../ui/shell/run_history.py" line="159"/>
         <source>Ask this question again with the settings now in the search panel, and compare the answers.</source>
         <translation>Задать этот вопрос снова с текущими настройками и сравнить ответы.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="152"/>
+        <location filename="../../ui/shell/run_history.py" line="162"/>
         <source>This run is no longer stored.</source>
         <translation>Этот запуск больше не хранится.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="163"/>
+        <location filename="../../ui/shell/run_history.py" line="173"/>
         <source>{0} ms</source>
         <translation>{0} мс</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="168"/>
+        <location filename="../../ui/shell/run_history.py" line="178"/>
         <source>via {client}</source>
         <translation>через {client}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="170"/>
+        <location filename="../../ui/shell/run_history.py" line="180"/>
         <source>fallback: {reason}</source>
         <translation>откат: {reason}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="177"/>
+        <location filename="../../ui/shell/run_history.py" line="187"/>
         <source>{tokens} tokens</source>
         <translation>токенов: {tokens}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="183"/>
+        <location filename="../../ui/shell/run_history.py" line="193"/>
         <source>Selected</source>
         <translation>Выбрано</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="186"/>
+        <location filename="../../ui/shell/run_history.py" line="196"/>
         <source>Candidates</source>
         <translation>Кандидаты</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="195"/>
+        <location filename="../../ui/shell/run_history.py" line="205"/>
         <source>…and {more} more</source>
         <translation>…и ещё {more}</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="199"/>
+        <location filename="../../ui/shell/run_history.py" line="209"/>
         <source>Tool calls</source>
         <translation>Вызовы инструментов</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="202"/>
+        <location filename="../../ui/shell/run_history.py" line="212"/>
         <source>Settings</source>
         <translation>Настройки</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="209"/>
+        <location filename="../../ui/shell/run_history.py" line="219"/>
         <source>Answer</source>
         <translation>Ответ</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="220"/>
+        <location filename="../../ui/shell/run_history.py" line="230"/>
         <source>No answer: the sources found are below.</source>
         <translation>Ответа нет: найденные источники ниже.</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="223"/>
+        <location filename="../../ui/shell/run_history.py" line="233"/>
         <source>Plan</source>
         <translation>План</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="224"/>
+        <location filename="../../ui/shell/run_history.py" line="234"/>
         <source>dates</source>
         <translation>даты</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="224"/>
+        <location filename="../../ui/shell/run_history.py" line="234"/>
         <source>chats</source>
         <translation>чаты</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="225"/>
+        <location filename="../../ui/shell/run_history.py" line="235"/>
         <source>people</source>
         <translation>люди</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="228"/>
+        <location filename="../../ui/shell/run_history.py" line="238"/>
         <source>Sources</source>
         <translation>Источники</translation>
     </message>
     <message>
-        <location filename="../../ui/shell/run_history.py" line="232"/>
+        <location filename="../../ui/shell/run_history.py" line="242"/>
         <source>Steps</source>
         <translation>Шаги</translation>
     </message>
