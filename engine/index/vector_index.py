@@ -147,6 +147,12 @@ class VectorIndex:
             self._graph()
 
     @property
+    def deleted_count(self) -> int:
+        """Items marked deleted that still take room in the graph and the file."""
+        with self._lock:
+            return len(self._deleted)
+
+    @property
     def live_count(self) -> int:
         """Items a search can return (added and not deleted)."""
         with self._lock:

@@ -103,6 +103,8 @@ def sketch(vectors: np.ndarray, dim: int) -> np.ndarray:
 
 
 ADD_BATCH = 20000  # vectors read from the store and added to hnswlib at a time
+COMPACT_FLOOR = 1000  # deleted items before an index is worth rebuilding (a rebuild reads every live vector)
+COMPACT_RATIO = 2  # … and more of them than twice the live ones
 # A sketch index's nearest items that the stored vectors score: recall@50 of the exact
 # top 50 was 0.995 at 1,000 (fold to 256 dimensions, docs/benchmarks.md), 0.985 at 500.
 RESCORED = 1000
@@ -272,8 +274,13 @@ class IndexSet:
     def _load_or_rebuild(self, connection: sqlite3.Connection, kind: str,
                          on_progress: Callable[[int, int], None] | None = None) -> LoadedIndex:
         expected, loaded = self._load_saved(connection, kind)
-        if isinstance(loaded, LoadedIndex):
+        if isinstance(loaded, LoadedIndex) and not _bloated(loaded.index):
             return loaded
+        if isinstance(loaded, LoadedIndex):
+            # hnswlib keeps a deleted item's vector and links for good: builds and forgets that
+            # replace topics again and again grew an index to 14 times its live items, and the
+            # memory of every process that loads it (issue 35's soak). Rebuilt from its vectors.
+            loaded = msg("index.compacted", deleted=loaded.index.deleted_count if loaded.index else 0)
         reason = str(loaded)  # English: the build's report and the log
         log.info("rebuilding the %s index: %s", kind, reason)
         index = self._new_index(expected.count)
@@ -488,3 +495,11 @@ class IndexSet:
     def forget(self) -> None:
         with self._lock:
             self._loaded.clear()
+
+
+def _bloated(index: VectorIndex | None) -> bool:
+    """More deleted items than COMPACT_RATIO times the live ones (and at least COMPACT_FLOOR)."""
+    if index is None:
+        return False
+    dead = index.deleted_count
+    return dead >= COMPACT_FLOOR and dead > COMPACT_RATIO * max(index.live_count, 1)

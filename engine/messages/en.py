@@ -285,6 +285,7 @@ CATALOGUE: dict[str, str] = {
                                "memory yet ({reranker} reads built memory only)",
     "search.unbuilt": "{count:plural:message|messages} not built into memory yet were searched by their words only "
                       "({found} found); `flashback build` (or Build memory) adds them",
+    "index.compacted": "it held {deleted} deleted items, more than twice its live ones: rebuilt smaller",
     "index.corrupt.vectors": "corrupt: its file of full vectors does not match the sidecar ({problem})",
     "index.vectors.unreadable": "unreadable: {error}",
     "index.vectors.format": "not a vector file of this version, or truncated",
