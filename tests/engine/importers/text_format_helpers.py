@@ -1,0 +1,60 @@
+"""What the Signal, iMessage and LINE tests share: their samples, a real store's contents, and
+every other format's samples for the sniffers to refuse."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from engine.importers.inputs import ExportInput
+from engine.importers.records import ChatRecord, MessageRecord
+from engine.importers.registry import importer_classes
+from engine.store.database import db_path
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+SIGNAL = DATA / "signal"
+IMESSAGE = DATA / "imessage"
+LINE = DATA / "line"
+OWN_SAMPLES = {
+    "signal": [SIGNAL / "Anna" / "chat.md", SIGNAL / "Anna" / "data.json"],
+    "imessage": sorted(IMESSAGE.glob("*.txt")),
+    "line": sorted(LINE.glob("*.txt")),
+}
+
+
+def parse(format_name: str, path: Path, display_name: str | None = None,
+          around: tuple[str, ...] = ()) -> tuple[ChatRecord, list[MessageRecord]]:
+    importer = importer_classes()[format_name]()
+    records = list(importer.parse(ExportInput(path, display_name or path.name, around), lambda done: None))
+    chat = records[0]
+    messages = [record for record in records[1:] if isinstance(record, MessageRecord)]
+    assert isinstance(chat, ChatRecord) and len(messages) == len(records) - 1
+    assert all(message.chat_key == chat.key for message in messages)
+    return chat, messages
+
+
+def stored(data: Path) -> list[tuple[str, str | None, str, bool]]:
+    """(chat title, author, text, is_service) of every stored message, in time order."""
+    connection = sqlite3.connect(db_path(data))
+    try:
+        return connection.execute(
+            "SELECT c.title, m.author, m.text, m.is_service FROM message m JOIN chat c ON c.id = m.chat_id "
+            "ORDER BY m.sent_at, m.id").fetchall()
+    finally:
+        connection.close()
+
+
+def owner_names(data: Path) -> set[str]:
+    connection = sqlite3.connect(db_path(data))
+    try:
+        return {row[0] for row in connection.execute("SELECT display_name FROM person WHERE is_self = 1")}
+    finally:
+        connection.close()
+
+
+def foreign_samples(exports_dir: Path, own: str) -> list[Path]:
+    """Every sample of every other format: in tests/data and the shared exports."""
+    found = [path for name, paths in OWN_SAMPLES.items() if name != own for path in paths]
+    found += [path for path in sorted(exports_dir.rglob("*")) if path.is_file() and path.suffix != ".md"]
+    found += [path for path in sorted(DATA.glob("*.jsonl"))]
+    return found
