@@ -63,6 +63,7 @@ _MEDIA = {
     **dict.fromkeys(("GIF",), "animation"),
     **dict.fromkeys(("Location", "Contact", "位置情報", "連絡先", "位置", "聯絡資訊", "联系人"), "other"),
 }
+_FILE_NAME = re.compile(r"Chat (?:history )?(?:with|in) (.+)")
 _FILE = re.compile(r"\[(?:File|ファイル|檔案|文件|파일)\] ?(.*)")
 _NOTICE = re.compile(
     r".* (?:joined the group|left the group|unsent a message|added .+ to the group|removed .+ from the group"
@@ -267,6 +268,8 @@ def _header(rest: str) -> tuple[str, str]:
 def _file_title(source: ExportInput) -> str | None:
     name = source.display_name.rpartition("\u203a")[2].replace("\\", "/").rpartition("/")[2].strip()
     stem = name.removesuffix(".txt").removeprefix("[LINE]").strip()
+    if found := _FILE_NAME.fullmatch(stem):  # Android names the file "[LINE] Chat with Bob.txt"
+        return found[1].strip()
     for pattern, _ in _TITLES:
         if found := pattern.fullmatch(stem):
             return found[1].strip()
