@@ -77,13 +77,15 @@ def test_weekday_dates_are_read_in_the_order_their_weekdays_agree_with() -> None
 def test_day_first_weekday_dates(tmp_path: Path) -> None:
     path = tmp_path / "chat.txt"
     path.write_text("[LINE] Chat history with Travel Friends\nSaved on: 26/04/2026, 04:36PM\n\n"
-                    "Fri, 03/04/2026\n04:35PM\tAlex\tPacked?\n\nSun, 05/04/2026\n10:00 AM\tMaya\tYes\n", encoding="utf-8")
+                    "Fri, 03/04/2026\n04:35PM\tAlex\tPacked?\n\nSun, 05/04/2026\n10:00 AM\tMaya\tYes\n",
+                    encoding="utf-8")
     _, messages = parse("line", path)  # 3 April 2026 is a Friday, 4 March a Wednesday
     assert [m.sent_at for m in messages] == [utc("2026-04-03 16:35"), utc("2026-04-05 10:00")]
 
 
 @pytest.mark.parametrize(("header", "date_line", "times", "title", "kind"), [
-    ("[LINE] 與小明的聊天記錄\n儲存日期：2022/04/01 10:00", "2022/03/31（四）", ("上午09:46", "下午01:05"), "小明", "personal"),
+    ("[LINE] 與小明的聊天記錄\n儲存日期：2022/04/01 10:00", "2022/03/31（四）", ("上午09:46", "下午01:05"), "小明",
+     "personal"),
     ("[LINE] 家人的聊天记录\n保存日期：2022/04/01 10:00", "2022/03/31周四", ("上午9:46", "下午1:05"), "家人", "group"),
     ("[LINE] アンナとのトーク履歴\n保存日時：2022/04/01 10:00", "2022.03.31 木曜日", ("午前9:46", "午後1:05"), "アンナ",
      "personal"),
