@@ -222,7 +222,7 @@ def _json_messages(source: ExportInput, report: Callable[[int], None]) -> Iterat
             yield _Parsed(sent_at, sender or "No-Sender", _DELETED, f"line {n}", service=True)
             continue
         attachments = []
-        for item in row.get("attachments") or []:
+        for item in _list(row.get("attachments")):
             if not isinstance(item, dict):
                 continue
             if item.get("missing_kind"):
@@ -244,8 +244,8 @@ def _json_messages(source: ExportInput, report: Callable[[int], None]) -> Iterat
                 attachments.insert(0, file_attachment(path, "sticker"))
             else:
                 attachments.insert(0, AttachmentRecord(kind="sticker", missing="sticker not exported"))
-        reactions = [(_string(pair[0]), _string(pair[1])) for pair in row.get("reactions") or []
-                     if isinstance(pair, list | tuple) and len(pair) == 2]
+        reactions = [(_string(pair[0]), _string(pair[1])) for pair in _list(row.get("reactions"))
+                     if isinstance(pair, list) and len(pair) == 2 and _string(pair[0]) and _string(pair[1])]
         yield _message(sent_at, sender, _string(row.get("body")).replace("`", ""), f"line {n}", attachments,
                        reactions, sticker_label, call=row.get("call") is True)
 
@@ -256,6 +256,11 @@ _IMAGE_EXTENSIONS = {"png", "jpg", "jpeg", "gif", "tif", "tiff", "webp", "apng",
 
 def _string(value: object) -> str:
     return value if isinstance(value, str) else ""
+
+
+def _list(value: object) -> list:
+    """A JSON list as a list; anything else (a damaged or hand-edited file) as no items."""
+    return value if isinstance(value, list) else []
 
 
 def _local(source: ExportInput, n: int, year: int, month: int, day: int, hour: int, minute: int, second: int,

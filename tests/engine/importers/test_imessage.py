@@ -9,13 +9,24 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine.errors import ImportFormatError
 from engine.importers.imessage import IMessageImporter
 from engine.importers.inputs import ExportInput
 from engine.importers.registry import importer_classes
 from engine.importers.runner import detect_format, import_path
-from tests.engine.importers.text_format_helpers import IMESSAGE, foreign_samples, owner_names, parse, stored
+from tests.engine.importers.text_format_helpers import (
+    EDITS,
+    IMESSAGE,
+    foreign_samples,
+    mutated,
+    owner_names,
+    parse,
+    parses_or_refuses,
+    stored,
+)
 
 ANNA = IMESSAGE / "Anna Example.txt"
 CREW = IMESSAGE / "Camping Crew.txt"
@@ -117,3 +128,16 @@ def test_hours_on_a_twelve_hour_clock(tmp_path: Path) -> None:
     path.write_text("Jan 05, 2024 12:10:00 AM\nMe\nlate\n\nJan 05, 2024 12:10:00 PM\nMe\nnoon\n", encoding="utf-8")
     _, messages = parse("imessage", path)
     assert [m.sent_at for m in messages] == [utc("2024-01-05 00:10:00"), utc("2024-01-05 12:10:00")]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(sample=st.sampled_from([ANNA, CREW]), edits=EDITS)
+def test_mutated_samples_parse_or_raise_import_format_error(tmp_path: Path, sample: Path,
+                                                           edits: list[tuple[str, int, bytes]]) -> None:
+    parses_or_refuses("imessage", tmp_path, mutated(sample.read_bytes(), edits))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=2000))
+def test_random_bytes_parse_or_raise_import_format_error(tmp_path: Path, data: bytes) -> None:
+    parses_or_refuses("imessage", tmp_path, data)

@@ -8,13 +8,24 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine.errors import ImportFormatError
 from engine.importers.inputs import ExportInput
 from engine.importers.line import LineImporter
 from engine.importers.registry import importer_classes
 from engine.importers.runner import detect_format, import_path
-from tests.engine.importers.text_format_helpers import LINE, foreign_samples, owner_names, parse, stored
+from tests.engine.importers.text_format_helpers import (
+    EDITS,
+    LINE,
+    foreign_samples,
+    mutated,
+    owner_names,
+    parse,
+    parses_or_refuses,
+    stored,
+)
 
 ANNA = LINE / "[LINE] Chat with Anna.txt"
 JAPANESE = LINE / "ja_group_crlf.txt"
@@ -167,3 +178,16 @@ def test_damaged_files_name_the_line(tmp_path: Path, content: str, where: str) -
     with pytest.raises(ImportFormatError) as caught:
         list(importer_classes()["line"]().parse(ExportInput(path, path.name), lambda done: None))
     assert caught.value.where == where
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(sample=st.sampled_from([ANNA, JAPANESE, US_DATES]), edits=EDITS)
+def test_mutated_samples_parse_or_raise_import_format_error(tmp_path: Path, sample: Path,
+                                                           edits: list[tuple[str, int, bytes]]) -> None:
+    parses_or_refuses("line", tmp_path, mutated(sample.read_bytes(), edits))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=2000))
+def test_random_bytes_parse_or_raise_import_format_error(tmp_path: Path, data: bytes) -> None:
+    parses_or_refuses("line", tmp_path, data)

@@ -4,19 +4,31 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine.errors import ImportFormatError
 from engine.importers.inputs import ExportInput
 from engine.importers.registry import importer_classes
 from engine.importers.runner import detect_format, import_path
 from engine.importers.signal import SignalImporter
-from tests.engine.importers.text_format_helpers import SIGNAL, foreign_samples, owner_names, parse, stored
+from tests.engine.importers.text_format_helpers import (
+    EDITS,
+    SIGNAL,
+    foreign_samples,
+    mutated,
+    owner_names,
+    parse,
+    parses_or_refuses,
+    stored,
+)
 
 ANNA = SIGNAL / "Anna"
 # (author, text, is_service, attachment kinds, UTC time) of the sample, in file order.
@@ -149,3 +161,30 @@ def test_a_copy_outside_its_folder_keeps_its_folder_name(tmp_path: Path) -> None
     shutil.copytree(ANNA, tmp_path / "Anna Lee")
     chat, _ = parse("signal", tmp_path / "Anna Lee" / "data.json")
     assert (chat.key, chat.title) == ("signal:anna lee", "Anna Lee")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(sample=st.sampled_from([ANNA / "chat.md", ANNA / "data.json"]), edits=EDITS)
+def test_mutated_samples_parse_or_raise_import_format_error(tmp_path: Path, sample: Path,
+                                                           edits: list[tuple[str, int, bytes]]) -> None:
+    parses_or_refuses("signal", tmp_path, mutated(sample.read_bytes(), edits))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=2000))
+def test_random_bytes_parse_or_raise_import_format_error(tmp_path: Path, data: bytes) -> None:
+    parses_or_refuses("signal", tmp_path, data)
+
+
+@pytest.mark.parametrize("odd", [
+    {"attachments": 5}, {"attachments": {"a": 1}}, {"reactions": 7}, {"reactions": {"x": 1}}, {"sticker": "s"},
+    {"sender": None}, {"body": ["a", "b"]}, {"deleted": "yes"}, {"attachments": [{"path": 3, "name": None}]},
+])
+def test_odd_json_values_are_read_as_text_only_where_they_are_text(tmp_path: Path, odd: dict) -> None:
+    row = {"date": "2024-03-01T09:15:02", "sender": "Anna", "body": "hi  ", **odd}
+    path = tmp_path / "Anna" / "data.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    _, messages = parse("signal", path)
+    assert messages[0].text in ("hi", "")
+    assert "[" not in messages[0].text and "None" not in (messages[0].author or "")

@@ -6,9 +6,12 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from hypothesis import strategies as st
+
+from engine.errors import ImportFormatError
 from engine.importers.inputs import ExportInput
 from engine.importers.records import ChatRecord, MessageRecord
-from engine.importers.registry import importer_classes
+from engine.importers.registry import guarded, importer_classes
 from engine.store.database import db_path
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -58,3 +61,32 @@ def foreign_samples(exports_dir: Path, own: str) -> list[Path]:
     found += [path for path in sorted(exports_dir.rglob("*")) if path.is_file() and path.suffix != ".md"]
     found += [path for path in sorted(DATA.glob("*.jsonl"))]
     return found
+
+
+def parses_or_refuses(format_name: str, folder: Path, data: bytes) -> None:
+    """A damaged file parses, or fails as an ImportFormatError (never as a parser bug)."""
+    path = folder / "chat.txt"
+    path.write_bytes(data)
+    importer = importer_classes()[format_name]()
+    try:
+        for _ in guarded(importer, ExportInput(path, path.name), lambda done: None):
+            pass
+    except ImportFormatError:
+        pass
+
+
+def mutated(data: bytes, edits: list[tuple[str, int, bytes]]) -> bytes:
+    changed = bytearray(data)
+    for action, position, chunk in edits:
+        at = position % (len(changed) + 1)
+        if action == "insert":
+            changed[at:at] = chunk
+        elif action == "delete":
+            del changed[at: at + len(chunk)]
+        else:
+            changed[at: at + len(chunk)] = chunk
+    return bytes(changed)
+
+
+EDITS = st.lists(st.tuples(st.sampled_from(["insert", "delete", "replace"]), st.integers(0, 10_000),
+                           st.binary(min_size=1, max_size=4)), min_size=1, max_size=8)
