@@ -2,8 +2,9 @@
 
     python -m bench.import_text_formats [--messages 200000] [--runs 2]
 
-For each format a synthetic export of `--messages` messages is written (Signal: its Markdown
-and its JSON lines), then measured, each run in a fresh process so peak RSS is its own:
+For each format (and WhatsApp's, the text format Flashback already read, for scale) a
+synthetic export of `--messages` messages is written (Signal: its Markdown and its JSON
+lines), then measured, each run in a fresh process so peak RSS is its own:
   * baseline: the file read plainly, the naive way: read whole, split into lines, one regex
     (or `json.loads` for JSON lines) per line, rows into a bare SQLite table by executemany;
   * parse: the importer alone (records yielded, nothing written), for where the time goes;
@@ -34,6 +35,7 @@ _PLAIN_LINE = {
     "signal-md": re.compile(r"\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})\] (.*?): (.*)"),
     "imessage": re.compile(r"(\w{3} \d{2}, \d{4} +\d{1,2}:\d{2}:\d{2} [AP]M)"),
     "line": re.compile(r"(\d{1,2}:\d{2})\t([^\t]*)\t(.*)"),
+    "whatsapp": re.compile(r"(\d{2}/\d{2}/\d{4}, \d{2}:\d{2}) - (.*?): (.*)"),
 }
 
 
@@ -55,6 +57,8 @@ def write_export(kind: str, path: Path, messages: int) -> None:
                 row = {"date": at.isoformat(), "sender": who, "body": text + "  ", "quote": "", "sticker": None,
                        "reactions": [], "attachments": [], "deleted": False, "call": False, "missed": False}
                 out.write(json.dumps(row, ensure_ascii=False) + "\n")
+            elif kind == "whatsapp":
+                out.write(f"{at:%d/%m/%Y, %H:%M} - {who}: {text}\n")
             elif kind == "imessage":
                 hour = at.hour % 12 or 12
                 out.write(f"{at:%b %d, %Y} {hour:2d}:{at:%M:%S} {'PM' if at.hour >= 12 else 'AM'}\n{who}\n{text}\n\n")
@@ -84,7 +88,7 @@ def _baseline(kind: str, export: Path, work: Path) -> dict:
         pattern = _PLAIN_LINE[kind]
         for line in lines:
             if match := pattern.fullmatch(line):
-                rows.append((match[2], match[1], match[3]) if kind == "line" else (match[2], match[1], match[3]))
+                rows.append((match[2], match[1], match[3]))
     connection = sqlite3.connect(work / "baseline.sqlite3")
     connection.execute("CREATE TABLE message (author TEXT, sent TEXT, text TEXT)")
     connection.executemany("INSERT INTO message VALUES (?,?,?)", rows)
@@ -154,7 +158,8 @@ def main() -> None:
     summary: dict[str, dict] = {}
     with tempfile.TemporaryDirectory(prefix="flashback-bench-exports-") as scratch:
         for kind, file_name in (("signal-md", "chat.md"), ("signal-json", "data.json"),
-                                ("imessage", "Bench.txt"), ("line", "line.txt")):
+                                ("imessage", "Bench.txt"), ("line", "line.txt"),
+                                ("whatsapp", "WhatsApp Chat with Bench.txt")):  # the existing text format, for scale
             folder = Path(scratch) / kind
             folder.mkdir()
             export = folder / file_name
