@@ -119,6 +119,7 @@ class IMessageImporter(Importer):
         if not count:
             raise ImportFormatError(source.display_name, msg("import.problem.imessage_nothing"),
                                     where=msg("import.where.line", line=1))
+        report(source.size)
 
 
 def _title(source: ExportInput) -> str:

@@ -94,6 +94,7 @@ class SignalImporter(Importer):
         if not count:
             raise ImportFormatError(source.display_name, msg("import.problem.signal_nothing"),
                                     where=msg("import.where.line", line=1))
+        report(source.size)
 
 
 def _authors(source: ExportInput, is_json: bool) -> set[str]:

@@ -141,3 +141,13 @@ def test_mutated_samples_parse_or_raise_import_format_error(tmp_path: Path, samp
 @given(data=st.binary(max_size=2000))
 def test_random_bytes_parse_or_raise_import_format_error(tmp_path: Path, data: bytes) -> None:
     parses_or_refuses("imessage", tmp_path, data)
+
+
+def test_progress_reaches_the_end_of_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "Big.txt"
+    path.write_text("".join(f"Mar 01, 2024 10:{n // 60 % 60:02d}:{n % 60:02d} AM\nAnna\nmessage {n}\n\n"
+                            for n in range(1501)), encoding="utf-8")
+    done: list[int] = []  # the last line is not a multiple of the reporting step
+    records = list(IMessageImporter().parse(ExportInput(path, path.name), done.append))
+    assert len(records) == 1502
+    assert done == sorted(done) and len(done) >= 3 and done[-1] == path.stat().st_size

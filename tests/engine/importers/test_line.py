@@ -191,3 +191,14 @@ def test_mutated_samples_parse_or_raise_import_format_error(tmp_path: Path, samp
 @given(data=st.binary(max_size=2000))
 def test_random_bytes_parse_or_raise_import_format_error(tmp_path: Path, data: bytes) -> None:
     parses_or_refuses("line", tmp_path, data)
+
+
+def test_progress_reaches_the_end_of_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "big.txt"
+    path.write_text("[LINE] Chat history with Bob\n\n2024/01/15(Mon)\n"
+                    + "".join(f"{n // 60 % 24:02d}:{n % 60:02d}\tBob\tmessage {n}\n" for n in range(2500)),
+                    encoding="utf-8")
+    done: list[int] = []
+    records = list(LineImporter().parse(ExportInput(path, path.name), done.append))
+    assert len(records) == 2501
+    assert done == sorted(done) and len(done) >= 4 and done[-1] == path.stat().st_size

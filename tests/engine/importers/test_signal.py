@@ -188,3 +188,14 @@ def test_odd_json_values_are_read_as_text_only_where_they_are_text(tmp_path: Pat
     _, messages = parse("signal", path)
     assert messages[0].text in ("hi", "")
     assert "[" not in messages[0].text and "None" not in (messages[0].author or "")
+
+
+def test_progress_reaches_the_end_of_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "Big" / "chat.md"
+    path.parent.mkdir()
+    path.write_text("".join(f"[2024-03-01 10:{n // 60 % 60:02d}:{n % 60:02d}] Anna: message {n}  \n\n"
+                            for n in range(2501)), encoding="utf-8")
+    done: list[int] = []  # the last line is not a multiple of the reporting step
+    records = list(SignalImporter().parse(ExportInput(path, "chat.md"), done.append))
+    assert len(records) == 2502
+    assert done == sorted(done) and len(done) >= 3 and done[-1] == path.stat().st_size
