@@ -34,10 +34,11 @@ from datetime import datetime
 
 from engine.errors import ImportFormatError
 from engine.importers.base import Importer
+from engine.importers.imessage_html import HtmlBlock, html_blocks
 from engine.importers.inputs import ExportInput
 from engine.importers.records import AttachmentRecord, ChatRecord, MessageRecord
 from engine.importers.text_lines import REPORT_EVERY, file_attachment, head_lines, read_lines
-from engine.messages import msg
+from engine.messages import Message, msg
 
 OWNER = "Me"
 _MONTHS = {name: number for number, name in enumerate(
@@ -46,8 +47,9 @@ _STAMP = r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{1,2}), (\d{4}) 
 _HEADER = re.compile(_STAMP + r"(?: \(Read by .{1,80} after [^)]{1,80}\))?")
 _EVENT = re.compile(_STAMP + r" (.+)")
 _NESTED = re.compile(r" {4,}" + _STAMP + r".*")
-_EVENT_VERB = re.compile(
-    r"(.+?) (?:renamed the conversation to .*|changed the group photo\.|performed unknown action .*)")
+# The HTML says "named the conversation X" where the TXT says "renamed the conversation to X".
+_EVENT_VERB = re.compile(r"(.+?) (?:renamed the conversation to .*|named the conversation .*|changed the group photo\.?"
+                         r"|performed unknown action .*|deleted a message\.)")
 _REACTION = re.compile(r"(Loved|Liked|Disliked|Laughed|Emphasized|Questioned|Emoji\(.*\)|Sticker|\w+) by (.+)")
 _STICKER = re.compile(r"(?:\w+ )?Sticker from (.+?): (.+)")
 _PATH = re.compile(r"(?:/|~/|[A-Za-z]:\\|\.{0,2}/?[Aa]ttachments/).*\.[A-Za-z0-9]{2,5}")
@@ -67,6 +69,10 @@ class IMessageImporter(Importer):
 
     @classmethod
     def sniff(cls, head: bytes) -> bool:
+        if head.lstrip()[:1] == b"<":
+            # imessage-exporter's HTML; Telegram's HTML export names its parts otherwise ("from_name", "date").
+            return b'<span class="timestamp">' in head and (b'<span class="sender">' in head
+                                                            or b'"announcement"' in head)
         lines = head_lines(head, 3)
         if not lines:
             return False
@@ -75,6 +81,9 @@ class IMessageImporter(Importer):
         return bool((event := _EVENT.fullmatch(lines[0])) and _EVENT_VERB.fullmatch(event[8]))
 
     def parse(self, source: ExportInput, report: Callable[[int], None]) -> Iterator[ChatRecord | MessageRecord]:
+        if source.head().lstrip()[:1] == b"<":
+            yield from _parse_html(source, report)
+            return
         title = _title(source)
         key = "imessage:" + " ".join(title.casefold().split())
         authors, renamed = _authors(source)
@@ -107,7 +116,7 @@ class IMessageImporter(Importer):
                 pending = None
             matched = header or event
             assert matched is not None  # one of them matched, or the line was a continuation above
-            sent_at = _timestamp(source, n, matched)
+            sent_at = _timestamp(source, msg("import.where.line", line=n), matched)
             if event is not None:
                 count += 1
                 yield _event(key, n, sent_at, event[8])
@@ -122,9 +131,52 @@ class IMessageImporter(Importer):
         report(source.size)
 
 
+def _parse_html(source: ExportInput, report: Callable[[int], None]) -> Iterator[ChatRecord | MessageRecord]:
+    """The HTML export: blocks from `imessage_html`, read as the TXT's blocks are."""
+    title = _title(source)
+    key = "imessage:" + " ".join(title.casefold().split())
+    authors: set[str] = set()
+    renamed = False
+    for number, block in enumerate(html_blocks(source)):
+        if number >= _AUTHORS_SCANNED:
+            break
+        renamed |= " named the conversation " in block.event
+        if block.sender:
+            authors.add(block.sender)
+    yield ChatRecord(key=key, title=title, kind="group" if renamed or len(authors - {OWNER}) > 1 else "personal")
+    count = 0
+    for number, block in enumerate(html_blocks(source), 1):
+        if number % REPORT_EVERY == 0:
+            report(block.offset)
+        where = f"message {number}"
+        stamp = _HEADER.fullmatch(block.stamp)
+        if stamp is None:
+            raise ImportFormatError(source.display_name, msg("import.problem.imessage_html_no_time"),
+                                    where=msg("import.where.message", number=number))
+        sent_at = _timestamp(source, msg("import.where.message", number=number), stamp)
+        count += 1
+        if block.event:
+            yield _event(key, number, sent_at, block.event.removeprefix(block.stamp).strip(), where)
+        else:
+            yield from _block(key, number, sent_at, _html_lines(block), block.attachments, where)
+    if not count:
+        raise ImportFormatError(source.display_name, msg("import.problem.imessage_nothing"),
+                                where=msg("import.where.line", line=1))
+    report(source.size)
+
+
+def _html_lines(block: HtmlBlock) -> list[str]:
+    """The TXT lines the block stands for, so both exports read to the same messages."""
+    lines = [block.sender, *block.lines, *(_SHAREPLAY if block.shareplay else [])]
+    if block.reactions:
+        lines.append("Reactions:")
+        lines += [f"Sticker by {text[5:]}" if text.startswith("from ") else text for text in block.reactions]
+    return lines
+
+
 def _title(source: ExportInput) -> str:
     name = source.display_name.rpartition("\u203a")[2].replace("\\", "/").rpartition("/")[2].strip()
-    return name.removesuffix(".txt").strip() or "iMessage chat"
+    return name.removesuffix(".txt").removesuffix(".html").strip() or "iMessage chat"
 
 
 def _authors(source: ExportInput) -> tuple[set[str], bool]:
@@ -143,7 +195,7 @@ def _authors(source: ExportInput) -> tuple[set[str], bool]:
     return found, renamed
 
 
-def _timestamp(source: ExportInput, n: int, match: re.Match[str]) -> float:
+def _timestamp(source: ExportInput, where: Message, match: re.Match[str]) -> float:
     month, day, year = _MONTHS[match[1]], int(match[2]), int(match[3])
     hour, minute, second = int(match[4]), int(match[5]), int(match[6])
     try:
@@ -153,24 +205,26 @@ def _timestamp(source: ExportInput, n: int, match: re.Match[str]) -> float:
         return datetime(year, month, day, hour, minute, second).timestamp()  # the exporting Mac's local time
     except (ValueError, OverflowError, OSError) as exc:
         problem = msg("import.problem.not_a_real_date", stamp=match[0][:40], order=msg("import.date_order.mdy"))
-        raise ImportFormatError(source.display_name, problem, where=msg("import.where.line", line=n)) from exc
+        raise ImportFormatError(source.display_name, problem, where=where) from exc
 
 
-def _event(key: str, n: int, sent_at: float, text: str) -> MessageRecord:
+def _event(key: str, n: int, sent_at: float, text: str, where: str | None = None) -> MessageRecord:
     verb = _EVENT_VERB.fullmatch(text)
     who = verb[1] if verb else None
     who = OWNER if who == "You" else who
     return MessageRecord(chat_key=key, external_id=None, author=who, author_key="me" if who == OWNER else None,
-                         role="user" if who == OWNER else "other", sent_at=sent_at, text=text, where=f"line {n}",
-                         is_service=True)
+                         role="user" if who == OWNER else "other", sent_at=sent_at, text=text,
+                         where=where or f"line {n}", is_service=True)
 
 
-def _block(key: str, n: int, sent_at: float, lines: list[str]) -> Iterator[MessageRecord]:
+def _block(key: str, n: int, sent_at: float, lines: list[str], attachments: list[AttachmentRecord] | None = None,
+           where: str | None = None) -> Iterator[MessageRecord]:
     while lines and not lines[-1].strip():
         lines.pop()
     sender = lines[0].strip() if lines else ""
     body: list[str] = []
-    attachments: list[AttachmentRecord] = []
+    attachments = list(attachments or [])
+    where = where or f"line {n}"
     reactions: list[tuple[str, str]] = []
     in_reactions = False
     for line in lines[1:]:
@@ -202,12 +256,12 @@ def _block(key: str, n: int, sent_at: float, lines: list[str]) -> Iterator[Messa
     service = body == _SHAREPLAY or bool(_UNSENT.fullmatch(text))
     owner = sender == OWNER
     yield MessageRecord(chat_key=key, external_id=None, author=sender or None, author_key="me" if owner else None,
-                        role="user" if owner else "other", sent_at=sent_at, text=text, where=f"line {n}",
+                        role="user" if owner else "other", sent_at=sent_at, text=text, where=where,
                         is_service=service, attachments=attachments)
     for who, what in reactions:
         yield MessageRecord(chat_key=key, external_id=None, author=who, author_key="me" if who == OWNER else None,
                             role="user" if who == OWNER else "other", sent_at=sent_at, text=what,
-                            where=f"line {n}", is_service=True)
+                            where=where, is_service=True)
 
 
 def _reaction_text(kind: str) -> str:

@@ -880,6 +880,9 @@ CATALOGUE: dict[str, str] = {
     "import.problem.signal_nothing": "no Signal messages found",
     "import.problem.imessage_no_start": "the file does not start with an imessage-exporter message (a date and "
                                         "time line, then the sender)",
+    "import.where.message": "message {number}",
+    "import.problem.imessage_html_no_time": "a message in the HTML has no readable time (imessage-exporter writes "
+                                            "'May 17, 2022  5:29:42 PM')",
     "import.problem.imessage_nothing": "no iMessage messages found",
     "import.problem.line_chat_no_start": "this line is neither a LINE message (time, tab, sender, tab, text) nor a "
                                          "date",

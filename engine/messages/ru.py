@@ -900,6 +900,9 @@ CATALOGUE: dict[str, str] = {
     "import.problem.signal_nothing": "сообщений Signal не найдено",
     "import.problem.imessage_no_start": "файл не начинается с сообщения imessage-exporter (строка с датой и "
                                         "временем, затем отправитель)",
+    "import.where.message": "сообщение {number}",
+    "import.problem.imessage_html_no_time": "у сообщения в HTML нет читаемого времени (imessage-exporter пишет "
+                                            "«May 17, 2022  5:29:42 PM»)",
     "import.problem.imessage_nothing": "сообщений iMessage не найдено",
     "import.problem.line_chat_no_start": "эта строка — ни сообщение LINE (время, табуляция, отправитель, "
                                          "табуляция, текст), ни дата",

@@ -151,3 +151,50 @@ def test_progress_reaches_the_end_of_the_file(tmp_path: Path) -> None:
     records = list(IMessageImporter().parse(ExportInput(path, path.name), done.append))
     assert len(records) == 1502
     assert done == sorted(done) and len(done) >= 3 and done[-1] == path.stat().st_size
+
+
+# --- the HTML export ------------------------------------------------------------------------
+
+ANNA_HTML = IMESSAGE / "Anna Example.html"
+
+
+def test_the_html_sample_reads_as_its_txt_does() -> None:
+    chat, messages = parse("imessage", ANNA_HTML)
+    assert (chat.key, chat.title, chat.kind) == ("imessage:anna example", "Anna Example", "personal")
+    # The same ten records as the TXT (the nested copy of the reply skipped, the open <audio> tag
+    # survived), then one more message: a video named twice, an attachment not copied, a sticker reaction.
+    assert rows(messages)[:10] == [(a, t, s, k, utc(stamp)) for a, t, s, k, stamp in ANNA_EXPECTED]
+    assert rows(messages)[10:] == [("Anna Example", "", False, ["video", "file"], utc("2024-03-02 09:00:00")),
+                                   ("Me", "Sticker", True, [], utc("2024-03-02 09:00:00"))]
+    assert [a.missing for a in messages[10].attachments] == [None, "not copied by the exporter"]
+
+
+def test_the_txt_and_the_html_of_one_export_are_the_same_messages(tmp_path: Path) -> None:
+    data = tmp_path / "store"
+    assert import_path(data, ANNA).messages_added == len(ANNA_EXPECTED)
+    assert import_path(data, ANNA_HTML).messages_added == 2  # only the message the TXT sample lacks
+    assert {row[0] for row in stored(data)} == {"Anna Example"}
+
+
+def test_telegram_html_is_not_taken_for_imessage() -> None:
+    head = (b'<!DOCTYPE html>\n<html>\n<head><meta charset="utf-8"/><title>Exported Data</title></head>\n'
+            b'<div class="message default clearfix" id="message1"><div class="body">'
+            b'<div class="pull_right date details" title="01.03.2024 09:15:02">09:15</div>'
+            b'<div class="from_name">Anna</div><div class="text">Morning!</div></div></div>\n')
+    assert not IMessageImporter.sniff(head)
+    assert IMessageImporter.sniff(ANNA_HTML.read_bytes()[:65536])
+
+
+def test_an_html_message_without_a_time_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "Anna.html"
+    path.write_text('<html><div class="message"><div class="received"><p><span class="timestamp">soon</span>'
+                    '<span class="sender">Anna</span></p></div></div></html>', encoding="utf-8")
+    with pytest.raises(ImportFormatError) as caught:
+        list(importer_classes()["imessage"]().parse(ExportInput(path, path.name), lambda done: None))
+    assert caught.value.where == "message 1"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edits=EDITS)
+def test_mutated_html_parses_or_raises_import_format_error(tmp_path: Path, edits: list[tuple[str, int, bytes]]) -> None:
+    parses_or_refuses("imessage", tmp_path, mutated(ANNA_HTML.read_bytes(), edits))

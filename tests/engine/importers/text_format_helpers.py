@@ -18,9 +18,9 @@ DATA = Path(__file__).resolve().parents[2] / "data"
 SIGNAL = DATA / "signal"
 IMESSAGE = DATA / "imessage"
 LINE = DATA / "line"
-OWN_SAMPLES = {
+OWN_SAMPLES = {  # every sample a sniffer must take; the others must refuse them
     "signal": [SIGNAL / "Anna" / "chat.md", SIGNAL / "Anna" / "data.json"],
-    "imessage": sorted(IMESSAGE.glob("*.txt")),
+    "imessage": sorted(IMESSAGE.glob("*.txt")) + sorted(IMESSAGE.glob("*.html")),
     "line": sorted(LINE.glob("*.txt")),
 }
 
