@@ -35,6 +35,8 @@ _PLAIN_LINE = {
     "signal-md": re.compile(r"\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})\] (.*?): (.*)"),
     "imessage": re.compile(r"(\w{3} \d{2}, \d{4} +\d{1,2}:\d{2}:\d{2} [AP]M)"),
     "line": re.compile(r"(\d{1,2}:\d{2})\t([^\t]*)\t(.*)"),
+    "imessage-html": re.compile(r'<span class="timestamp">(.*?)</span>\s*<span class="sender">(.*?)</span>.*?'
+                                r'<span class="bubble">(.*?)</span>', re.DOTALL),
     "whatsapp": re.compile(r"(\d{2}/\d{2}/\d{4}, \d{2}:\d{2}) - (.*?): (.*)"),
 }
 
@@ -57,6 +59,12 @@ def write_export(kind: str, path: Path, messages: int) -> None:
                 row = {"date": at.isoformat(), "sender": who, "body": text + "  ", "quote": "", "sticker": None,
                        "reactions": [], "attachments": [], "deleted": False, "call": False, "missed": False}
                 out.write(json.dumps(row, ensure_ascii=False) + "\n")
+            elif kind == "imessage-html":
+                hour = at.hour % 12 or 12
+                stamp = f"{at:%b %d, %Y} {hour:2d}:{at:%M:%S} {'PM' if at.hour >= 12 else 'AM'}"
+                out.write(f'<div class="message">\n<div class="received">\n<p><span class="timestamp">{stamp}</span>\n'
+                          f'<span class="sender">{who}</span></p>\n<hr><div class="message_part">\n'
+                          f'<span class="bubble">{text}</span>\n</div>\n</div>\n</div>\n')
             elif kind == "whatsapp":
                 out.write(f"{at:%d/%m/%Y, %H:%M} - {who}: {text}\n")
             elif kind == "imessage":
@@ -79,6 +87,8 @@ def _baseline(kind: str, export: Path, work: Path) -> dict:
             if line:
                 row = json.loads(line)
                 rows.append((row["sender"], row["date"], row["body"].strip()))
+    elif kind == "imessage-html":
+        rows = [(match[2], match[1], match[3]) for match in _PLAIN_LINE[kind].finditer("\n".join(lines))]
     elif kind == "imessage":
         stamp = _PLAIN_LINE[kind]
         for i, line in enumerate(lines):
@@ -158,7 +168,7 @@ def main() -> None:
     summary: dict[str, dict] = {}
     with tempfile.TemporaryDirectory(prefix="flashback-bench-exports-") as scratch:
         for kind, file_name in (("signal-md", "chat.md"), ("signal-json", "data.json"),
-                                ("imessage", "Bench.txt"), ("line", "line.txt"),
+                                ("imessage", "Bench.txt"), ("imessage-html", "Bench.html"), ("line", "line.txt"),
                                 ("whatsapp", "WhatsApp Chat with Bench.txt")):  # the existing text format, for scale
             folder = Path(scratch) / kind
             folder.mkdir()

@@ -73,6 +73,7 @@ _NOTICE = re.compile(
     r"|Message unsent\.|メッセージの送信を取り消しました",
 )
 _NAME_MAX = 100
+_NOTICE_CHARS = 300
 
 
 class LineImporter(Importer):
@@ -211,7 +212,9 @@ class _Reader:
         if len(text) > 1 and text.startswith('"') and _closes(text[1:]):
             text = text[1:-1].replace('""', '"')
         text, attachments = _media(text.strip())
-        service = service or text.startswith("\u260e") or bool(_NOTICE.fullmatch(text))
+        # System sentences are short; a long text is never one (and is not scanned for one).
+        notice = len(text) <= _NOTICE_CHARS and bool(_NOTICE.fullmatch(text))
+        service = service or text.startswith("\u260e") or notice
         self.count += 1
         yield MessageRecord(chat_key=self.key, external_id=None, author=author, author_key=None, role="other",
                             sent_at=sent_at, text=text, where=f"line {n}", is_service=service,

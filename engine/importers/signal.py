@@ -44,7 +44,8 @@ _JSON_KEY = re.compile(r'"(date|sender|body|reactions|attachments)"\s*:')
 _QUOTE = re.compile(r"\A\n\n((?:>[^\n]*(?:\n|\Z))+)")
 _REACTIONS = re.compile(r"\n\(- (.*) -\)")
 _STICKER_LABEL = re.compile(r"\n\(\( (.*) \)\)")
-_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\(((?:\./media/|\.\./exported_stickers/)[^)\n]*)\)  ")
+# Bounded lengths: a line of many "[" costs a pass each of at most that much, not of the whole line.
+_LINK = re.compile(r"(!?)\[([^\]\n]{0,500})\]\(((?:\./media/|\.\./exported_stickers/)[^)\n]{0,2000})\)  ")
 _NOT_EXPORTED = re.compile(r"\((media|attachment) not exported\)  ")
 _DELETED = "(This message was deleted)"
 _CALL = re.compile(r"(?:Incoming|Outgoing|Missed) (?:(?:voice|video) )?call(?: \([^)\n]*\))?")
@@ -156,7 +157,8 @@ def _from_markdown(source: ExportInput, n: int, match: re.Match[str], lines: lis
     if text.strip() == _DELETED:
         return _Parsed(sent_at, match[7], _DELETED, where, service=True)
     attachments: list[AttachmentRecord] = []
-    for bang, name, path in _LINK.findall(text):
+    links = _LINK.findall(text) if "](./media/" in text or "](../exported_stickers/" in text else []
+    for bang, name, path in links:
         rel_path = unquote(path.removeprefix("./").removeprefix("../"))
         sticker = rel_path.startswith("exported_stickers/")
         record = file_attachment(rel_path, "sticker" if sticker else "photo" if bang else None)
@@ -165,7 +167,7 @@ def _from_markdown(source: ExportInput, n: int, match: re.Match[str], lines: lis
         attachments.append(record)
     for missing in _NOT_EXPORTED.findall(text):
         attachments.append(AttachmentRecord(kind="other", missing=f"{missing} not exported"))
-    text = _NOT_EXPORTED.sub("", _LINK.sub("", text))
+    text = _NOT_EXPORTED.sub("", _LINK.sub("", text) if links else text)
     sticker_label = ""
     if found := _STICKER_LABEL.search(text):
         sticker_label = found[1]

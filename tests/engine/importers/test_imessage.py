@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import time
 import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
@@ -198,3 +199,15 @@ def test_an_html_message_without_a_time_is_named(tmp_path: Path) -> None:
 @given(edits=EDITS)
 def test_mutated_html_parses_or_raises_import_format_error(tmp_path: Path, edits: list[tuple[str, int, bytes]]) -> None:
     parses_or_refuses("imessage", tmp_path, mutated(ANNA_HTML.read_bytes(), edits))
+
+
+def test_hostile_html_is_read_in_one_pass(tmp_path: Path) -> None:
+    path = tmp_path / "Anna.html"
+    head = ('<html><div class="message"><div class="received"><p><span class="timestamp">Mar 01, 2024  9:15:02 AM'
+            '</span><span class="sender">Anna</span></p><hr><div class="message_part">')
+    path.write_text(head + '<img ' + "x" * (3 << 20) + '><span class="bubble"><' + "y" * (5 << 20)
+                    + "</span></div></div></div></html>", encoding="utf-8")
+    started = time.perf_counter()
+    _, messages = parse("imessage", path)
+    assert len(messages) == 1 and messages[0].text.startswith("yyy")  # a lone "<" is no text
+    assert time.perf_counter() - started < 30  # a tag that never closed, a megabyte attribute: minutes before

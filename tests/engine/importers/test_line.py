@@ -202,3 +202,4 @@ def test_progress_reaches_the_end_of_the_file(tmp_path: Path) -> None:
     records = list(LineImporter().parse(ExportInput(path, path.name), done.append))
     assert len(records) == 2501
     assert done == sorted(done) and len(done) >= 4 and done[-1] == path.stat().st_size
+

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
@@ -199,3 +200,14 @@ def test_progress_reaches_the_end_of_the_file(tmp_path: Path) -> None:
     records = list(SignalImporter().parse(ExportInput(path, "chat.md"), done.append))
     assert len(records) == 2502
     assert done == sorted(done) and len(done) >= 3 and done[-1] == path.stat().st_size
+
+
+def test_a_long_hostile_line_is_read_in_one_pass(tmp_path: Path) -> None:
+    path = tmp_path / "Bob" / "chat.md"
+    path.parent.mkdir()
+    text = "[" * 200_000 + " and no link"  # many link starts, no link end
+    path.write_text(f"[2024-03-01 10:00:00] Bob: {text}\n\n", encoding="utf-8")
+    started = time.perf_counter()
+    _, messages = parse("signal", path)
+    assert len(messages) == 1
+    assert time.perf_counter() - started < 30  # each "[" scanned the whole line before
