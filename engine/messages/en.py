@@ -944,8 +944,10 @@ CATALOGUE: dict[str, str] = {
     "import.size.mb": "{value:,.1f} MB",
     "import.size.gb": "{value:,.1f} GB",
     "import.problem.unknown_format": "unknown format '{name}'; use one of auto, {formats}",
-    "import.problem.not_an_export": "this is not a chat export Flashback can read (Telegram Desktop JSON, ChatGPT "
-                                    "conversations.json, WhatsApp .txt or Flashback JSONL)",
+    "import.problem.not_an_export": ("this is not a chat export Flashback can read (Telegram Desktop JSON, ChatGPT "
+                                     "conversations.json, WhatsApp or LINE .txt, DiscordChatExporter JSON, Messenger "
+                                     "or Instagram JSON, a Slack workspace export, signal-export, imessage-exporter, "
+                                     "or Flashback JSONL)"),
     "import.problem.reader_stopped": "the reading process stopped unexpectedly (exit code {exit_code})",
     # issue 34: importers that never lose or poison a store
     "import.problem.date_out_of_range": "a message's date ({date}) falls outside the years 1900-2200 once its time "

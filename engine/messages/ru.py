@@ -968,8 +968,10 @@ CATALOGUE: dict[str, str] = {
     "import.size.mb": "{value:,.1f} МБ",
     "import.size.gb": "{value:,.1f} ГБ",
     "import.problem.unknown_format": "неизвестный формат '{name}'; используйте один из: auto, {formats}",
-    "import.problem.not_an_export": "это не экспорт чата, который Flashback умеет читать (JSON из Telegram Desktop, "
-                                    "conversations.json из ChatGPT, .txt из WhatsApp или JSONL Flashback)",
+    "import.problem.not_an_export": ("это не экспорт чата, который Flashback умеет читать (JSON из Telegram Desktop, "
+                                     "conversations.json из ChatGPT, .txt из WhatsApp или LINE, JSON из "
+                                     "DiscordChatExporter, JSON из Messenger или Instagram, экспорт рабочего "
+                                     "пространства Slack, signal-export, imessage-exporter или JSONL Flashback)"),
     "import.problem.reader_stopped": "процесс чтения неожиданно остановился (код выхода {exit_code})",
     # issue 34: importers that never lose or poison a store
     "import.problem.date_out_of_range": "дата сообщения ({date}) с учётом часового пояса выходит за 1900–2200 годы: "
