@@ -23,7 +23,7 @@ from engine.messages import Message, msg
 
 SNIFF_BYTES = 64 * 1024
 # Files inside a folder or zip worth sniffing; anything else (media) is never read.
-_CANDIDATE_SUFFIXES = {".json", ".txt", ".jsonl", ".ndjson"}
+_CANDIDATE_SUFFIXES = {".json", ".txt", ".jsonl", ".ndjson", ".md", ".html"}  # .md, .html: Signal, iMessage
 # How deep a folder is walked for export files: a Messenger export keeps its threads at
 # `your_activity_across_facebook/messages/inbox/<thread>/message_1.json` (4 folders down);
 # a bound keeps a pointed-at home folder from being walked whole.

@@ -42,16 +42,21 @@ def importer_classes() -> dict[str, type[Importer]]:
     # Imported here so a broken optional importer cannot break `engine` at import time.
     from engine.importers.chatgpt import ChatGPTImporter
     from engine.importers.discord import DiscordImporter
+    from engine.importers.imessage import IMessageImporter
     from engine.importers.jsonl import JsonlImporter
+    from engine.importers.line import LineImporter
     from engine.importers.messenger import MessengerImporter
+    from engine.importers.signal import SignalImporter
     from engine.importers.slack import SlackImporter
     from engine.importers.telegram import TelegramImporter
     from engine.importers.whatsapp import WhatsAppImporter
 
-    # Order matters: the most specific sniffers first (Discord's and Messenger's files also have
-    # the "messages" key Telegram's sniffer looks for).
+    # Order matters: the most specific sniffers first. Discord's and Messenger's files also have
+    # the "messages" key Telegram's sniffer looks for; Signal's Markdown can look like a WhatsApp
+    # layout (`[2024-05-01 10:00:00] Name: text`), so its stricter sniffer goes before WhatsApp's.
     return {cls.format_name: cls for cls in (ChatGPTImporter, DiscordImporter, MessengerImporter, SlackImporter,
-                                             TelegramImporter, JsonlImporter, WhatsAppImporter)}
+                                             TelegramImporter, JsonlImporter, SignalImporter, IMessageImporter,
+                                             LineImporter, WhatsAppImporter)}
 
 
 def guarded(importer: Importer, export: ExportInput,

@@ -914,6 +914,20 @@ CATALOGUE: dict[str, str] = {
     "import.problem.whatsapp_no_start": "the file does not start with a WhatsApp message (a date, a time and a "
                                         "sender)",
     "import.problem.whatsapp_nothing": "no WhatsApp messages found",
+    # issue 34: Signal (signal-export), iMessage (imessage-exporter) and LINE text exports
+    "import.problem.signal_no_start": "the file does not start with a signal-export message "
+                                      "('[date time] Sender: text')",
+    "import.problem.signal_nothing": "no Signal messages found",
+    "import.problem.imessage_no_start": "the file does not start with an imessage-exporter message (a date and "
+                                        "time line, then the sender)",
+    "import.where.message": "message {number}",
+    "import.problem.imessage_html_no_time": "a message in the HTML has no readable time (imessage-exporter writes "
+                                            "'May 17, 2022  5:29:42 PM')",
+    "import.problem.imessage_nothing": "no iMessage messages found",
+    "import.problem.line_chat_no_start": "this line is neither a LINE message (time, tab, sender, tab, text) nor a "
+                                         "date",
+    "import.problem.line_chat_no_date": "a LINE message comes before any date line",
+    "import.problem.line_chat_nothing": "no LINE messages found",
     "import.problem.not_a_real_date": "\"{stamp}\" is not a real date and time (read as {order})",
     "import.date_order.ymd": "year/month/day",
     "import.date_order.dmy": "day/month/year",
@@ -931,8 +945,10 @@ CATALOGUE: dict[str, str] = {
     "import.size.mb": "{value:,.1f} MB",
     "import.size.gb": "{value:,.1f} GB",
     "import.problem.unknown_format": "unknown format '{name}'; use one of auto, {formats}",
-    "import.problem.not_an_export": "this is not a chat export Flashback can read (Telegram Desktop JSON, ChatGPT "
-                                    "conversations.json, WhatsApp .txt or Flashback JSONL)",
+    "import.problem.not_an_export": ("this is not a chat export Flashback can read (Telegram Desktop JSON, ChatGPT "
+                                     "conversations.json, WhatsApp or LINE .txt, DiscordChatExporter JSON, Messenger "
+                                     "or Instagram JSON, a Slack workspace export, signal-export, imessage-exporter, "
+                                     "or Flashback JSONL)"),
     "import.problem.reader_stopped": "the reading process stopped unexpectedly (exit code {exit_code})",
     # issue 34: importers that never lose or poison a store
     "import.problem.date_out_of_range": "a message's date ({date}) falls outside the years 1900-2200 once its time "

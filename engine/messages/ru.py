@@ -938,6 +938,20 @@ CATALOGUE: dict[str, str] = {
     "import.problem.unexpected_structure": "у файла структура, которой Flashback не ожидал ({error})",
     "import.problem.whatsapp_no_start": "файл не начинается с сообщения WhatsApp (дата, время и отправитель)",
     "import.problem.whatsapp_nothing": "сообщений WhatsApp не найдено",
+    # issue 34: Signal (signal-export), iMessage (imessage-exporter) и текстовые выгрузки LINE
+    "import.problem.signal_no_start": "файл не начинается с сообщения signal-export "
+                                      "(«[дата время] Отправитель: текст»)",
+    "import.problem.signal_nothing": "сообщений Signal не найдено",
+    "import.problem.imessage_no_start": "файл не начинается с сообщения imessage-exporter (строка с датой и "
+                                        "временем, затем отправитель)",
+    "import.where.message": "сообщение {number}",
+    "import.problem.imessage_html_no_time": "у сообщения в HTML нет читаемого времени (imessage-exporter пишет "
+                                            "«May 17, 2022  5:29:42 PM»)",
+    "import.problem.imessage_nothing": "сообщений iMessage не найдено",
+    "import.problem.line_chat_no_start": "эта строка — ни сообщение LINE (время, табуляция, отправитель, "
+                                         "табуляция, текст), ни дата",
+    "import.problem.line_chat_no_date": "сообщение LINE стоит раньше первой строки с датой",
+    "import.problem.line_chat_nothing": "сообщений LINE не найдено",
     "import.problem.not_a_real_date": "«{stamp}» — не настоящие дата и время (прочитано как {order})",
     "import.date_order.ymd": "год/месяц/день",
     "import.date_order.dmy": "день/месяц/год",
@@ -955,8 +969,10 @@ CATALOGUE: dict[str, str] = {
     "import.size.mb": "{value:,.1f} МБ",
     "import.size.gb": "{value:,.1f} ГБ",
     "import.problem.unknown_format": "неизвестный формат '{name}'; используйте один из: auto, {formats}",
-    "import.problem.not_an_export": "это не экспорт чата, который Flashback умеет читать (JSON из Telegram Desktop, "
-                                    "conversations.json из ChatGPT, .txt из WhatsApp или JSONL Flashback)",
+    "import.problem.not_an_export": ("это не экспорт чата, который Flashback умеет читать (JSON из Telegram Desktop, "
+                                     "conversations.json из ChatGPT, .txt из WhatsApp или LINE, JSON из "
+                                     "DiscordChatExporter, JSON из Messenger или Instagram, экспорт рабочего "
+                                     "пространства Slack, signal-export, imessage-exporter или JSONL Flashback)"),
     "import.problem.reader_stopped": "процесс чтения неожиданно остановился (код выхода {exit_code})",
     # issue 34: importers that never lose or poison a store
     "import.problem.date_out_of_range": "дата сообщения ({date}) с учётом часового пояса выходит за 1900–2200 годы: "
