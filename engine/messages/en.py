@@ -431,7 +431,7 @@ CATALOGUE: dict[str, str] = {
     "embeddings.local.unloadable": "The local model could not be loaded ({error}); reinstall it with `{command}`.",
     # engine/ask: the flow's notes, the plan's, the claims' and the QA file's
     "ask.cancelled": "Ask cancelled.",
-    "ask.no_model": "No chat model is set, so there is no written answer, only the sources found.",
+    "ask.no_model": "No chat model is set, so there is no written answer, only what the sources say.",
     "ask.no_answer": "no answer ({reason}): {error}; the sources found are below",
     "ask.refine_failed": "the refine round's answer failed: the first answer stands",
     "ask.refine_not_better": "the refine round's answer was no better supported: the first answer stands",

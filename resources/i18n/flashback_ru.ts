@@ -192,8 +192,8 @@
     </message>
     <message>
         <location filename="../../ui/search/ask_words.py" line="47"/>
-        <source>No API key for {0}, so there is no written answer, only the sources found: add one in the API key dialog.</source>
-        <translation>Нет API-ключа для {0}, поэтому письменного ответа нет, только найденные источники: добавьте ключ в окне «API-ключ».</translation>
+        <source>No API key for {0}, so there is no written answer, only what the sources say: add one in the API key dialog.</source>
+        <translation>Нет API-ключа для {0}, поэтому письменного ответа нет, только то, что говорят источники: добавьте ключ в окне «API-ключ».</translation>
     </message>
     <message>
         <location filename="../../ui/search/ask_words.py" line="58"/>

@@ -327,7 +327,7 @@ def test_no_model_gives_the_sources_and_one_sentence(qtbot, window, server):
     view = window.search_panel.ask_view
     assert view.outcome.fallback == "no_model" and view.outcome.answer is None and view.outcome.sources
     text = view.answer.toPlainText()
-    assert text.startswith("No API key for OpenRouter, so there is no written answer, only the sources found")
+    assert text.startswith("No API key for OpenRouter, so there is no written answer, only what the sources say")
     assert text.count("No API key") == 1 and "Sources" in text
     assert server.requests == [] and window.search_panel.cards.cards
     assert "○ Answer" in view.steps.text() and "○ Plan" in view.steps.text()  # no model: not called

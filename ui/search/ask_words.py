@@ -44,8 +44,8 @@ def model_missing(settings, keys) -> str | None:
     if not settings.model.strip():
         return engine_words(msg("ask.no_model"))  # with the window's hint of where to choose one
     if preset.needs_key and not (keys is not None and keys.get(settings.preset)):
-        return translate("AskView", "No API key for {0}, so there is no written answer, only the sources "
-                                    "found: add one in the API key dialog.").format(
+        return translate("AskView", "No API key for {0}, so there is no written answer, only what the sources "
+                                    "say: add one in the API key dialog.").format(
             engine_words(preset.label_message()))
     return None
 
