@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from datetime import datetime
 
 from engine.errors import ImportFormatError
-from engine.importers.base import Importer, skip_rest_of_line
+from engine.importers.base import Importer
 from engine.importers.inputs import ExportInput
 from engine.importers.records import (
     EARLIEST_TIME,
@@ -27,6 +27,7 @@ from engine.importers.records import (
     MessageRecord,
     checked_time,
 )
+from engine.importers.text_lines import read_lines
 from engine.messages import msg
 
 _MARKS = "\u200e\u200f"  # LRM/RLM bidi marks WhatsApp scatters at line starts
@@ -76,10 +77,6 @@ _EXT_KINDS = {
     **dict.fromkeys(("opus", "ogg", "m4a", "mp3", "aac", "amr", "wav"), "audio"),
 }
 _NAME_MAX = 60
-# Bytes of one line read at most: room for KEEP_CHARS characters of any script, so the
-# head of an over-long message survives whole for `cap_text` to cut and mark.
-_LINE_LIMIT = 4 * KEEP_CHARS + 1024
-_KEEP_LINE_CHARS = KEEP_CHARS + 200
 _REPORT_EVERY = 1000
 
 
@@ -103,7 +100,7 @@ class WhatsAppImporter(Importer):
         dates, messages, title, group = DateOrder(), 0, None, False
         authors: set[str] = set()
         first: str | None = None  # the first message a person wrote: what makes this chat itself
-        for n, size, line in _lines(source):
+        for n, size, line in read_lines(source):
             match = _PREFIX.match(line)
             if n % _REPORT_EVERY == 0:
                 report(size // 2)  # pass 1 is the first half of the work
@@ -137,7 +134,7 @@ class WhatsAppImporter(Importer):
 
         pending: tuple[int, float, str | None, bool, list[str]] | None = None
         pending_chars = 0
-        for n, done, line in _lines(source):
+        for n, done, line in read_lines(source):
             if n % _REPORT_EVERY == 0:
                 report((size + done) // 2)
             match = _PREFIX.match(line)
@@ -202,49 +199,6 @@ class DateOrder:
         if self.day_first_seen or self.month_first_seen:
             return self.day_first_seen or not self.month_first_seen
         return self._backwards[0] <= self._backwards[1]
-
-
-def _lines(source: ExportInput) -> Iterator[tuple[int, int, str]]:
-    """(line number, bytes read so far, decoded line without its ending), read lazily.
-
-    A line longer than `_LINE_LIMIT` bytes comes back as its head (whole characters) and
-    the rest is read past a chunk at a time: one pasted 2 GiB line costs no more memory
-    than an ordinary chat."""
-    n = 0
-    try:
-        with open(source.path, "rb") as handle:
-            done = 0
-            # Reading splits on b"\n" only, so U+2028 inside a message stays in it.
-            for n, raw in enumerate(iter(lambda: handle.readline(_LINE_LIMIT), b""), 1):
-                done += len(raw)
-                over_long = len(raw) == _LINE_LIMIT and not raw.endswith(b"\n")
-                if over_long:
-                    done += skip_rest_of_line(handle, _LINE_LIMIT)
-                    raw = raw[:_whole_characters(raw)]
-                if n == 1:
-                    raw = raw.removeprefix(b"\xef\xbb\xbf")
-                try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    problem = msg("import.problem.line_unreadable")
-                    raise ImportFormatError(source.display_name, problem, where=msg("import.where.line", line=n)) \
-                        from exc
-                # An over-long line keeps its date, time and name plus more than the cap of text.
-                yield n, done, line[:_KEEP_LINE_CHARS] if over_long else line.rstrip("\r\n")
-    except OSError as exc:
-        problem = msg("import.problem.unreadable", reason=exc.strerror or str(exc))
-        raise ImportFormatError(source.display_name, problem, where=msg("import.where.line", line=n + 1)) from exc
-
-
-def _whole_characters(raw: bytes) -> int:
-    """Length of `raw` without a UTF-8 character cut at its end."""
-    end = len(raw)
-    for back in range(1, min(4, end) + 1):
-        byte = raw[end - back]
-        if byte & 0xC0 != 0x80:  # the lead byte of the last character (or an ASCII one)
-            need = 1 if byte < 0x80 else 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
-            return end if back >= need else end - back
-    return end
 
 
 def _split(rest: str) -> tuple[str | None, str, bool]:

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from engine.api import FactInfo, SourceMessage, msg
 from ui.i18n import engine_words
-from ui.people.flow_layout import FlowLayout
+from ui.search.flow_layout import FlowLayout
 from ui.shell.formatting import day, minute
 
 QUOTE_STYLE = "margin-left: 6px; padding-left: 8px; border-left: 3px solid #c8d3e0;"
