@@ -73,8 +73,9 @@ def check(claim: str, cited: Sequence[Evidence], question: str = "", embedder: o
              if stem not in question_words]
     words = list(dict(words).items())  # one entry per stem, first surface form kept
 
-    have_dates = _evidence_dates(cited, evidence_text)
-    have_numbers = set(find_numbers(evidence_text, find_dates(evidence_text)[1])[0])
+    said_dates, said_spans = find_dates(evidence_text)
+    have_dates = said_dates + _sent_dates(cited)
+    have_numbers = set(find_numbers(evidence_text, said_spans)[0])
     have_words = {stem: surface for stem, surface in content_words(evidence_text)}
 
     missing: list[str] = []
@@ -135,8 +136,9 @@ def _blank(text: str, spans: Sequence[tuple[int, int]]) -> str:
     return text
 
 
-def _evidence_dates(cited: Sequence[Evidence], text: str) -> list[DateValue]:
-    values = find_dates(text)[0]
+def _sent_dates(cited: Sequence[Evidence]) -> list[DateValue]:
+    """Each message's own day, and the days its "yesterday", "last week", … mean."""
+    values: list[DateValue] = []
     for evidence in cited:
         if evidence.sent is None:
             continue
