@@ -10,10 +10,12 @@ The store has no column for them, so a message's reactions are one artifact row 
 
 from __future__ import annotations
 
+import json
 import math
 from datetime import datetime
 
 from engine.errors import ImportFormatError
+from engine.importers.inputs import ExportInput
 from engine.importers.records import AttachmentRecord
 from engine.messages import msg
 
@@ -76,3 +78,15 @@ def reactions_record(reactions: list[tuple[str, list[str], int]]) -> AttachmentR
     if not parts:
         return None
     return AttachmentRecord(kind="other", file_name=" \u00b7 ".join(parts)[:2000], mime=REACTIONS_MIME)
+
+
+def load_json(part: ExportInput) -> object:
+    """One JSON file of a multi-file export, whole (Slack's days and Messenger's parts are small);
+    bad bytes and broken JSON said as the file's problem."""
+    try:
+        with open(part.path, "rb") as handle:
+            return json.load(handle)
+    except UnicodeDecodeError as exc:
+        raise ImportFormatError(part.display_name, msg("import.problem.not_utf8")) from exc
+    except ValueError as exc:
+        raise ImportFormatError(part.display_name, msg("import.problem.json_damaged", detail=str(exc)[:80])) from exc

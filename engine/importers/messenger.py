@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 
 from engine.errors import ImportFormatError
 from engine.importers.base import Importer
-from engine.importers.chat_json import checked_time, kind_of_file, reactions_record
+from engine.importers.chat_json import checked_time, kind_of_file, load_json, reactions_record
 from engine.importers.groups import META_OWNER_FILES
 from engine.importers.inputs import ExportInput
 from engine.importers.records import AttachmentRecord, ChatRecord, MessageRecord
@@ -95,13 +95,7 @@ class MessengerImporter(Importer):
 
 
 def _load(part: ExportInput) -> dict:
-    try:
-        with open(part.path, "rb") as handle:
-            data = json.load(handle)
-    except UnicodeDecodeError as exc:
-        raise ImportFormatError(part.display_name, msg("import.problem.not_utf8")) from exc
-    except ValueError as exc:
-        raise ImportFormatError(part.display_name, msg("import.problem.json_damaged", detail=str(exc)[:80])) from exc
+    data = load_json(part)
     if not isinstance(data, dict):
         raise ImportFormatError(part.display_name, msg("import.problem.messenger_no_messages"))
     return data

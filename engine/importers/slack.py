@@ -23,14 +23,13 @@ first, then each conversation's days in order.
 from __future__ import annotations
 
 import html
-import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from engine.errors import ImportFormatError
 from engine.importers.base import Importer
-from engine.importers.chat_json import as_dict, checked_time, kind_of_file, reactions_record
+from engine.importers.chat_json import as_dict, checked_time, kind_of_file, load_json, reactions_record
 from engine.importers.groups import SLACK_LISTS
 from engine.importers.inputs import ExportInput
 from engine.importers.records import AttachmentRecord, ChatRecord, MessageRecord
@@ -74,7 +73,7 @@ class SlackImporter(Importer):
         announced: set[str] = set()
         for part in source.parts:
             name = part.relative.rsplit("/", 1)[-1]
-            data = _load(part)
+            data = load_json(part)
             if name in SLACK_LISTS:
                 _read_list(workspace, name, data)
             else:
@@ -95,16 +94,6 @@ class SlackImporter(Importer):
                         yield record
             done += part.size
             report(done)
-
-
-def _load(part: ExportInput) -> object:
-    try:
-        with open(part.path, "rb") as handle:
-            return json.load(handle)
-    except UnicodeDecodeError as exc:
-        raise ImportFormatError(part.display_name, msg("import.problem.not_utf8")) from exc
-    except ValueError as exc:
-        raise ImportFormatError(part.display_name, msg("import.problem.json_damaged", detail=str(exc)[:80])) from exc
 
 
 def _read_list(workspace: _Workspace, name: str, data: object) -> None:
