@@ -11,6 +11,7 @@ citation is a real source. The answers themselves are whatever the model manages
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -51,6 +52,13 @@ def test_every_step_completes_on_llama_server_with_real_citations(llama_server, 
     assert calls and all(s.detail["call"]["error"] is None for s in calls), [s.detail["error"] for s in calls]
     assert all(isinstance(s.detail["call"]["request"].get("max_tokens"), int) for s in calls)
     assert outcome.plan.source == "model" and outcome.plan.subqueries[0] == question
+    if outcome.fallback == "answer_parse_error":
+        # SmolLM2 sometimes writes past the answer's token bound and no claim had closed: the
+        # flow's named fallback with the sources kept, a model's limit, not the protocol's.
+        answer_step = next(s for s in outcome.steps if s.name == "answer")
+        assert "not_json_cut" in json.dumps(answer_step.detail, ensure_ascii=False, default=str), answer_step.detail
+        assert outcome.sources and outcome.answer is None
+        return
     assert outcome.fallback is None and outcome.answer is not None and outcome.answer.format == "schema"
     numbers = {s.number for s in outcome.sources}
     assert all(n in numbers for claim in outcome.answer.claims for n in claim.citations)
