@@ -35,6 +35,7 @@ from engine.support.words import content_words
 CATEGORIES = (1, 2, 3, 4)
 _DIA = re.compile(r"D(\d+):(\d+)")
 RUSSIAN = Path(__file__).with_name("data") / "locomo_conv30_ru.json"
+RUSSIAN_SECOND = RUSSIAN.with_name("locomo_conv30_ru_second.json")
 
 
 @dataclass(frozen=True)
@@ -190,6 +191,19 @@ def calibrate_cross(all_pairs: list[Pair], embedder) -> dict:
     return rows
 
 
+def calibrate_phrase(all_pairs: list[Pair], embedder) -> dict:
+    """True/false accept of the Russian claims at each cross-script phrase bar (1.01: no phrase step)."""
+    rows = {}
+    for bar in (0.83, 0.84, 0.85, 0.86, 0.87, 0.88, 1.01):
+        ok = [(check(p.true_claim, as_evidence(p.evidence), p.question, embedder, phrase_cross_bar=bar).supported,
+               check(p.false_claim, as_evidence(p.evidence), p.question, embedder, phrase_cross_bar=bar).supported)
+              for p in all_pairs]
+        rows[str(bar)] = {"true_accept": round(sum(t for t, _ in ok) / len(ok), 3),
+                          "false_accept": round(sum(f for _, f in ok) / len(ok), 3)}
+        print("phrase bar", bar, rows[str(bar)])
+    return rows
+
+
 def calibrate(all_pairs: list[Pair], embedder) -> dict:
     """True/false accept at each meaning bar: pick the bar where false-accept stays low."""
     rows = {}
@@ -204,15 +218,30 @@ def calibrate(all_pairs: list[Pair], embedder) -> dict:
     return rows
 
 
-def russian_pairs(samples: list[dict], seed: int = 11) -> list[Pair]:
-    """conv-30's hand-translated questions and answers as claims over its English chat."""
+def russian_pairs(samples: list[dict], seed: int = 11, half: str = "first") -> list[Pair]:
+    """conv-30's hand-translated questions and answers as claims over its English chat.
+
+    `half`: "first" (locomo_conv30_ru.json, where the cross-script bars were chosen),
+    "second" (locomo_conv30_ru_second.json, the other 40 questions, kept apart to check the
+    bars on questions they were not chosen on) or "both"."""
+    if half == "both":
+        return russian_pairs(samples, seed, "first") + russian_pairs(samples, seed, "second")
     rng = random.Random(seed)
-    asked = json.loads(RUSSIAN.read_text(encoding="utf-8"))
-    answers = json.loads(RUSSIAN.with_name("locomo_conv30_ru_answers.json").read_text(encoding="utf-8"))["answers"]
+    if half == "second":
+        asked = json.loads(RUSSIAN_SECOND.read_text(encoding="utf-8"))
+        answers = {q["id"]: q["answer"] for q in asked["questions"]}
+    else:
+        asked = json.loads(RUSSIAN.read_text(encoding="utf-8"))
+        answers = json.loads(RUSSIAN.with_name("locomo_conv30_ru_answers.json").read_text(encoding="utf-8"))["answers"]
     sample = next(s for s in samples if s["sample_id"] == asked["conversation"])
     turns = turns_of(sample["conversation"])
-    english = {q["question"]: str(q.get("answer")) for q in sample["qa"]}
-    rows = [(q, answers[q["id"]], english.get(q["en"], "")) for q in asked["questions"] if q["id"] in answers]
+    by_id = {f"{sample['sample_id']}-q{n}": q for n, q in enumerate(sample["qa"], 1)}
+    rows = []
+    for q in asked["questions"]:
+        gold = by_id[q["id"]]
+        if q["id"] in answers:
+            rows.append(({**q, "evidence": gold["evidence"], "category": gold["category"]}, answers[q["id"]],
+                         str(gold.get("answer"))))
     made = []
     for q, right, _ in rows:
         evidence = tuple(turns[i] for i in evidence_ids(q["evidence"]) if i in turns)
@@ -331,10 +360,18 @@ def main() -> None:
         ru = russian_pairs(samples)
         if args.calibrate:
             figures["cross_calibration"] = calibrate_cross(ru, embedder)
+            figures["phrase_calibration"] = calibrate_phrase(ru, embedder)
         figures["russian"] = measure(ru, accept_after, embedder)
         if not args.skip_before:
             figures["russian_before"] = measure(ru, accept_before, embedder)
         print("russian", json.dumps(figures["russian"]))
+        second = russian_pairs(samples, half="second")
+        figures["russian_second"] = measure(second, accept_after, embedder)
+        print("russian (second half, bars not chosen on it)", json.dumps(figures["russian_second"]))
+        both = figures["russian"]["pairs"] + figures["russian_second"]["pairs"]
+        figures["russian_all"] = {key: round((figures["russian"][key] * figures["russian"]["pairs"]
+                                               + figures["russian_second"][key] * figures["russian_second"]["pairs"])
+                                              / both, 3) for key in ("true_accept", "false_accept")} | {"pairs": both}
     if args.scripted or args.llama:
         figures["model"] = run_model(args, all_pairs, embedder) | {"server": "scripted" if args.scripted else "llama"}
         print("model ", json.dumps(figures["model"]))

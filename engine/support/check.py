@@ -32,6 +32,10 @@ MEANING_BAR = 0.80  # word-to-word cosine that counts as "said in other words" (
 MEANING_BARS = {"BuiltinEmbedder": 0.80, "LocalEmbedder": 0.92}  # by embedder class: see meaning_bar_for
 # Across scripts (a Russian claim over English messages): only a multilingual model compares them.
 CROSS_BARS = {"LocalEmbedder": 0.88}
+# Across scripts a word often has no one-word twin ("сдаваться" / "not giving up", "упорный труд
+# окупается" / "hard work's paying off"): the claim's new words as one phrase against each cited
+# clause, at this cosine, find them together (bench/verify_probe.py --russian, first half).
+PHRASE_CROSS_BARS = {"LocalEmbedder": 0.85}
 WORD_SHARE = 0.5  # share of a claim's new words (other than names, dates, numbers) that must be found
 COVER_BAR = 0.5  # a claim adding nothing to the question: share of its words the messages hold
 MIN_WORDS_ALL = 1  # a claim adding one word must have it; two or more: WORD_SHARE of them
@@ -39,6 +43,8 @@ _CITATION = re.compile(r"\s*\[\d+(?:\s*[,;]\s*\d+)*\]")
 _NAME = re.compile(r"(?<![\w'’])[A-ZА-ЯЁ][^\W_]*")
 _MAX_CITED_WORDS = 400
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")  # words compared by meaning (the most a few cited messages hold)
+_CLAUSE = re.compile(r"[.!?;:,\n()\[\]]+|\s+(?:and|but|so|because|и|а|но|потому что)\s+|\s+[-–—]\s+")
+_MAX_CLAUSES = 80
 
 
 @dataclass(frozen=True)
@@ -61,7 +67,8 @@ class Verdict:
 
 
 def check(claim: str, cited: Sequence[Evidence], question: str = "", embedder: object | None = None,
-          meaning_bar: float | None = None, cross_bar: float | None = None) -> Verdict:
+          meaning_bar: float | None = None, cross_bar: float | None = None,
+          phrase_cross_bar: float | None = None) -> Verdict:
     """The verdict on `claim` against `cited`: see the module's docstring for the rule."""
     claim = _CITATION.sub("", claim)
     evidence_text = "\n".join(_with_author(e) for e in cited)
@@ -92,6 +99,13 @@ def check(claim: str, cited: Sequence[Evidence], question: str = "", embedder: o
     cross = cross_bar if cross_bar is not None else CROSS_BARS.get(type(embedder).__name__)
     by_meaning = _by_meaning(embedder, [s for _, s in unmatched], list(have_words.values()), bar, cross)
     missed = {s for _, s in unmatched if s not in by_meaning}
+    phrase_bar = phrase_cross_bar if phrase_cross_bar is not None else PHRASE_CROSS_BARS.get(type(embedder).__name__)
+    if missed and phrase_bar is not None and _across_scripts(claim, evidence_text):
+        names = set().union(*_names(claim)) if _names(claim) else set()
+        soft = [s for _, s in words if s not in names]
+        if soft and _phrase_found(embedder, " ".join(soft), [e.text for e in cited], phrase_bar):
+            by_meaning = by_meaning + [s for s in soft if s in missed]
+            missed -= set(soft)
     hard_missing = len(missing) + sum(1 for name in _names(claim) if name <= missed)
     word_found = len(words) - len(unmatched) + len(by_meaning)
     found += [s for stem, s in words if (stem, s) not in unmatched] + by_meaning
@@ -185,6 +199,32 @@ def _by_meaning(embedder: object | None, wanted: list[str], have: list[str], bar
         if within >= bar or (cross_bar is not None and across >= cross_bar):
             found.append(word)
     return found
+
+
+def _across_scripts(claim: str, evidence_text: str) -> bool:
+    """The claim and its messages are written in different scripts (Cyrillic vs Latin)."""
+    def cyrillic_share(text: str) -> float:
+        letters = [c for c in text if c.isalpha()]
+        return sum(1 for c in letters if _CYRILLIC.match(c)) / len(letters) if letters else 0.0
+    return abs(cyrillic_share(claim) - cyrillic_share(evidence_text)) >= 0.5
+
+
+def _clauses(texts: Sequence[str]) -> list[str]:
+    """Each cited message's sentences and the clauses inside them: where a phrase is said."""
+    out: list[str] = []
+    for text in texts:
+        out.extend(s.strip() for s in re.split(r"(?<=[.!?])\s+|\n", text) if s.strip())
+        out.extend(c.strip() for c in _CLAUSE.split(text) if len(c.split()) >= 2)
+    return list(dict.fromkeys(out))[:_MAX_CLAUSES]
+
+
+def _phrase_found(embedder: object | None, phrase: str, texts: Sequence[str], bar: float) -> bool:
+    embed = getattr(embedder, "embed", None)
+    clauses = _clauses(texts)
+    if embed is None or not clauses:
+        return False
+    vectors = np.asarray(embed([phrase, *clauses], "query"), dtype=np.float32)
+    return float((vectors[1:] @ vectors[0]).max()) >= bar
 
 
 def _cover(claim: str, have: dict[str, str]) -> float:

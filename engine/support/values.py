@@ -61,6 +61,7 @@ _DATE_FORMS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.I
 ))
 _RELATIVE = re.compile(
     r"\b(yesterday|today|tonight|this morning|вчера|сегодня|позавчера|day before yesterday"
+    r"|day after tomorrow|tomorrow|послезавтра|завтра"
     r"|(?:last|past|previous|this|next|в прошлом|на прошлой|в этом|на этой|в следующем|на следующей)\s+"
     r"(week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday|году|месяце|неделе|выходных)"
     r"|(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|few|couple of)\s+"
@@ -159,6 +160,10 @@ def _resolve(phrase: str, anchor: date) -> list[DateValue]:  # noqa: PLR0911 - o
         return _days(anchor - timedelta(days=2), 1)
     if phrase in ("today", "tonight", "this morning", "сегодня"):
         return _days(anchor, 1)
+    if phrase in ("tomorrow", "завтра"):  # a plan: "the opening is tomorrow"
+        return _days(anchor + timedelta(days=1), 1)
+    if phrase in ("day after tomorrow", "послезавтра"):
+        return _days(anchor + timedelta(days=2), 1)
     ago = re.match(r"(\S+|few|couple of)\s+(day|week|month|year)s?\s+ago", phrase)
     if ago:
         count = {"a": 1, "an": 1, "few": 3, "couple of": 2}.get(ago.group(1)) or NUMBER_WORDS.get(ago.group(1))

