@@ -27,6 +27,10 @@ from dataclasses import dataclass
 from engine.errors import EngineError
 from engine.facts import store as facts_store
 
+# Where a row came from, by its key's prefix: brand names, the same in every language.
+SOURCE_NAMES = {"telegram": "Telegram", "whatsapp": "WhatsApp", "jsonl": "JSONL", "chatgpt": "ChatGPT",
+                "discord": "Discord", "messenger": "Messenger", "slack": "Slack", "signal": "Signal",
+                "imessage": "iMessage", "line": "LINE"}
 BIO_CHARS = 240  # a card's two lines and a candidate's line for the rerankers
 _WORD = re.compile(r"[^\W_]+")
 
@@ -52,6 +56,7 @@ class PersonSide:
     messages: int
     chats: tuple[str, ...]
     facts: int
+    source: str = ""  # the format it was imported from ("WhatsApp"); "" for a person the model heard of
 
 
 @dataclass(frozen=True)
@@ -85,13 +90,13 @@ def _aliases(stored: str | None) -> list[str]:
         return []
 
 
-def _side(connection: sqlite3.Connection, person_id: int, name: str, messages: int) -> PersonSide:
+def _side(connection: sqlite3.Connection, person_id: int, name: str, messages: int, key: str) -> PersonSide:
     chats = tuple(r[0] for r in connection.execute(
         "SELECT c.title FROM chat c JOIN (SELECT chat_id, count(*) AS n FROM message WHERE person_id = ? "
         "GROUP BY chat_id) m ON m.chat_id = c.id ORDER BY m.n DESC, c.id LIMIT 3", (person_id,)))
     facts = connection.execute("SELECT count(*) FROM fact WHERE person_id = ? AND state = 'active'",
                                (person_id,)).fetchone()[0]
-    return PersonSide(person_id, name, messages, chats, int(facts))
+    return PersonSide(person_id, name, messages, chats, int(facts), SOURCE_NAMES.get(key.split(":", 1)[0], ""))
 
 
 def same_person_pairs(connection: sqlite3.Connection, person_id: int | None = None) -> list[SamePerson]:
@@ -99,15 +104,15 @@ def same_person_pairs(connection: sqlite3.Connection, person_id: int | None = No
     folded, on rows of different keys, that the person has not refused; those involving
     `person_id` only when given. A row counts when it has messages or facts."""
     rows = connection.execute(
-        "SELECT p.id, p.display_name, p.aliases, p.message_count FROM person p WHERE p.is_self = 0 "
+        "SELECT p.id, p.display_name, p.aliases, p.message_count, p.key FROM person p WHERE p.is_self = 0 "
         f"AND (p.message_count > 0 AND NOT {_ASSISTANT_SQL} OR p.message_count = 0 AND EXISTS "
         "(SELECT 1 FROM fact f WHERE f.person_id = p.id AND f.state = 'active')) ORDER BY p.id").fetchall()
     refused = {(a, b) for a, b in connection.execute("SELECT first_id, second_id FROM person_not_same")}
-    by_name: dict[str, list[tuple[int, str, int]]] = {}
-    for row_id, name, aliases, messages in rows:
+    by_name: dict[str, list[tuple[int, str, int, str]]] = {}
+    for row_id, name, aliases, messages, key in rows:
         for folded in dict.fromkeys(fold(n) for n in [name, *_aliases(aliases)]):
             if folded:
-                by_name.setdefault(folded, []).append((row_id, name, messages))
+                by_name.setdefault(folded, []).append((row_id, name, messages, key))
     pairs: dict[tuple[int, int], SamePerson] = {}
     for folded, named in by_name.items():
         for i, first in enumerate(named):

@@ -1073,8 +1073,8 @@ CATALOGUE: dict[str, str] = {
     "people.card.saved": "Saved: your words outrank the model's.",
     "people.card.save_failed": "Could not save: {error}",
     "people.same.title": "Same person?",
-    "people.same.text": "“{other}” in {chats} ({messages:plural:message|messages}, {facts:plural:fact|facts}) may be "
-                        "{kept} too.",
+    "people.same.text": "“{other}” ({source}: {chats}; {messages:plural:message|messages}, "
+                        "{facts:plural:fact|facts}) may be {kept} too.",
     "people.same.text_heard": "“{other}”, known only from what was said ({facts:plural:fact|facts}), may be "
                               "{kept}.",
     "people.same.merge": "Merge",

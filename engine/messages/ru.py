@@ -1111,7 +1111,7 @@ CATALOGUE: dict[str, str] = {
     "people.card.saved": "Сохранено: ваши слова важнее слов модели.",
     "people.card.save_failed": "Не удалось сохранить: {error}",
     "people.same.title": "Тот же человек?",
-    "people.same.text": "«{other}» в чатах {chats} ({messages:plural:сообщение|сообщения|сообщений}, "
+    "people.same.text": "«{other}» ({source}: {chats}; {messages:plural:сообщение|сообщения|сообщений}, "
                         "{facts:plural:факт|факта|фактов}) — возможно, тоже {kept}.",
     "people.same.text_heard": "«{other}», о ком известно только с чужих слов ({facts:plural:факт|факта|фактов}), — "
                               "возможно, {kept}.",

@@ -41,6 +41,8 @@ class PeopleView(QWidget):
         self.card = PersonCard(service)
         self.card.open_topic.connect(self.open_topic)
         self.card.failed.connect(self.failed)
+        self.card.merged.connect(self._on_merged)
+        self._choose_next: int | None = None  # after a merge: the kept person, once the list is read again
         self.card_area = QScrollArea()
         self.card_area.setWidgetResizable(True)
         self.card_area.setWidget(self.card)
@@ -78,8 +80,14 @@ class PeopleView(QWidget):
         if changes.messages or changes.chats or changes.topics:
             self.refresh()
 
+    def _on_merged(self, kept_id: int) -> None:
+        self._choose_next = kept_id
+        self.refresh()
+
     def _show_people(self, people: list[PersonSummary]) -> None:
         chosen = self.card.person.id if self.card.person is not None else None
+        if self._choose_next is not None:
+            chosen, self._choose_next = self._choose_next, None
         self.people = people
         self.list.blockSignals(True)
         self.list.clear()
