@@ -5,6 +5,7 @@ real HTTP on 127.0.0.1 (tests/engine/facts/scripted.py); the People view shows w
 from __future__ import annotations
 
 import sqlite3
+import threading
 from contextlib import closing
 
 import keyring
@@ -44,7 +45,8 @@ def _export(tmp_path):
 def _facts(data_dir) -> list[tuple[str, int]]:
     with closing(sqlite3.connect(data_dir / DB_FILE_NAME)) as connection:
         return connection.execute("SELECT f.text, count(fm.message_id) FROM fact f JOIN fact_message fm "
-                                  "ON fm.fact_id = f.id WHERE f.state = 'active' GROUP BY f.id ORDER BY f.id").fetchall()
+                                  "ON fm.fact_id = f.id WHERE f.state = 'active' GROUP BY f.id "
+                                  "ORDER BY f.id").fetchall()
 
 
 def _build_with_a_model(qtbot, window, tmp_path, server) -> None:
@@ -106,3 +108,31 @@ def test_without_a_model_nothing_is_offered(qtbot, window, tmp_path):
     wait_idle(qtbot, window)
     assert window.progress_panel.title.text() == "Done" and not window.progress_panel.read_facts_button.isVisible()
     assert window.imports.offered is None
+
+
+def test_cancel_stops_between_topics_and_the_next_build_resumes(qtbot, window, tmp_path):
+    """The first topic's answer waits until the person has pressed Cancel: that topic is kept,
+    the other stays unread, and the next offer counts only it."""
+    first_asked, release = threading.Event(), threading.Event()
+
+    def slow_answer(request):
+        first_asked.set()
+        release.wait(60)
+        return answer(request)
+
+    with FakeOpenAI() as server:
+        server.handle("/v1/chat/completions", slow_answer)
+        _build_with_a_model(qtbot, window, tmp_path, server)
+        panel = window.progress_panel
+        unread = window.imports.offered[0].topics
+        assert unread >= 2
+        qtbot.mouseClick(panel.read_facts_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(first_asked.is_set, timeout=30_000)
+        assert panel.cancel_button.isEnabled()
+        qtbot.mouseClick(panel.cancel_button, Qt.MouseButton.LeftButton)
+        release.set()
+        qtbot.waitUntil(lambda: not window.imports.busy, timeout=60_000)
+        assert len(server.requests_to("/v1/chat/completions")) == 1
+    assert panel.title.text() == "Facts read"
+    assert "1 topic read" in panel.stage.text() and "the rest is read at the next build" in panel.stage.text()
+    assert Flashback(tmp_path / "data").facts.estimate().topics == unread - 1
