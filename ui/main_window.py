@@ -169,6 +169,7 @@ class MainWindow(QMainWindow):
         self.browse.open_topic.connect(self.open_topic)
         self.browse.changed.connect(self.apply_changes)  # a chat forgotten (issue 23)
         self.browse.changed.connect(lambda _changes: self.watcher.resync())  # our own write: not news from elsewhere
+        self.people.changed.connect(self.apply_changes)  # a merge moved messages: counts and browse follow
         self.people.open_topic.connect(lambda topic_id, ids: self.open_topic(topic_id, highlight=ids or None))
         for panel in (self.browse, self.history, self.people):
             panel.failed.connect(lambda error: show_error(self, self.tr("Could not read the store"), error))

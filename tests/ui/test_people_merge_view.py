@@ -62,7 +62,9 @@ def test_merge_makes_one_person_of_two(qtbot, service):
     assert box.isVisible() and box.title.text() == "Same person?"
     assert box.text.text() == "“Bob” (JSONL: Bob; 2 messages, 0 facts) may be bob 🤓 too."
 
-    qtbot.mouseClick(box.merge_button, Qt.MouseButton.LeftButton)
+    with qtbot.waitSignal(view.changed, timeout=20_000) as told:  # the window's counts and browse follow
+        qtbot.mouseClick(box.merge_button, Qt.MouseButton.LeftButton)
+    assert told.args[0].messages
 
     qtbot.waitUntil(lambda: [p.name for p in view.people if not p.is_self] == ["Bob"], timeout=20_000)
     qtbot.waitUntil(lambda: view.card.data is not None and view.card.data.activity.person.name == "Bob",

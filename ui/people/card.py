@@ -63,7 +63,7 @@ def read_card(service: Flashback, person_id: int) -> CardData | None:
 class PersonCard(QWidget):
     open_topic = Signal(int, list)  # (topic id, message ids to mark: [] for none)
     failed = Signal(object)  # a read's exception, for the window's error helper
-    merged = Signal(int)  # the kept person's id: the list lost a row
+    merged = Signal(int, object)  # (the kept person's id, engine.api Changes): the list lost a row
 
     def __init__(self, service: Flashback, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -293,9 +293,9 @@ class PersonCard(QWidget):
         pair = self.same.pair
         names = (pair.kept.name, pair.other.name) if pair is not None else ("", "")
 
-        def merged(_result: object) -> None:
+        def merged(result: tuple[object, object]) -> None:
             self._say(say("people.same.merged", kept=names[0], other=names[1]))
-            self.merged.emit(kept_id)
+            self.merged.emit(kept_id, result[1])
 
         run_in_background(self, lambda: people.merge(kept_id, merged_id), merged,
                           lambda error: self._say(say("people.same.failed", error=self._words(error)), failed=True))

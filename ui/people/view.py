@@ -23,6 +23,7 @@ SIDE_BY_SIDE_WIDTH = 560  # below it (the window's 300 px dock) the list stands 
 class PeopleView(QWidget):
     open_topic = Signal(int, list)  # (topic id, message ids to mark)
     failed = Signal(object)
+    changed = Signal(object)  # engine.api Changes of a write made here (a merge): the window's other views
 
     def __init__(self, service: Flashback, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -80,9 +81,10 @@ class PeopleView(QWidget):
         if changes.messages or changes.chats or changes.topics:
             self.refresh()
 
-    def _on_merged(self, kept_id: int) -> None:
+    def _on_merged(self, kept_id: int, changes: Changes) -> None:
         self._choose_next = kept_id
         self.refresh()
+        self.changed.emit(changes)
 
     def _show_people(self, people: list[PersonSummary]) -> None:
         chosen = self.card.person.id if self.card.person is not None else None
