@@ -76,6 +76,7 @@ class MainWindow(QMainWindow):
 
         self.imports = ImportController(service, self)
         self.imports.topic_llm = self._topic_llm
+        self.imports.facts_llm = self._facts_llm
         self.empty_state = EmptyState(demo_available=self._demo_export is not None)
         self.search_panel = SearchPanel(service, keys)
         self.imports.follow(self.search_panel.settings_panel)  # Settings → Embeddings: switch and re-embed
@@ -161,9 +162,14 @@ class MainWindow(QMainWindow):
         self.imports.cancelled.connect(self._on_pipeline_cancelled)
         self.imports.failed.connect(self._on_pipeline_failed)
         self.imports.finished.connect(self._on_pipeline_finished)
+        self.imports.facts_offered.connect(self.progress_panel.show_facts_offer)  # issue 33: ask before any token
+        self.progress_panel.facts_accepted.connect(self.imports.read_facts)
+        self.progress_panel.facts_declined.connect(self._on_facts_declined)
+        self.imports.facts_finished.connect(self._on_facts_read)
         self.browse.open_topic.connect(self.open_topic)
         self.browse.changed.connect(self.apply_changes)  # a chat forgotten (issue 23)
         self.browse.changed.connect(lambda _changes: self.watcher.resync())  # our own write: not news from elsewhere
+        self.people.changed.connect(self.apply_changes)  # a merge moved messages: counts and browse follow
         self.people.open_topic.connect(lambda topic_id, ids: self.open_topic(topic_id, highlight=ids or None))
         for panel in (self.browse, self.history, self.people):
             panel.failed.connect(lambda error: show_error(self, self.tr("Could not read the store"), error))
@@ -314,6 +320,15 @@ class MainWindow(QMainWindow):
         self.progress_panel.hide()
         show_error(self, self.tr("Import failed") if phase == "import" else self.tr("Building memory failed"), error)
 
+    def _on_facts_declined(self) -> None:
+        offered = self.imports.offered
+        self.imports.skip_facts()
+        self.progress_panel.show_facts_skipped(offered[0].topics if offered else 0)
+
+    def _on_facts_read(self, report) -> None:
+        self.progress_panel.show_facts_report(report)
+        self.people.refresh()  # facts, bios and the people the model named: the cards read them again
+
     def _on_pipeline_finished(self) -> None:
         self.window_actions.set_busy(False)
         self.empty_state.set_busy(False)
@@ -343,6 +358,15 @@ class MainWindow(QMainWindow):
         key = self._keys.get(settings.preset)
         if settings.needs_key() and not key:
             self.statusBar().showMessage(self.tr("No API key for the topic model: building without it."), 8000)
+            return None
+        return settings.endpoint(key)
+
+    def _facts_llm(self):
+        """The chat model to read facts with after a build (issue 33): Settings' endpoint and
+        model when its key (if it needs one) is set; None otherwise, and nothing is offered."""
+        settings = self.search_panel.settings_panel.settings()
+        key = self._keys.get(settings.preset)
+        if settings.needs_key() and not key:
             return None
         return settings.endpoint(key)
 

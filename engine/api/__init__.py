@@ -74,6 +74,8 @@ _EXPORTS: dict[str, str] = {
     "OwnerInfo": "engine.api.people", "OwnerAlias": "engine.api.people", "OwnerNameUnknown": "engine.api.people",
     "PersonActivity": "engine.api.people", "PersonSummary": "engine.api.people", "PersonTopic": "engine.api.people",
     "SourceMessage": "engine.api.people", "FactMatch": "engine.api.people", "PersonNotFound": "engine.api.people",
+    "SamePerson": "engine.api.people", "PersonSide": "engine.api.people", "MergeReport": "engine.api.people",
+    "CannotMerge": "engine.api.people",
     "NOISE_SES": "engine.evaluation.tune",
     "LockHolder": "engine.store.lock", "StoreStats": "engine.store.stats", "RunSummary": "engine.traces.runs",
     "load_qrels": "engine.evaluation.qrels", "QueryFilters": "engine.evaluation.qrels",
@@ -120,14 +122,18 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.api.memory import IndexLost as IndexLost
     from engine.api.memory import MemoryStatus as MemoryStatus
     from engine.api.memory import local_model_available as local_model_available
+    from engine.api.people import CannotMerge as CannotMerge
     from engine.api.people import FactMatch as FactMatch
+    from engine.api.people import MergeReport as MergeReport
     from engine.api.people import OwnerAlias as OwnerAlias
     from engine.api.people import OwnerInfo as OwnerInfo
     from engine.api.people import OwnerNameUnknown as OwnerNameUnknown
     from engine.api.people import PersonActivity as PersonActivity
     from engine.api.people import PersonNotFound as PersonNotFound
+    from engine.api.people import PersonSide as PersonSide
     from engine.api.people import PersonSummary as PersonSummary
     from engine.api.people import PersonTopic as PersonTopic
+    from engine.api.people import SamePerson as SamePerson
     from engine.api.people import SourceMessage as SourceMessage
     from engine.api.pipeline import PipelineSummary as PipelineSummary
     from engine.api.pipeline import Step as Step

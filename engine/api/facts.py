@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, TypeVar
 from engine.api.context import StoreContext
 from engine.errors import CancelToken
 from engine.facts import store as facts_store
+from engine.facts.people import rebuild_bio, rebuild_bios
 from engine.facts.records import ExtractionEstimate, ExtractionReport, FactChangeInfo, FactInfo, Profile
 from engine.store.faults import plain_faults
 from engine.store.lock import StoreWriteLock, WaitCallback
@@ -62,32 +63,40 @@ class FactsService:
             fact_id = facts_store.add_fact(connection, text, person_id=person_id, category=category, kind=kind,
                                            type=type, importance=importance, message_ids=message_ids)
             return facts_store.get_fact(connection, fact_id)
-        return self._write(change, on_wait)
+        return self._write_fact(change, on_wait)
 
     def edit(self, fact_id: int, text: str | None = None, *, category: str | None = None,
              importance: int | None = None, type: str | None = None,  # noqa: A002  (the schema's name)
              on_wait: WaitCallback | None = None) -> FactInfo:
-        return self._write(lambda connection: facts_store.edit_fact(
+        return self._write_fact(lambda connection: facts_store.edit_fact(
             connection, fact_id, text, category=category, importance=importance, type=type), on_wait)
 
     def pin(self, fact_id: int, pinned: bool = True, on_wait: WaitCallback | None = None) -> FactInfo:
-        return self._write(lambda connection: facts_store.pin_fact(connection, fact_id, pinned), on_wait)
+        return self._write_fact(lambda connection: facts_store.pin_fact(connection, fact_id, pinned), on_wait)
 
     def mark_wrong(self, fact_id: int, reason: str = "", on_wait: WaitCallback | None = None) -> FactInfo:
-        return self._write(lambda connection: facts_store.mark_wrong(connection, fact_id, reason), on_wait)
+        return self._write_fact(lambda connection: facts_store.mark_wrong(connection, fact_id, reason), on_wait)
 
     def delete(self, fact_id: int, reason: str = "", on_wait: WaitCallback | None = None) -> FactInfo:
-        return self._write(lambda connection: facts_store.delete_fact(connection, fact_id, reason), on_wait)
+        return self._write_fact(lambda connection: facts_store.delete_fact(connection, fact_id, reason), on_wait)
 
     def forget(self, fact_id: int, on_wait: WaitCallback | None = None) -> None:
         """Erase the fact with its provenance and history (nothing of it stays)."""
-        self._write(lambda connection: facts_store.forget_fact(connection, fact_id), on_wait)
+        def change(connection: sqlite3.Connection) -> None:
+            person_id = facts_store.get_fact(connection, fact_id).person_id
+            facts_store.forget_fact(connection, fact_id)
+            rebuild_bio(connection, person_id)
+        self._write(change, on_wait)
 
     def set_person(self, person_id: int, *, aliases: Sequence[str] | None = None, circle: str | None = None,
                    bio: str | None = None, on_wait: WaitCallback | None = None) -> None:
-        """Aliases, circle (family, friends, work, other) or bio of a person, as the person sets them."""
-        self._write(lambda connection: facts_store.set_person(connection, person_id, aliases=aliases, circle=circle,
-                                                              bio=bio), on_wait)
+        """Aliases, circle (family, friends, work, other) or bio of a person, as the person sets them.
+        A bio they write outranks the one rebuilt from facts; an empty one hands it back to the facts."""
+        def change(connection: sqlite3.Connection) -> None:
+            facts_store.set_person(connection, person_id, aliases=aliases, circle=circle, bio=bio, by_person=True)
+            if bio is not None and not bio.strip():
+                rebuild_bio(connection, person_id)
+        self._write(change, on_wait)
 
     # extraction
     def estimate(self, endpoint: Endpoint | None = None,
@@ -116,9 +125,20 @@ class FactsService:
                 endpoint, timeout=timeout or DEFAULT_TIMEOUT_S) as model:
             connection = context.connect()
             try:
-                return run(connection, model, on_progress=on_progress, cancel=cancel, budget_tokens=budget_tokens)
+                report = run(connection, model, on_progress=on_progress, cancel=cancel, budget_tokens=budget_tokens)
+                with write_transaction(connection):  # the bios follow what was read (a cancelled run's too)
+                    rebuild_bios(connection)
+                return report
             finally:
                 connection.close()
+
+    def _write_fact(self, change: Callable[[sqlite3.Connection], FactInfo], on_wait: WaitCallback | None) -> FactInfo:
+        """A change to one fact; its person's bio is rebuilt from their facts in the same transaction."""
+        def changed(connection: sqlite3.Connection) -> FactInfo:
+            fact = change(connection)
+            rebuild_bio(connection, fact.person_id)
+            return fact
+        return self._write(changed, on_wait)
 
     def _write(self, change: Callable[[sqlite3.Connection], T], on_wait: WaitCallback | None) -> T:
         context = self._context

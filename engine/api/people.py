@@ -9,10 +9,20 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from typing import TypeVar
 
 from engine.api.context import StoreContext
 from engine.changes import Changes
 from engine.errors import EngineError
+from engine.facts.people import (
+    CannotMerge,
+    MergeReport,
+    PersonSide,
+    SamePerson,
+    merge_people,
+    refuse_same,
+    same_person_pairs,
+)
 from engine.importers.owner import OwnerAlias, OwnerInfo, mark_owner_name, owner_info, unmark_owner_name
 from engine.memory.people_activity import (
     PersonActivity,
@@ -28,8 +38,11 @@ from engine.store.faults import plain_faults
 from engine.store.lock import StoreWriteLock, WaitCallback
 from engine.store.transaction import write_transaction
 
-__all__ = ["OwnerAlias", "OwnerInfo", "OwnerNameUnknown", "PeopleService", "PersonActivity", "PersonSummary",
-           "PersonTopic", "SourceMessage", "FactMatch", "PersonNotFound"]
+__all__ = ["CannotMerge", "FactMatch", "MergeReport", "OwnerAlias", "OwnerInfo", "OwnerNameUnknown", "PeopleService",
+           "PersonActivity", "PersonNotFound", "PersonSide", "PersonSummary", "PersonTopic", "SamePerson",
+           "SourceMessage"]
+
+T = TypeVar("T")
 
 OWNER_CHANGES = Changes(messages=True)  # people's messages moved: profiles and counts change
 
@@ -77,6 +90,22 @@ class PeopleService:
                 raise PersonNotFound(name=person or "") from None
         return self._context.read(run)
 
+    def same_person(self, person_id: int | None = None) -> list[SamePerson]:
+        """Likely same-person pairs (the same name or alias on rows from different chats or
+        formats) the person has not refused; only those of `person_id` when given."""
+        return self._context.read(lambda connection: same_person_pairs(connection, person_id))
+
+    def merge(self, kept_id: int, merged_id: int, on_wait: WaitCallback | None = None) -> tuple[MergeReport, Changes]:
+        """The person confirmed these are one: `merged_id`'s messages, aliases, facts and their
+        provenance move to `kept_id`, in one transaction, recorded in the store's merge history.
+        CannotMerge for the owner or the same row twice."""
+        report = self._write(lambda connection: merge_people(connection, kept_id, merged_id), on_wait)
+        return report, OWNER_CHANGES
+
+    def not_same(self, first_id: int, second_id: int, on_wait: WaitCallback | None = None) -> None:
+        """The person says these two are different people: the pair is never suggested again."""
+        self._write(lambda connection: refuse_same(connection, first_id, second_id), on_wait)
+
     def add_owner_name(self, name: str, on_wait: WaitCallback | None = None) -> tuple[OwnerInfo, Changes]:
         """The WhatsApp and JSONL people called `name` (as the export writes it) are you from now
         on, in the chats imported so far and in those imported later. OwnerNameUnknown when
@@ -92,7 +121,7 @@ class PeopleService:
             raise OwnerNameUnknown(name=name.strip())
         return self.owner(), OWNER_CHANGES
 
-    def _write(self, change: Callable[[sqlite3.Connection], int], on_wait: WaitCallback | None) -> int:
+    def _write(self, change: Callable[[sqlite3.Connection], T], on_wait: WaitCallback | None) -> T:
         context = self._context
         with plain_faults(context.data_dir, "owner"), StoreWriteLock(context.data_dir, "owner", context.origin,
                                                                        on_wait):

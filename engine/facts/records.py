@@ -11,7 +11,8 @@ FactKind = Literal["self", "about_other", "plan", "preference"]
 FactType = Literal["identity", "context", "status"]
 FactState = Literal["active", "wrong", "deleted", "expired"]
 FactOrigin = Literal["model", "person"]
-FactAction = Literal["add", "update", "remove", "edit", "pin", "unpin", "wrong", "delete", "expire"]
+FactAction = Literal["add", "update", "remove", "edit", "pin", "unpin", "wrong", "delete", "expire",
+                     "merge"]  # merge: its person was merged into another (engine.facts.people)
 Circle = Literal["family", "friends", "work", "other"]
 
 KINDS: tuple[FactKind, ...] = ("self", "about_other", "plan", "preference")

@@ -246,8 +246,10 @@ def refused_before(connection: sqlite3.Connection, text: str, message_ids: Seque
 
 
 def set_person(connection: sqlite3.Connection, person_id: int, *, aliases: Sequence[str] | None = None,
-               circle: str | None = None, bio: str | None = None) -> None:
-    """What is known of a person beyond their messages; only what is given changes."""
+               circle: str | None = None, bio: str | None = None, by_person: bool = False) -> None:
+    """What is known of a person beyond their messages; only what is given changes. A bio the
+    person writes (`by_person`) outranks the model's: the Archivist's never replaces it, nor
+    does one rebuilt from facts; the person clearing it hands it back to the facts."""
     import json
 
     if circle is not None and circle not in CIRCLES:
@@ -258,8 +260,11 @@ def set_person(connection: sqlite3.Connection, person_id: int, *, aliases: Seque
                                        ensure_ascii=False), person_id))
     if circle is not None:
         connection.execute("UPDATE person SET circle = ? WHERE id = ?", (circle, person_id))
-    if bio is not None:
-        connection.execute("UPDATE person SET bio = ? WHERE id = ?", (bio.strip(), person_id))
+    if bio is not None and by_person:
+        connection.execute("UPDATE person SET bio = ?, bio_by_person = ? WHERE id = ?",
+                           (bio.strip(), int(bool(bio.strip())), person_id))
+    elif bio is not None:
+        connection.execute("UPDATE person SET bio = ? WHERE id = ? AND bio_by_person = 0", (bio.strip(), person_id))
 
 
 def _profile_line(fact: FactInfo) -> str:

@@ -1098,6 +1098,49 @@ CATALOGUE: dict[str, str] = {
                                   "добавит сюда то, что вы говорите о себе, — каждый факт вместе с сообщениями, где "
                                   "это сказано. Факты можно будет исправить, закрепить, отметить как неверные или "
                                   "удалить.",
+    "people.card.edit": "Изменить",
+    "people.card.edit_tooltip": "Изменить другие имена, круг и описание",
+    "people.card.edit_aliases": "Другие имена (через запятую)",
+    "people.card.edit_circle": "Круг",
+    "people.card.circle.unknown": "Неизвестно",
+    "people.card.edit_bio": "Описание",
+    "people.card.edit_bio_hint": "Ваш текст сохранится; оставьте поле пустым, и описание составится из того, что о "
+                                 "человеке известно.",
+    "people.card.save": "Сохранить",
+    "people.card.cancel": "Отмена",
+    "people.card.saved": "Сохранено: ваши слова важнее слов модели.",
+    "people.card.save_failed": "Не удалось сохранить: {error}",
+    "people.same.title": "Тот же человек?",
+    "people.same.text": "«{other}» ({source}: {chats}; {messages:plural:сообщение|сообщения|сообщений}, "
+                        "{facts:plural:факт|факта|фактов}) — возможно, тоже {kept}.",
+    "people.same.text_heard": "«{other}», о ком известно только с чужих слов ({facts:plural:факт|факта|фактов}), — "
+                              "возможно, {kept}.",
+    "people.same.merge": "Объединить",
+    "people.same.merge_tooltip": "Сообщения, другие имена и факты перейдут к {kept}",
+    "people.same.not_same": "Это разные люди",
+    "people.same.merged": "Объединено: сообщения и факты «{other}» теперь у {kept}.",
+    "people.same.refused": "Понятно: больше не предложим.",
+    "people.same.failed": "Не удалось объединить: {error}",
+    "people.merge.refused": "Этих двоих объединить нельзя: человека с самим собой — никогда, а вас в одного человека "
+                            "объединяет `flashback owner --name`.",
+    "build.stage.facts": "Чтение фактов из тем",
+    "facts.window.offer_title": "Прочитать факты из тем?",
+    "facts.window.offer": "Ещё не прочитано тем: {topics}. Это около {tokens_in:,} токенов на входе и {tokens_out:,} "
+                          "на выходе у модели {model}, {cost}. Если остановить, прочитанное сохранится.",
+    "facts.window.cost_free": "бесплатно на вашем сервере",
+    "facts.window.cost": "примерно ${cost}",
+    "facts.window.read": "Прочитать факты",
+    "facts.window.skip": "Не сейчас",
+    "facts.window.skipped": "Факты не прочитаны: {topics:plural:тема ждёт|темы ждут|тем ждут} следующего построения.",
+    "facts.window.running": "Читаю факты…",
+    "facts.window.done": "Факты прочитаны",
+    "facts.window.stopped.cancelled": "Остановлено: прочитанное сохранено, остальное прочитается при следующем "
+                                      "построении.",
+    "facts.window.stopped.budget": "Остановлено на бюджете токенов: остальное прочитается при следующем построении.",
+    "facts.window.stopped.llm_error": "Остановлено: чат-модель раз за разом ошибалась; эти темы прочитаются при "
+                                      "следующем построении.",
+    "facts.window.stopped.no_model": "Чат-модели нет: ничего не прочитано.",
+    "facts.window.failed": "Не удалось прочитать факты: {error}",
     "facts.view.sources": "Источники ({count})",
     "facts.view.hide_sources": "Скрыть источники",
     "facts.view.no_sources": "добавлено вами",

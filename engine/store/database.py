@@ -29,7 +29,7 @@ else:
     Engine = Table = Any
 
 DB_FILE_NAME = "flashback.sqlite3"
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 # FTS5 over message text. External content: the index stores no copy of the text.
 # `remove_diacritics 2` folds Latin accents; ё→е is folded by SQL replace() when indexing
@@ -139,11 +139,34 @@ def _facts_v6(connection: sqlite3.Connection, engine: Engine) -> None:
                                         models.FactHistory.__table__])  # type: ignore[attr-defined]  # as above
 
 
+_PEOPLE_MERGE_DDL = (
+    # first_id < second_id: one row per pair, whichever order the person saw it in
+    "CREATE TABLE IF NOT EXISTS person_not_same (first_id INTEGER NOT NULL, second_id INTEGER NOT NULL, "
+    "at FLOAT NOT NULL, PRIMARY KEY (first_id, second_id)) WITHOUT ROWID",
+    # the merged row stays (no messages left, so no list shows it) and its key names who it became
+    "CREATE TABLE IF NOT EXISTS person_merge (id INTEGER PRIMARY KEY, kept_id INTEGER NOT NULL, "
+    "merged_id INTEGER NOT NULL, merged_name TEXT NOT NULL, merged_key TEXT NOT NULL, messages INTEGER NOT NULL, "
+    "facts INTEGER NOT NULL, at FLOAT NOT NULL)",
+)
+
+
+def _people_merge_v7(connection: sqlite3.Connection, engine: Engine) -> None:
+    """Branch facts-ui (issue 33, one person across chats): who the person said is not the same
+    as whom, which people were merged into which, and whether a bio is the person's own words.
+    Idempotent: the ALTER is guarded, the tables IF NOT EXISTS."""
+    existing = {row[1] for row in connection.execute("PRAGMA table_info(person)")}
+    if "bio_by_person" not in existing:
+        connection.execute("ALTER TABLE person ADD COLUMN bio_by_person INTEGER NOT NULL DEFAULT 0")
+    for statement in _PEOPLE_MERGE_DDL:
+        connection.execute(statement)
+
+
 # version reached → function that brings a store from the previous version to it.
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection, Engine], None]] = {
     1: _create_v1, 2: _topic_columns_v2, 3: _rerank_runs_v3, 4: _vector_generation_v4}
 MIGRATIONS[5] = labels_v5  # the user's relevance labels (engine/store/labels_schema.py)
 MIGRATIONS[6] = _facts_v6  # branch facts-core: facts, their messages and history; person aliases, circle, bio
+MIGRATIONS[7] = _people_merge_v7  # branch facts-ui: "not the same" refusals, merges, the person's own bio
 
 
 def db_path(data_dir: Path) -> Path:

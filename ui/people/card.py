@@ -1,6 +1,7 @@
 """One person's card (issue 33): who they are, their activity, what is known of them, their topics.
 
-Name, aliases, circle and bio; first and last message with a messages-per-month chart; the
+Name, aliases, circle and bio (edited in place: `PersonEditor`); "Same person?" when another
+row has their name (`SamePersonBox`: Merge or Not the same); first and last message with a messages-per-month chart; the
 facts, each with its sources one click away and the person's edit, pin, mark wrong and
 delete; the topics they wrote in (double-click reads one). Everything is read in a worker
 (latest wins: choosing another person drops the older read) and every change runs in one
@@ -18,18 +19,22 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QHBoxLayout,
     QInputDialog,
     QLabel,
+    QPushButton,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from engine.api import EngineError, FactInfo, Flashback, PersonActivity, PersonSummary
+from engine.api import EngineError, FactInfo, Flashback, PersonActivity, PersonSummary, SamePerson
 from ui.i18n import engine_words
 from ui.people.chart import MonthChart
 from ui.people.fact_row import FactRow, say
+from ui.people.person_editor import PersonEditor
+from ui.people.same_person import SamePersonBox
 from ui.shell.formatting import day
 from ui.tasks import LatestWins, run_in_background
 
@@ -41,6 +46,7 @@ SECTION_STYLE = "font-weight: 600; margin-top: 8px;"
 class CardData:
     activity: PersonActivity
     facts: list[FactInfo]
+    same: tuple[SamePerson, ...] = ()  # rows that may be this person too (never the owner's card)
 
 
 def read_card(service: Flashback, person_id: int) -> CardData | None:
@@ -49,13 +55,15 @@ def read_card(service: Flashback, person_id: int) -> CardData | None:
     activity = service.people.activity(person_id)
     if activity is None:
         return None
-    about = None if activity.person.is_self else person_id
-    return CardData(activity, service.facts.of(about))
+    if activity.person.is_self:
+        return CardData(activity, service.facts.of(None))
+    return CardData(activity, service.facts.of(person_id), tuple(service.people.same_person(person_id)))
 
 
 class PersonCard(QWidget):
     open_topic = Signal(int, list)  # (topic id, message ids to mark: [] for none)
     failed = Signal(object)  # a read's exception, for the window's error helper
+    merged = Signal(int, object)  # (the kept person's id, engine.api Changes): the list lost a row
 
     def __init__(self, service: Flashback, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -71,6 +79,16 @@ class PersonCard(QWidget):
         self.name.setStyleSheet("font-size: 15pt; font-weight: 600;")
         self.name.setWordWrap(True)
         self.name.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.edit_button = QPushButton(say("people.card.edit"))
+        self.edit_button.setObjectName("edit_person")
+        self.edit_button.setToolTip(say("people.card.edit_tooltip"))
+        self.edit_button.clicked.connect(self._on_edit_clicked)
+        self.editor = PersonEditor()
+        self.editor.saved.connect(self.save_person)
+        self.editor.cancelled.connect(self._close_editor)
+        self.same = SamePersonBox()
+        self.same.merge_requested.connect(self.merge)
+        self.same.refuse_requested.connect(self.refuse)
         self.who = QLabel()  # circle · aliases
         self.who.setStyleSheet("color: palette(dark);")
         self.who.setWordWrap(True)
@@ -115,8 +133,12 @@ class PersonCard(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 10, 12, 10)
         layout.setSpacing(4)
-        above: tuple[QWidget, ...] = (self.name, self.who, self.bio, self.activity, self.chats, self.chart_title,
-                                      self.chart, self.facts_title, self.no_facts)
+        header = QHBoxLayout()
+        header.addWidget(self.name, stretch=1)
+        header.addWidget(self.edit_button, alignment=Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(header)
+        above: tuple[QWidget, ...] = (self.same, self.who, self.bio, self.editor, self.activity, self.chats,
+                                      self.chart_title, self.chart, self.facts_title, self.no_facts)
         for widget in above:
             layout.addWidget(widget)
         layout.addLayout(self.facts_box)
@@ -147,6 +169,10 @@ class PersonCard(QWidget):
         return label
 
     def _set_visible(self, shown: bool) -> None:
+        if not shown:
+            self.same.hide()
+            self.editor.hide()
+            self.edit_button.hide()
         for widget in (self.who, self.bio, self.activity, self.chats, self.chart_title, self.chart,
                        self.facts_title, self.no_facts, self.topics_title, self.topics, self.topics_note):
             widget.setVisible(shown)
@@ -156,6 +182,7 @@ class PersonCard(QWidget):
         """Read and show `person`'s card (in a worker; a newer choice wins)."""
         if self.person is None or self.person.id != person.id:
             self.status.hide()
+            self.editor.hide()
         self.person = person
         self.name.setText(html.escape(person.name))
         self._reads.call(lambda: read_card(self._service, person.id), self._show, self.failed.emit)
@@ -179,9 +206,12 @@ class PersonCard(QWidget):
         if person.aliases:
             who.append(say("people.card.aliases", names=", ".join(person.aliases)))
         self.who.setText(" · ".join(who))
-        self.who.setVisible(bool(who))
         self.bio.setText(person.bio)
-        self.bio.setVisible(bool(person.bio))
+        editing = not self.editor.isHidden()
+        self.who.setVisible(bool(who) and not editing)
+        self.bio.setVisible(bool(person.bio) and not editing)
+        self.edit_button.setVisible(not person.is_self and not editing)  # "you" are named by your imports
+        self.same.show_pair(data.same[0] if data.same else None, person.id, person.name)
         self.activity.setText(say("people.card.activity", messages=person.messages, first=day(person.first_at),
                                   last=day(person.last_at)))
         self.chats.setText(say("people.card.chats", chats=", ".join(data.activity.chats)))
@@ -224,6 +254,74 @@ class PersonCard(QWidget):
                                          count=activity.topic_count))
         else:
             self.topics_note.setText(say("people.card.topics_hint"))
+
+    # -- who the person is: edited in place, merged on confirmation ----------------------------------
+    def _on_edit_clicked(self) -> None:
+        if self.data is None:
+            return
+        self.editor.edit(self.data.activity.person)
+        for widget in (self.who, self.bio, self.edit_button):
+            widget.hide()
+        self._fit_height()
+
+    def _close_editor(self) -> None:
+        self.editor.hide()
+        if self.data is not None:
+            self._show(self.data)
+
+    def save_person(self, aliases: list[str] | None, circle: str | None, bio: str | None) -> None:
+        """Save what the person changed (None: unchanged) in a worker, then read the card again."""
+        if self.person is None:
+            return
+        person_id, facts = self.person.id, self._service.facts
+        if aliases is None and circle is None and bio is None:
+            self._close_editor()
+            return
+
+        def saved(_result: object) -> None:
+            self.editor.hide()
+            self._say(say("people.card.saved"))
+            self.reload()
+
+        run_in_background(self, lambda: facts.set_person(person_id, aliases=aliases, circle=circle, bio=bio),
+                          saved, lambda error: self._say(say("people.card.save_failed", error=self._words(error)),
+                                                         failed=True))
+
+    def merge(self, kept_id: int, merged_id: int) -> None:
+        """The person confirmed: one person from now on (in a worker); the view re-reads the list."""
+        people = self._service.people
+        pair = self.same.pair
+        names = (pair.kept.name, pair.other.name) if pair is not None else ("", "")
+
+        def merged(result: tuple[object, object]) -> None:
+            self._say(say("people.same.merged", kept=names[0], other=names[1]))
+            self.merged.emit(kept_id, result[1])
+
+        run_in_background(self, lambda: people.merge(kept_id, merged_id), merged,
+                          lambda error: self._say(say("people.same.failed", error=self._words(error)), failed=True))
+
+    def refuse(self, first_id: int, second_id: int) -> None:
+        """Not the same: remembered, so the pair is never offered again."""
+        people = self._service.people
+
+        def refused(_result: object) -> None:
+            self._say(say("people.same.refused"))
+            self.reload()
+
+        run_in_background(self, lambda: people.not_same(first_id, second_id), refused,
+                          lambda error: self._say(say("people.same.failed", error=self._words(error)), failed=True))
+
+    def _say(self, text: str, failed: bool = False) -> None:
+        self.status.setStyleSheet("color: #a33;" if failed else "color: #2f6f3e;")
+        self.status.setText(text)
+        self.status.show()
+        if failed:
+            self.same.show_pair(self.same.pair, self.person.id if self.person else 0,
+                                self.person.name if self.person else "")
+
+    @staticmethod
+    def _words(error: Exception) -> str:
+        return engine_words(error) if isinstance(error, EngineError) else str(error)
 
     # -- the person's changes ------------------------------------------------------------------
     def _on_requested(self, action: str, fact_id: int) -> None:

@@ -23,6 +23,7 @@ SIDE_BY_SIDE_WIDTH = 560  # below it (the window's 300 px dock) the list stands 
 class PeopleView(QWidget):
     open_topic = Signal(int, list)  # (topic id, message ids to mark)
     failed = Signal(object)
+    changed = Signal(object)  # engine.api Changes of a write made here (a merge): the window's other views
 
     def __init__(self, service: Flashback, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -41,6 +42,8 @@ class PeopleView(QWidget):
         self.card = PersonCard(service)
         self.card.open_topic.connect(self.open_topic)
         self.card.failed.connect(self.failed)
+        self.card.merged.connect(self._on_merged)
+        self._choose_next: int | None = None  # after a merge: the kept person, once the list is read again
         self.card_area = QScrollArea()
         self.card_area.setWidgetResizable(True)
         self.card_area.setWidget(self.card)
@@ -78,8 +81,15 @@ class PeopleView(QWidget):
         if changes.messages or changes.chats or changes.topics:
             self.refresh()
 
+    def _on_merged(self, kept_id: int, changes: Changes) -> None:
+        self._choose_next = kept_id
+        self.refresh()
+        self.changed.emit(changes)
+
     def _show_people(self, people: list[PersonSummary]) -> None:
         chosen = self.card.person.id if self.card.person is not None else None
+        if self._choose_next is not None:
+            chosen, self._choose_next = self._choose_next, None
         self.people = people
         self.list.blockSignals(True)
         self.list.clear()

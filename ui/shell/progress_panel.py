@@ -1,4 +1,5 @@
-"""A non-modal strip under the main view: what runs, which stage, how far, and Cancel.
+"""A non-modal strip under the main view: what runs, which stage, how far, and Cancel; after a
+build with a chat model set, the offer to read facts with its estimate, Read facts or Skip.
 
 Non-modal on purpose: the person can keep browsing and searching what is already built
 while an import or a build runs. When the work ends the strip turns into the summary (or
@@ -10,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton, QToolButton, QVBoxLayout
 
-from engine.api import msg, names_list, stage_message
+from engine.api import Endpoint, ExtractionEstimate, ExtractionReport, msg, names_list, stage_message
 from ui.i18n import engine_words
 from ui.shell.import_controller import PipelineSummary, Step
 from ui.shell.writer_words import writer_words
@@ -18,6 +19,8 @@ from ui.shell.writer_words import writer_words
 
 class ProgressPanel(QFrame):
     cancel_requested = Signal()
+    facts_accepted = Signal()  # the person said yes to reading facts
+    facts_declined = Signal()
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -34,6 +37,12 @@ class ProgressPanel(QFrame):
         self.bar.setFixedHeight(10)
         self.cancel_button = QPushButton(self.tr("Cancel"))
         self.cancel_button.clicked.connect(self._on_cancel_clicked)
+        self.read_facts_button = QPushButton(engine_words(msg("facts.window.read")))
+        self.read_facts_button.setObjectName("read_facts")
+        self.read_facts_button.clicked.connect(self.facts_accepted)
+        self.skip_facts_button = QPushButton(engine_words(msg("facts.window.skip")))
+        self.skip_facts_button.setObjectName("skip_facts")
+        self.skip_facts_button.clicked.connect(self.facts_declined)
         self.close_button = QToolButton()
         self.close_button.setText("✕")
         self.close_button.setToolTip(self.tr("Close"))
@@ -48,8 +57,11 @@ class ProgressPanel(QFrame):
         row = QHBoxLayout(self)
         row.setContentsMargins(14, 10, 10, 10)
         row.addLayout(text, stretch=1)
+        row.addWidget(self.read_facts_button, alignment=Qt.AlignmentFlag.AlignVCenter)
+        row.addWidget(self.skip_facts_button, alignment=Qt.AlignmentFlag.AlignVCenter)
         row.addWidget(self.cancel_button, alignment=Qt.AlignmentFlag.AlignVCenter)
         row.addWidget(self.close_button, alignment=Qt.AlignmentFlag.AlignTop)
+        self._show_offer_buttons(False)
         self.hide()
 
     # -- states -------------------------------------------------------------------------
@@ -62,7 +74,44 @@ class ProgressPanel(QFrame):
         self.cancel_button.setText(self.tr("Cancel"))
         self.cancel_button.show()
         self.close_button.hide()
+        self._show_offer_buttons(False)
         self.show()
+
+    def show_facts_offer(self, estimate: ExtractionEstimate, endpoint: Endpoint) -> None:
+        """The estimate before any token is spent; what the build said stays above it."""
+        if estimate.cost_usd is None:
+            cost = msg("facts.cli.cost_unknown")
+        elif estimate.cost_usd == 0 and endpoint.is_local:
+            cost = msg("facts.window.cost_free")
+        else:
+            cost = msg("facts.window.cost", cost=f"{estimate.cost_usd:.2f}")
+        offer = engine_words(msg("facts.window.offer", topics=estimate.topics, tokens_in=estimate.tokens_in,
+                                 tokens_out=estimate.tokens_out, model=endpoint.default_model, cost=cost))
+        before = self.stage.text() if self.isVisible() and not self.bar.isVisible() else ""
+        self.title.setText(engine_words(msg("facts.window.offer_title")))
+        self.stage.setText(f"{before}\n{offer}" if before else offer)
+        self.bar.hide()
+        self.cancel_button.hide()
+        self.close_button.hide()
+        self._show_offer_buttons(True)
+        self.show()
+
+    def show_facts_skipped(self, topics: int) -> None:
+        self._show_result(engine_words(msg("facts.window.offer_title")),
+                          engine_words(msg("facts.window.skipped", topics=topics)))
+
+    def show_facts_report(self, report: ExtractionReport) -> None:
+        text = engine_words(msg("facts.cli.summary", topics=report.topics_read, added=report.facts_added,
+                                updated=report.facts_updated, removed=report.facts_removed,
+                                refused=report.facts_refused_unsupported + report.facts_refused_secret,
+                                people=report.people_added))
+        if report.stopped:
+            text += " " + engine_words(msg(f"facts.window.stopped.{report.stopped}"))
+        self._show_result(engine_words(msg("facts.window.done")), text)
+
+    def _show_offer_buttons(self, shown: bool) -> None:
+        self.read_facts_button.setVisible(shown)
+        self.skip_facts_button.setVisible(shown)
 
     def show_step(self, step: Step) -> None:
         self.stage.setText(self.describe(step))
@@ -76,7 +125,9 @@ class ProgressPanel(QFrame):
         self._show_result(self.tr("Done"), self.summarize(summary))
 
     def show_cancelled(self, phase: str) -> None:
-        if phase == "build":
+        if phase == "facts":
+            text = engine_words(msg("facts.window.stopped.cancelled"))
+        elif phase == "build":
             text = self.tr("Build stopped. Finished stages are kept; Build memory continues where it stopped.")
         else:
             text = self.tr("Import cancelled; nothing was changed.")
@@ -87,6 +138,7 @@ class ProgressPanel(QFrame):
         self.stage.setText(text)
         self.bar.hide()
         self.cancel_button.hide()
+        self._show_offer_buttons(False)
         self.close_button.show()
         self.show()
 
