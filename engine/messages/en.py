@@ -727,6 +727,7 @@ CATALOGUE: dict[str, str] = {
     "cli.check.all_sound": "all sound: {checked}",
     "cli.check.sound_now": "the store is sound now",
     "cli.import.progress": "{source}: {share:6.1%}  {messages:plural:message|messages}",
+    "cli.import.progress_of": "{place} · {source}: {share:6.1%}  {messages:plural:message|messages}",
     "cli.import.unchanged": "{name}: already imported, nothing new",
     "cli.import.source": "{name} ({format}): {added:,} new of {seen:plural:message|messages} in "
                          "{chats:plural:chat|chats}, {attachments:plural:attachment|attachments}",
@@ -963,6 +964,12 @@ CATALOGUE: dict[str, str] = {
     "import.skipped.duplicates": "{count:plural:message|messages} already stored",
     "import.skipped.system": "{count:plural:system line|system lines} (joins, calls, renames) kept out of topics",
     "import.skipped.not_exports": "{count:plural:file|files} skipped, not chat exports: {names}",
+    "import.skipped.hidden": "{count:plural:hidden entry|hidden entries} (system prompts, tool calls, custom "
+                             "instructions ChatGPT does not show) left out",
+    "import.skipped.unsupported": "{count:plural:entry|entries} the app could not export (\"unsupported\") left out",
+    "import.skipped.aside": "{count:plural:file|files} that hold no chat (READMEs, licences, an export's own "
+                            "lists) left aside",
+    "import.progress.file_of": "file {number} of {count}",
     "check.dates_repaired": "gave {count:plural:message|messages} with a date outside the years 1900-2200 the time of "
                             "the message before it in its chat ({chats})",
     "check.dates": "message dates",

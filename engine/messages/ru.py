@@ -748,6 +748,7 @@ CATALOGUE: dict[str, str] = {
     "cli.check.all_sound": "всё в порядке: {checked}",
     "cli.check.sound_now": "теперь хранилище в порядке",
     "cli.import.progress": "{source}: {share:6.1%}  {messages:plural:сообщение|сообщения|сообщений}",
+    "cli.import.progress_of": "{place} · {source}: {share:6.1%}  {messages:plural:сообщение|сообщения|сообщений}",
     "cli.import.unchanged": "{name}: уже импортирован, нового нет",
     "cli.import.source": "{name} ({format}): новых {added:,} из {seen:plural:сообщения|сообщений|сообщений} в "
                          "{chats:plural:чате|чатах|чатах}, {attachments:plural:вложение|вложения|вложений}",
@@ -990,6 +991,14 @@ CATALOGUE: dict[str, str] = {
                              "переименования) не попадают в темы",
     "import.skipped.not_exports": "{count:plural:файл пропущен|файла пропущены|файлов пропущено}, это не "
                                   "экспорты чатов: {names}",
+    "import.skipped.hidden": "{count:plural:скрытая запись|скрытые записи|скрытых записей} (системные подсказки, "
+                             "вызовы инструментов, пользовательские инструкции, которых ChatGPT не показывает) "
+                             "не импортированы",
+    "import.skipped.unsupported": "{count:plural:запись|записи|записей}, которые приложение не смогло выгрузить "
+                                  "(«unsupported»), не импортированы",
+    "import.skipped.aside": "{count:plural:файл без чатов|файла без чатов|файлов без чатов} (README, лицензии, "
+                            "служебные списки экспорта) оставлены в стороне",
+    "import.progress.file_of": "файл {number} из {count}",
     "check.dates_repaired": "{count:plural:сообщению|сообщениям|сообщениям} с датой вне 1900–2200 годов дано время "
                             "предыдущего сообщения в его чате ({chats})",
     "check.dates": "даты сообщений",
