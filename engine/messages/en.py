@@ -967,7 +967,7 @@ CATALOGUE: dict[str, str] = {
     "import.skipped.hidden": "{count:plural:hidden entry|hidden entries} (system prompts, tool calls, custom "
                              "instructions ChatGPT does not show) left out",
     "import.skipped.unsupported": "{count:plural:entry|entries} the app could not export (\"unsupported\") left out",
-    "import.skipped.aside": "{count:plural:file|files} that hold no chat (READMEs, licences, an export's own "
+    "import.skipped.aside": "{count:plural:file|files} holding no chat (READMEs, licences, an export's own "
                             "lists) left aside",
     "import.progress.file_of": "file {number} of {count}",
     "check.dates_repaired": "gave {count:plural:message|messages} with a date outside the years 1900-2200 the time of "
