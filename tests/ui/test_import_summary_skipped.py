@@ -41,7 +41,7 @@ def test_the_window_says_which_file_of_how_many_and_counts_files_aside_and_hidde
     mapping = {"h": {"id": "h", "message": hidden, "parent": None, "children": ["u"]},
                "u": {"id": "u", "message": asked, "parent": "h", "children": []}}
     (folder / "conversations.json").write_text(
-        '[{"id": "c", "title": "T", "mapping": %s, "current_node": "u"}]' % json.dumps(mapping), encoding="utf-8")
+        json.dumps([{"id": "c", "title": "T", "mapping": mapping, "current_node": "u"}]), encoding="utf-8")
     steps = []
     summary, _ = service.imports.pipeline([folder], False, steps.append, CancelToken(), lambda phase: None)
     said = ProgressPanel().summarize(summary)
