@@ -150,8 +150,17 @@ def _plan(inputs: list[ExportInput], format_name: str, report: ImportReport, sin
             plan.append((export, detected))
     if not plan:
         where = inputs[0].display_name if single else report.path
-        raise UnknownFormatError(where, msg("import.problem.not_an_export"))
+        signal_desktop = any(_signal_desktop_export(export) for export in inputs)
+        raise UnknownFormatError(where, msg("import.problem.signal_desktop_export" if signal_desktop
+                                            else "import.problem.not_an_export"))
     return plan
+
+
+def _signal_desktop_export(export: ExportInput) -> bool:
+    """Signal Desktop's "Export chat history" (`signal-export-<time>/main.jsonl`): not read yet
+    (docs/formats.md says why), so it is named rather than called "not a chat export"."""
+    parts = export.relative.split("/")
+    return parts[-1] == "main.jsonl" and (len(parts) == 1 or parts[-2].startswith("signal-export-"))
 
 
 def _import_one(writer: ImportWriter, export: ExportInput, format_name: str, path: str,

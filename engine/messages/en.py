@@ -950,6 +950,9 @@ CATALOGUE: dict[str, str] = {
                                      "conversations.json, WhatsApp or LINE .txt, DiscordChatExporter JSON, Messenger "
                                      "or Instagram JSON, a Slack workspace export, signal-export, imessage-exporter, "
                                      "or Flashback JSONL)"),
+    "import.problem.signal_desktop_export": ("this is Signal Desktop's own export (main.jsonl), which Flashback "
+                                             "does not read yet; signal-export (github.com/carderne/signal-export) "
+                                             "writes the same chats in a layout it reads"),
     "import.problem.reader_stopped": "the reading process stopped unexpectedly (exit code {exit_code})",
     # issue 34: importers that never lose or poison a store
     "import.problem.date_out_of_range": "a message's date ({date}) falls outside the years 1900-2200 once its time "

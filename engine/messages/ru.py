@@ -975,6 +975,9 @@ CATALOGUE: dict[str, str] = {
                                      "conversations.json из ChatGPT, .txt из WhatsApp или LINE, JSON из "
                                      "DiscordChatExporter, JSON из Messenger или Instagram, экспорт рабочего "
                                      "пространства Slack, signal-export, imessage-exporter или JSONL Flashback)"),
+    "import.problem.signal_desktop_export": ("это собственный экспорт Signal Desktop (main.jsonl), его Flashback "
+                                             "пока не читает; signal-export (github.com/carderne/signal-export) "
+                                             "выгружает те же чаты в виде, который Flashback читает"),
     "import.problem.reader_stopped": "процесс чтения неожиданно остановился (код выхода {exit_code})",
     # issue 34: importers that never lose or poison a store
     "import.problem.date_out_of_range": "дата сообщения ({date}) с учётом часового пояса выходит за 1900–2200 годы: "

@@ -8,6 +8,9 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
+
+from engine.errors import UnknownFormatError
 from engine.importers import parse_child
 from engine.importers.base import ImportProgress
 from engine.importers.inputs import ExportInput
@@ -151,3 +154,16 @@ def test_the_migration_moves_older_stores_reaction_attachments_into_meta(tmp_pat
     assert dict(rows(data, "SELECT id, meta FROM message WHERE meta IS NOT NULL")) == expected
     assert rows(data, "SELECT count(*) FROM artifact WHERE mime = 'text/x-flashback-reactions'") == [(0,)]
     assert rows(data, "SELECT count(*) FROM vector_item WHERE kind = 'artifact'") == [(0,)]
+
+
+def test_signal_desktops_own_export_is_named_not_called_no_export(tmp_path: Path) -> None:
+    """Signal Desktop's "Export chat history" (since v7.82) writes signal-export-<time>/main.jsonl:
+    not read (its layout is documented nowhere), but said so, with what reads those chats."""
+    folder = tmp_path / "signal-export-2026-01-01-10-00-00"
+    folder.mkdir()
+    (folder / "main.jsonl").write_text('{"version":"1","backupTimeMs":"1767261600000"}\n'
+                                       '{"recipient":{"id":"1","self":{}}}\n', encoding="utf-8")
+    (folder / "metadata.json").write_text('{"version":1}', encoding="utf-8")
+    with pytest.raises(UnknownFormatError) as raised:
+        import_path(tmp_path / "store", folder)
+    assert "Signal Desktop's own export" in render(raised.value.message, "en")
