@@ -137,8 +137,13 @@ def _check_dates(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
 
 def _stderr_progress(progress: ImportProgress) -> None:
     share = progress.bytes_done / progress.bytes_total if progress.bytes_total else 1.0
-    sys.stderr.write("\r" + words("cli.import.progress", source=progress.source, share=share,
-                                  messages=progress.messages))
+    if progress.files > 1:  # a folder or zip of several exports: which one of how many (issue 34)
+        place = words("import.progress.file_of", number=progress.file_number, count=progress.files)
+        line = words("cli.import.progress_of", place=place, source=progress.source, share=share,
+                     messages=progress.messages)
+    else:
+        line = words("cli.import.progress", source=progress.source, share=share, messages=progress.messages)
+    sys.stderr.write("\r" + line)
     sys.stderr.flush()
 
 
@@ -172,10 +177,12 @@ def _run_import(args: argparse.Namespace, data_dir: Path) -> int:
                                      + _caveats(source) + "\n")
             for skipped in report.skipped:
                 sys.stdout.write(words("cli.import.skipped", path=skipped) + "\n")
+            if report.aside:  # READMEs, licences, an export's own lists: one line, not one each
+                sys.stdout.write(words("import.skipped.aside", count=len(report.aside)) + "\n")
     if args.json:
         payload = {
             "imports": [
-                {"path": r.path, "seconds": round(r.seconds, 3), "skipped": r.skipped,
+                {"path": r.path, "seconds": round(r.seconds, 3), "skipped": r.skipped, "aside": r.aside,
                  "sources": [asdict(s) for s in r.sources]} for r in reports
             ],
             "errors": failures,

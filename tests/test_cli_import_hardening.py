@@ -220,3 +220,21 @@ def test_two_groups_of_one_name_stay_two_chats_and_forget_tells_them_apart(tmp_p
     assert offered.returncode != 0 and one_sentence(offered.stderr), offered.stderr
     # each is offered with its id and its span: the person can tell the 2023 family from the 2024 one
     assert "2023-01-05" in offered.stderr and "2024-01-05" in offered.stderr, offered.stderr
+
+
+def test_a_folder_says_files_that_hold_no_chat_in_one_line_and_its_progress_says_file_n_of_m(tmp_path, capsys):
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    jsonl(folder / "team.jsonl", GOOD)
+    for name in ("README.md", "LICENSE", "CHANGELOG.md", "integration_logs.json"):
+        (folder / name).write_text("{}\n" if name.endswith(".json") else "# notes\n", encoding="utf-8")
+    result = flashback("import", str(folder), data_dir=tmp_path / "data")
+    assert result.returncode == 0, result.stderr
+    assert "not a chat export" not in result.stdout, result.stdout
+    assert "3 files holding no chat (READMEs, licences, an export's own lists) left aside" in result.stdout
+    # the progress line (shown on a terminal) names which export of how many
+    from app.cli import _stderr_progress
+    from engine.api import ImportProgress
+
+    _stderr_progress(ImportProgress("exports/team.jsonl", 50, 100, 3, file_number=2, files=5))
+    assert capsys.readouterr().err == "\rfile 2 of 5 · exports/team.jsonl:  50.0%  3 messages"

@@ -53,13 +53,16 @@ class Step:
     total: int
     messages: int = 0
     holder: LockHolder | None = None  # phase "wait": who writes, for words in the window's language
+    file_number: int = 1  # phase "import": which export of the path ("file 2 of 5")
+    files: int = 1  # phase "import": how many exports the path holds
 
 
 def _step_from_json(fields: dict[str, object]) -> Step:
     """A step as the import child sent it (`dataclasses.asdict`: the holder as its fields)."""
     holder = fields.get("holder")
     return Step(str(fields["phase"]), str(fields["name"]), _int(fields["done"]), _int(fields["total"]),
-                _int(fields.get("messages", 0)), _holder(holder) if isinstance(holder, dict) else None)
+                _int(fields.get("messages", 0)), _holder(holder) if isinstance(holder, dict) else None,
+                _int(fields.get("file_number", 1)), _int(fields.get("files", 1)))
 
 
 def _int(value: object) -> int:
@@ -89,6 +92,8 @@ class PipelineSummary:
     conflicting: int = 0  # messages whose id came again with another text: the first text was kept
     already_stored: int = 0  # messages read that the store already held (issue 34: said, not hidden)
     system_lines: int = 0  # joins, calls, renames: stored, kept out of topics
+    entries_skipped: dict[str, int] = field(default_factory=dict)  # read, no message made: reason → count
+    aside: int = 0  # files that hold no chat (READMEs, an export's own lists): counted, not named
     # Stored chats the imports went into (issue 23): by their id or name, or recognised by their
     # messages under another name (a renamed or re-downloaded export).
     existing: list[str] = field(default_factory=list)
@@ -124,6 +129,7 @@ def run_steps(service: PipelineSteps, paths: Sequence[Path], build: bool, progre
         report = service.import_path(Path(path), on_progress=lambda p: progress(_import_step(p)), cancel=cancel,
                                      on_wait=waiting)
         summary.skipped += report.skipped
+        summary.aside += len(getattr(report, "aside", ()))
         for source in report.sources:
             (summary.unchanged if source.status == "unchanged" else summary.sources).append(source.name)
             summary.chats += source.chats
@@ -132,6 +138,8 @@ def run_steps(service: PipelineSteps, paths: Sequence[Path], build: bool, progre
             summary.conflicting += getattr(source, "messages_conflicting", 0)
             summary.already_stored += getattr(source, "messages_already_stored", 0)
             summary.system_lines += getattr(source, "messages_service", 0)
+            for reason, count in getattr(source, "entries_skipped", {}).items():
+                summary.entries_skipped[reason] = summary.entries_skipped.get(reason, 0) + count
             for match in getattr(source, "matched", ()):
                 (summary.recognised if match.by == "content" else summary.existing).append(match.title)
     if build:
@@ -150,7 +158,8 @@ def run_steps(service: PipelineSteps, paths: Sequence[Path], build: bool, progre
 def _import_step(progress: ImportProgress) -> Step:
     # Bytes can pass 2**31 (a QProgressBar's int): report per-mille instead.
     total = max(progress.bytes_total, 1)
-    return Step("import", progress.source, int(1000 * progress.bytes_done / total), 1000, progress.messages)
+    return Step("import", progress.source, int(1000 * progress.bytes_done / total), 1000, progress.messages,
+                file_number=progress.file_number, files=progress.files)
 
 
 def run_in_child(service: PipelineSteps, paths: Sequence[Path], build: bool, progress: Progress, cancel: CancelToken,

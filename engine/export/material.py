@@ -10,6 +10,7 @@ message), never the file itself.
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from typing import Any, assert_never
 
 from engine.memory.documents import artifact_document, person_document
 from engine.retrieval.candidate import CandidateKind
+from engine.store.sql import select_in
 from engine.topics.content import COLUMNS, MessageRow, format_log, topic_messages
 
 RECENT_LINES = 5  # a person's latest messages shown in their profile
@@ -42,6 +44,23 @@ def iso_time(epoch: float | None) -> str | None:
 def _quote(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= LINE_CHARS else text[:LINE_CHARS - 1].rstrip() + "…"
+
+
+def reactions_notes(connection: sqlite3.Connection, message_ids: list[int]) -> dict[int, str]:
+    """message id → "\n(reactions: 👍 Anna, Boris · ❤️ 3)" for those of `message_ids` that have
+    reactions (issue 34: kept in `message.meta`, beside the text): shown under the message's line."""
+    notes = {}
+    for message_id, meta in select_in(connection, "SELECT id, meta FROM message WHERE meta IS NOT NULL "
+                                                  "AND id IN ({ids})", message_ids):
+        try:
+            reactions = json.loads(meta).get("reactions") or []
+        except (ValueError, AttributeError):
+            continue  # a meta no importer wrote: show the message without it
+        parts = [f"{r.get('emoji')} {', '.join(r['by']) if r.get('by') else r.get('count')}"
+                 for r in reactions if isinstance(r, dict)]
+        if parts:
+            notes[message_id] = "\n(reactions: " + " \u00b7 ".join(parts) + ")"
+    return notes
 
 
 @dataclass
@@ -72,7 +91,8 @@ def topic_material(connection: sqlite3.Connection, topic_id: int, excerpt: str |
     if excerpt and excerpt.strip():
         pieces = MESSAGE_START.split(excerpt.strip())
     else:
-        pieces = [format_log([message]) for message in messages]
+        notes = reactions_notes(connection, [message.id for message in messages])
+        pieces = [format_log([message]) + notes.get(message.id, "") for message in messages]
     return Material(iso_date(first_at), chat, summary, pieces, sources, cuttable=True)
 
 
@@ -136,7 +156,9 @@ def message_material(connection: sqlite3.Connection, message_id: int) -> Materia
     summary = _quote(own.text) if own is not None else ""
     sources = {"message_id": message_id, "first_message_id": rows[0].id, "last_message_id": rows[-1].id,
                "sent_at": iso_time(sent_at), "built": False}
-    return Material(iso_date(sent_at), chat, summary, [format_log([r]) for r in rows], sources, cuttable=True)
+    notes = reactions_notes(connection, [r.id for r in rows])
+    return Material(iso_date(sent_at), chat, summary, [format_log([r]) + notes.get(r.id, "") for r in rows], sources,
+                    cuttable=True)
 
 
 def material(connection: sqlite3.Connection, kind: CandidateKind, entity_id: int,

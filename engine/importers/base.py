@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO, ClassVar
@@ -11,6 +12,8 @@ from engine.importers.inputs import ExportInput
 from engine.importers.records import ChatRecord, MessageRecord
 
 ProgressCallback = Callable[["ImportProgress"], None]
+# Why a parser read an entry and made no message of it; each has its `import.skipped.<reason>` words.
+SKIP_REASONS = ("hidden", "unsupported")
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,6 +22,8 @@ class ImportProgress:
     bytes_done: int
     bytes_total: int
     messages: int
+    file_number: int = 1  # which export of the path this is ("file 2 of 5"), from 1
+    files: int = 1  # how many exports the path holds
 
 
 class Importer(ABC):
@@ -32,6 +37,12 @@ class Importer(ABC):
     """
 
     format_name: ClassVar[str]
+    # What the file holds that `parse` read and did not make a message, by reason (one of
+    # `SKIP_REASONS`): the import summary says it (issue 34: nothing silently lost).
+    skipped: Counter[str]
+
+    def __init__(self) -> None:
+        self.skipped = Counter()
 
     @classmethod
     @abstractmethod

@@ -3,9 +3,8 @@ names, and reactions kept beside a message rather than in its text.
 
 Reactions change after a message is sent; in the text they would change a content-keyed
 message's identity (Messenger has no message ids) and make a re-export look like a conflict.
-The store has no column for them, so a message's reactions are one artifact row of kind
-"other" whose `mime` is `REACTIONS_MIME` and whose `file_name` is the readable summary
-("❤ Anna, Bob · 👍 3"): kept, shown with the message, never searched as its words.
+They go in the record's `reactions` and from there in the message's `meta` column
+(`engine.importers.rows.message_meta`): kept, shown with the message, never searched as its words.
 """
 
 from __future__ import annotations
@@ -16,10 +15,9 @@ from datetime import datetime
 
 from engine.errors import ImportFormatError
 from engine.importers.inputs import ExportInput
-from engine.importers.records import AttachmentRecord
+from engine.importers.records import Reaction
 from engine.messages import msg
 
-REACTIONS_MIME = "text/x-flashback-reactions"
 # Dates outside these years are a broken export, not a message: refused here, so no later
 # step meets a year datetime cannot hold.
 EARLIEST = -2208988800.0  # 1900-01-01 UTC
@@ -67,17 +65,11 @@ def kind_of_file(file_name: str) -> str:
     return "file"
 
 
-def reactions_record(reactions: list[tuple[str, list[str], int]]) -> AttachmentRecord | None:
-    """One artifact holding (emoji, who, count) reactions; None when there are none."""
-    parts = []
-    for emoji, people, count in reactions:
-        if people:
-            parts.append(f"{emoji} {', '.join(people)}")
-        elif count:
-            parts.append(f"{emoji} {count}")
-    if not parts:
-        return None
-    return AttachmentRecord(kind="other", file_name=" \u00b7 ".join(parts)[:2000], mime=REACTIONS_MIME)
+def reactions_record(reactions: list[tuple[str, list[str], int]]) -> list[Reaction] | None:
+    """(emoji, who, count) reactions as the record's `reactions`; None when there are none."""
+    found = [Reaction(emoji, tuple(people), max(count, len(people))) for emoji, people, count in reactions
+             if people or count]
+    return found or None
 
 
 def load_json(part: ExportInput) -> object:

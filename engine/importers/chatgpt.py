@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 
@@ -60,12 +61,12 @@ class ChatGPTImporter(Importer):
         name = source.display_name
         try:
             with open(source.path, "rb") as handle:
-                yield from _stream(handle, name, report)
+                yield from _stream(handle, name, report, self.skipped)
         except OSError as exc:
             raise ImportFormatError(name, msg("import.problem.unreadable", reason=exc.strerror or str(exc))) from exc
 
 
-def _stream(handle: BinaryIO, name: str, report: Callable[[int], None]) -> Iterator[Record]:
+def _stream(handle: BinaryIO, name: str, report: Callable[[int], None], skipped: Counter[str]) -> Iterator[Record]:
     _seek_to_list(handle, name)
     conversations = array_items(handle.read, trailing="whitespace")
     index = 0
@@ -86,7 +87,7 @@ def _stream(handle: BinaryIO, name: str, report: Callable[[int], None]) -> Itera
             if isinstance(exc, UnicodeDecodeError):
                 problem = msg("import.problem.damaged_not_utf8")
             raise ImportFormatError(name, problem, where=where) from exc
-        records = _conversation_records(conversation, index, name)
+        records = _conversation_records(conversation, index, name, skipped)
         # Yield outside the try blocks: errors raised by the consumer must not be relabelled.
         yield from records
         report(handle.tell())
@@ -106,7 +107,9 @@ def _seek_to_list(handle: BinaryIO, name: str) -> None:
     handle.seek(start)
 
 
-def _conversation_records(conv: Any, index: int, name: str) -> list[Record]:
+def _conversation_records(conv: Any, index: int, name: str, skipped: Counter[str]) -> list[Record]:
+    """The conversation's chat and the messages of its displayed thread; the nodes ChatGPT does not
+    show (system prompts, custom instructions, hidden tool calls, empty nodes) counted in `skipped`."""
     if not isinstance(conv, dict):
         raise ImportFormatError(name, msg("import.problem.not_a_conversation"),
                                 where=msg("import.where.conversation", number=index + 1))
@@ -139,6 +142,7 @@ def _conversation_records(conv: Any, index: int, name: str) -> list[Record]:
             raise _entry_unexpected(name, index, title, node_id)
         record = _message_record(message, node_id, chat.key, where)
         if record is None:
+            skipped["hidden"] += 1
             continue
         # A null create_time (hidden or tool nodes) borrows the previous time, keeping the order.
         record.sent_at = last_time = _first_time(message.get("create_time"), last_time)
@@ -245,6 +249,8 @@ def _message_record(message: dict, node_id: str, chat_key: str, where: str) -> M
         text=text,
         where=where,
         attachments=attachments,
+        # which model answered ("gpt-4o", "o4-mini"): kept in the message's `meta`, not as its author
+        model=(_as_str(metadata.get("model_slug")) or None) if role == "assistant" else None,
     )
 
 

@@ -33,7 +33,7 @@ from engine.importers.base import Importer
 from engine.importers.chat_json import EARLIEST, LATEST, as_dict, iso_time, kind_of_file, reactions_record
 from engine.importers.inputs import ExportInput
 from engine.importers.json_stream import JsonCutOff, JsonDamaged, RepairingReader, array_items
-from engine.importers.records import AttachmentRecord, ChatRecord, MessageRecord
+from engine.importers.records import AttachmentRecord, ChatRecord, MessageRecord, Reaction
 from engine.messages import msg
 
 _MESSAGES_KEY = re.compile(rb'"messages"\s*:\s*\[')
@@ -225,10 +225,7 @@ def _message_record(raw: dict, chat_key: str, name: str, where: str,
     if is_service and not text:
         text = str(kind)
     attachments = [] if is_service or not (raw.get("attachments") or raw.get("stickers")) else _attachments(raw)
-    if raw.get("reactions"):
-        reactions = _reactions(raw["reactions"])
-        if reactions is not None:
-            attachments.append(reactions)
+    reactions = _reactions(raw["reactions"]) if raw.get("reactions") else None
     reference = raw.get("reference")
     reply_to = None
     if isinstance(reference, dict) and reference.get("messageId") is not None and kind == "Reply":
@@ -236,7 +233,7 @@ def _message_record(raw: dict, chat_key: str, name: str, where: str,
     ident = raw.get("id")
     return MessageRecord(
         chat_key, None if ident is None else str(ident), author, author_key, "other", sent_at, text, where,
-        reply_to, "forwarded" if isinstance(forwarded, dict) else None, is_service, attachments)
+        reply_to, "forwarded" if isinstance(forwarded, dict) else None, is_service, attachments, reactions)
 
 
 def _embeds_text(embeds: object) -> str:
@@ -266,7 +263,7 @@ def _attachments(raw: dict) -> list[AttachmentRecord]:
     return found
 
 
-def _reactions(reactions: object) -> AttachmentRecord | None:
+def _reactions(reactions: object) -> list[Reaction] | None:
     if not isinstance(reactions, list):
         return None
     summary = []

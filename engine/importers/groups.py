@@ -32,6 +32,21 @@ META_OWNER_FILES = ("profile_information.json", "autofill_information.json", "pe
 _DISCORD_PART = re.compile(r"(.+) \[part (\d+)\]\.json")
 
 
+# Files an export folder or zip often holds beside its chats that clearly are none: a README or
+# licence (a shared folder, a repository of samples) and the lists a Slack workspace export keeps
+# beside its conversations that name no messages (issue 34: said in one line, not one by one).
+_NO_CHAT_STEMS = ("readme", "license", "licence", "copying", "changelog", "notice", "authors")
+_EXPORT_SIDECARS = frozenset({*SLACK_LISTS, "integration_logs.json", "canvases.json", "org_users.json",
+                              "file_conversations.json", "huddle_transcripts.json", *META_OWNER_FILES})
+
+
+def no_chat(export: ExportInput) -> bool:
+    """True for a file no reader took that clearly is no chat (a README, a licence, an export's
+    own lists), so a summary counts it instead of naming it as "not a chat export"."""
+    name = _name(export.relative or export.display_name).lower()
+    return name in _EXPORT_SIDECARS or name.startswith(_NO_CHAT_STEMS)
+
+
 def group_inputs(inputs: list[ExportInput]) -> list[ExportInput]:
     """`inputs` with each multi-file export's files joined into one `ExportInput`, in the
     order the first of its files came."""

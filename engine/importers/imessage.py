@@ -13,7 +13,8 @@ and a group event is one line, `May 17, 2022  5:31:00 PM You renamed the convers
 "Me" is the account owner. What is read and what is skipped:
 
 - the read receipt after the time: skipped (it is about the reading, not the message);
-- `Reactions:` (older: `Tapbacks:`) and its `Loved by X` lines: each a service line by X;
+- `Reactions:` (older: `Tapbacks:`) and its `Loved by X` lines: kept beside the message (its
+  `reactions`: "Loved" by X), never in its text;
 - replies shown again, indented, under the message they answer: skipped (imessage-exporter
   writes each reply in place as well; that copy is read), and the "This message responded
   to an earlier message." note is dropped;
@@ -36,7 +37,7 @@ from engine.errors import ImportFormatError
 from engine.importers.base import Importer
 from engine.importers.imessage_html import HtmlBlock, html_blocks
 from engine.importers.inputs import ExportInput
-from engine.importers.records import AttachmentRecord, ChatRecord, MessageRecord
+from engine.importers.records import AttachmentRecord, ChatRecord, MessageRecord, reactions_by_emoji
 from engine.importers.text_lines import REPORT_EVERY, file_attachment, head_lines, read_lines
 from engine.messages import Message, msg
 
@@ -257,11 +258,8 @@ def _block(key: str, n: int, sent_at: float, lines: list[str], attachments: list
     owner = sender == OWNER
     yield MessageRecord(chat_key=key, external_id=None, author=sender or None, author_key="me" if owner else None,
                         role="user" if owner else "other", sent_at=sent_at, text=text, where=where,
-                        is_service=service, attachments=attachments)
-    for who, what in reactions:
-        yield MessageRecord(chat_key=key, external_id=None, author=who, author_key="me" if who == OWNER else None,
-                            role="user" if who == OWNER else "other", sent_at=sent_at, text=what,
-                            where=where, is_service=True)
+                        is_service=service, attachments=attachments,
+                        reactions=reactions_by_emoji(reactions))
 
 
 def _reaction_text(kind: str) -> str:

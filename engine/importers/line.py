@@ -1,4 +1,5 @@
-"""LINE's "Export chat history" `.txt` (phones, any language the app speaks).
+"""LINE's "Export chat history" `.txt` (phones, any language the app speaks), and the desktop
+app's "Save chat" `.txt` (the same lines without the header; see below).
 
     [LINE] Chat history with Anna          ← or "…in Group", "Annaとのトーク履歴", "群組的聊天記錄"
     Saved on: 2024/01/15 10:30
@@ -9,6 +10,12 @@
     second line"                           ← a multi-line message is quoted ("" inside is one ")
     午後3:05	Anna	[Photo]                   ← 12-hour clocks: "3:05 PM", "3:05PM", 午前/午後, 上午/下午, 오전/오후
     10:33		Bob joined the group.          ← no sender: a system line
+
+LINE for Windows and macOS ("Save chat") writes no header, dates as `2017.09.02 Saturday`, the
+following lines of a message unquoted, system lines with one tab, and a time past midnight as
+`24:10` (the next day's 00:10); all of it is read by the same rules. Its older versions put
+spaces where the tabs are (`16:23 Bob Today I found…`): a sender's name cannot be told from the
+text there, so that layout is not read (docs/formats.md).
 
 The date is written once above its messages; `Weekday, a/b/yyyy` dates are read day-first
 or month-first as the file's weekdays say (a date above 12 settles it too), so the file is
@@ -27,7 +34,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from engine.errors import ImportFormatError
 from engine.importers.base import Importer
@@ -247,6 +254,8 @@ class _Reader:
                 if not 0 <= hour <= 12:
                     raise ValueError("hour past 12 on a 12-hour clock")
                 hour = hour % 12 + (12 if marker in _PM else 0)
+            elif hour == 24:  # the desktop app's "24:10": past midnight, the next day's 00:10 (a Japanese clock)
+                return (datetime(*self.date, 0, minute) + timedelta(days=1)).timestamp()
             return datetime(*self.date, hour, minute).timestamp()  # naive: the phone's local time
         except (ValueError, OverflowError, OSError) as exc:
             stamp = "{}-{:02d}-{:02d} {}".format(*self.date, match[0].split("\t")[0])

@@ -32,7 +32,7 @@ from engine.importers.base import Importer
 from engine.importers.chat_json import checked_time, kind_of_file, load_json, reactions_record
 from engine.importers.groups import META_OWNER_FILES
 from engine.importers.inputs import ExportInput
-from engine.importers.records import AttachmentRecord, ChatRecord, MessageRecord
+from engine.importers.records import AttachmentRecord, ChatRecord, MessageRecord, Reaction
 from engine.messages import msg
 
 _MEDIA = (("photos", "photo"), ("videos", "video"), ("audio_files", "audio"), ("gifs", "animation"),
@@ -171,13 +171,11 @@ def _message_record(raw: dict, chat_key: str, owner: str | None, name: str, wher
     reactions = _reactions(raw["reactions"]) if "reactions" in raw else None
     if not text and not attachments:
         return None  # unsent, or only reacted to: nothing to keep
-    if reactions is not None:
-        attachments.append(reactions)
     # Joins and leaves name who in `users` (older exports write no `type` for them).
     is_service = raw.get("type") in _SERVICE_TYPES or isinstance(raw.get("users"), list)
     role = "user" if owner is not None and author == owner else "other"
     return MessageRecord(chat_key, None, author, None, role, sent_at, text, where, None, None, is_service,
-                         attachments)
+                         attachments, reactions)
 
 
 def _attachments(raw: dict) -> list[AttachmentRecord]:
@@ -205,7 +203,7 @@ def _file(kind: str, uri: str) -> AttachmentRecord:
     return AttachmentRecord(kind=kind, file_name=uri.rsplit("/", 1)[-1] or None, rel_path=uri)
 
 
-def _reactions(reactions: object) -> AttachmentRecord | None:
+def _reactions(reactions: object) -> list[Reaction] | None:
     if not isinstance(reactions, list):
         return None
     by_emoji: dict[str, list[str]] = {}

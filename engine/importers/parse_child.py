@@ -25,8 +25,9 @@ known_persons, around, relative, parts), `parts` the (path, display_name, around
 each file of a multi-file export (`engine.importers.groups`; empty for one file); closing stdin
 with nothing sent means "not needed".
 Child → parent: ("batch", ops, messages, artifacts, messages_in_batch, bytes_done) frames,
-then ("result", (ids, chats, bytes_done)), or an error: an `ImportFormatError` as one, a
-parser bug as `registry.ParserBug` with the child's traceback.
+then ("result", (ids, chats, bytes_done, skipped)), `skipped` the importer's reason → count;
+or an error: an `ImportFormatError` as one, a parser bug as `registry.ParserBug` with the
+child's traceback.
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ class ParseWorker:
         self.process = self._child.process
         self.ids: tuple | None = None
         self.chats = 0
+        self.skipped: dict[str, int] = {}
 
     @property
     def frames(self) -> int:
@@ -101,8 +103,8 @@ class ParseWorker:
                 check()
             elif message[0] == "batch":
                 yield message[1:4], message[4], message[5]
-            else:  # ("result", (ids, chats, bytes_done))
-                self.ids, self.chats, done = message[1]
+            else:  # ("result", (ids, chats, bytes_done, skipped))
+                self.ids, self.chats, done, self.skipped = message[1]
                 yield (), 0, done
                 return
 
@@ -136,8 +138,9 @@ def _parse(send: Callable[[tuple], None], export: ExportInput, format_name: str,
     chats: set[str] = set()
     where = None
     limit = FIRST_BATCH_MESSAGES  # the writer waits for the first batch: keep it short
+    importer = importer_classes()[format_name]()
     try:
-        for record in guarded(importer_classes()[format_name](), export, report):
+        for record in guarded(importer, export, report):
             if type(record) is MessageRecord:
                 where = record.where
                 if builder.add_message(record) >= limit:
@@ -156,4 +159,4 @@ def _parse(send: Callable[[tuple], None], export: ExportInput, format_name: str,
         raise  # travels to the parent as it is (the harness keeps its class)
     except Exception as exc:  # a bug outside the parser (the row builder): reported the same way
         raise parser_bug(export, format_name, exc, where) from exc
-    return builder.ids.as_tuple(), len(chats), position
+    return builder.ids.as_tuple(), len(chats), position, dict(importer.skipped)

@@ -36,6 +36,16 @@ class AttachmentRecord:
     missing: str | None = None  # why the file is absent (Telegram's "File not included" etc.)
 
 
+@dataclass(frozen=True, slots=True)
+class Reaction:
+    """One emoji (or word: iMessage's "Loved") put on a message, by whom; `count` when the export
+    gives only a number (Slack, Discord without its users), else the people's count."""
+
+    emoji: str
+    people: tuple[str, ...] = ()
+    count: int = 0
+
+
 @final
 @dataclass(slots=True)
 class MessageRecord:
@@ -51,6 +61,10 @@ class MessageRecord:
     forwarded_from: str | None = None
     is_service: bool = False  # joins, pins, calls: kept, but never part of a topic
     attachments: list[AttachmentRecord] = field(default_factory=list)
+    # Beside the text, never in it (they change after a message is sent: in the text they would
+    # change a content-keyed message's identity) nor searched: stored in the message's `meta`.
+    reactions: list[Reaction] | None = None
+    model: str | None = None  # the model that wrote an assistant's answer (ChatGPT's "gpt-4o")
 
 
 # One message's stored text is capped: import and build memory must not follow the size of
@@ -63,6 +77,14 @@ CUT_MARK = "\n[…]"  # the universal sign of an omission: stored once, read in 
 # Parsers keep a little more than the cap of an over-long string, so that `cap_text` (the
 # one place that cuts and marks) sees it is over.
 KEEP_CHARS = MAX_MESSAGE_CHARS + 1
+
+
+def reactions_by_emoji(pairs: list[tuple[str, str]]) -> list[Reaction] | None:
+    """(who, emoji) pairs as one `Reaction` per emoji in first-seen order; None for none."""
+    people: dict[str, list[str]] = {}
+    for who, emoji in pairs:
+        people.setdefault(emoji, []).append(who)
+    return [Reaction(emoji, tuple(names), len(names)) for emoji, names in people.items()] or None
 
 
 def cap_text(text: str) -> tuple[str, bool]:

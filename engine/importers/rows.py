@@ -12,7 +12,7 @@ A batch is `(ops, messages, artifacts)`, plain tuples only (it crosses a pipe wi
 `marshal`):
   ops        ("chat", id, key, title, kind, format) | ("title", id, title)
              | ("person", id, key, name, external_id, is_self) | ("self", id)
-  messages   rows in `message`'s insert order (see engine.importers.writer)
+  messages   rows in `message`'s insert order (see engine.importers.writer), `meta` last
   artifacts  rows for `artifact`, the message id repeated last (inserted only if the
              message went in)
 """
@@ -20,10 +20,23 @@ A batch is `(ops, messages, artifacts)`, plain tuples only (it crosses a pipe wi
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from engine.importers.records import EARLIEST_TIME, LATEST_TIME, MessageRecord, cap_text, checked_time
+
+
+def message_meta(message: MessageRecord) -> str | None:
+    """The message's `meta` column: what the export says beside its text, as JSON
+    (`{"reactions": [{"emoji", "by", "count"}], "model": …}`); None when it says nothing."""
+    meta: dict[str, object] = {}
+    if message.reactions:
+        meta["reactions"] = [{"emoji": r.emoji, "by": list(r.people), "count": r.count or len(r.people)}
+                             for r in message.reactions]
+    if message.model:
+        meta["model"] = message.model
+    return json.dumps(meta, ensure_ascii=False) if meta else None
 
 
 class Lookup(Protocol):
@@ -143,6 +156,7 @@ class RowBuilder:
         self._messages.append((
             message_id, chat_id, dedup_key, external_id, person_id, author, message.role, sent_at, text,
             message.reply_to, message.forwarded_from, digest, message.is_service, self._source_id,
+            message_meta(message) if message.reactions or message.model else None,
         ))
         if message.attachments:
             caption = text or None

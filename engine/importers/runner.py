@@ -20,7 +20,7 @@ from engine.importers import parse_child
 from engine.importers.base import ImportProgress, ProgressCallback
 from engine.importers.chat_identity import ChatMatch
 from engine.importers.formats import FORMATS
-from engine.importers.groups import group_inputs
+from engine.importers.groups import group_inputs, no_chat
 from engine.importers.inputs import ExportInput, resolve_inputs
 from engine.importers.records import ChatRecord, MessageRecord
 from engine.importers.registry import guarded, importer_classes
@@ -61,6 +61,9 @@ class SourceReport:
     # stored (a re-export, an overlap), and system lines, stored but kept out of topics.
     messages_already_stored: int = 0
     messages_service: int = 0
+    # Entries the parser read and made no message of, by reason (`base.SKIP_REASONS`): ChatGPT's
+    # hidden nodes (system prompts, tool calls, custom instructions), Telegram's unsupported ones.
+    entries_skipped: dict[str, int] = field(default_factory=dict)
 
     def skipped_messages(self) -> list[Message]:
         """The counts a summary adds to "N new of M": what was not added or not made a topic, and why."""
@@ -69,6 +72,8 @@ class SourceReport:
             notes.append(msg("import.skipped.duplicates", count=self.messages_already_stored))
         if self.messages_service:
             notes.append(msg("import.skipped.system", count=self.messages_service))
+        notes += [msg(f"import.skipped.{reason}", count=count) for reason, count in self.entries_skipped.items()
+                  if count]
         return notes
 
     def matched_message(self) -> Message | None:
@@ -91,6 +96,9 @@ class ImportReport:
     path: str
     sources: list[SourceReport] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # files inside a folder/zip that are not exports
+    # Files that clearly are no chats (a README, a licence, a Slack export's integration log):
+    # counted in one line, not listed as "not a chat export" one by one.
+    aside: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
     @property
@@ -124,8 +132,9 @@ def import_path(
         with (plain_faults(data_dir, "import"),
               StoreWriteLock(data_dir, "import", origin, on_wait, cancel.raise_if_cancelled),
               ImportWriter(db_path(data_dir), flush_hook=cancel.raise_if_cancelled) as writer):
-            for export, detected in plan:
-                report.sources.append(_import_one(writer, export, detected, str(path), on_progress, cancel))
+            for number, (export, detected) in enumerate(plan, 1):
+                report.sources.append(_import_one(writer, export, detected, str(path), on_progress, cancel,
+                                                  (number, len(plan))))
             writer.finish()
     report.seconds = time.perf_counter() - started
     return report
@@ -136,18 +145,29 @@ def _plan(inputs: list[ExportInput], format_name: str, report: ImportReport, sin
     for export in inputs:
         detected = format_name if format_name != "auto" else detect_format(export)
         if detected is None:
-            report.skipped.append(export.display_name)
+            (report.aside if no_chat(export) else report.skipped).append(export.display_name)
         else:
             plan.append((export, detected))
     if not plan:
         where = inputs[0].display_name if single else report.path
-        raise UnknownFormatError(where, msg("import.problem.not_an_export"))
+        signal_desktop = any(_signal_desktop_export(export) for export in inputs)
+        raise UnknownFormatError(where, msg("import.problem.signal_desktop_export" if signal_desktop
+                                            else "import.problem.not_an_export"))
     return plan
 
 
+def _signal_desktop_export(export: ExportInput) -> bool:
+    """Signal Desktop's "Export chat history" (`signal-export-<time>/main.jsonl`): not read yet
+    (docs/formats.md says why), so it is named rather than called "not a chat export"."""
+    parts = export.relative.split("/")
+    return parts[-1] == "main.jsonl" and (len(parts) == 1 or parts[-2].startswith("signal-export-"))
+
+
 def _import_one(writer: ImportWriter, export: ExportInput, format_name: str, path: str,
-                on_progress: ProgressCallback | None, cancel: CancelToken) -> SourceReport:
+                on_progress: ProgressCallback | None, cancel: CancelToken, place: tuple[int, int]) -> SourceReport:
+    """Import one export of the path; `place` = (its number, how many) for "file 2 of 5"."""
     total = export.size
+    skipped: dict[str, int] = {}
     # A big file's parse child starts now: its start-up overlaps the sha256 below.
     child = parse_child.start(export, format_name) if parse_child.wanted(total) else None
     try:
@@ -162,7 +182,7 @@ def _import_one(writer: ImportWriter, export: ExportInput, format_name: str, pat
         def report_bytes(done: int) -> None:
             cancel.raise_if_cancelled()
             if on_progress is not None and worth_reporting(done):
-                on_progress(ImportProgress(export.display_name, min(done, total), total, seen))
+                on_progress(ImportProgress(export.display_name, min(done, total), total, seen, *place))
 
         chat_count = None
         if child is not None:
@@ -174,7 +194,7 @@ def _import_one(writer: ImportWriter, export: ExportInput, format_name: str, pat
                     report_bytes(done)
                 assert child.ids is not None  # `run` returns only after the child's result set them
                 writer.adopt(child.ids)
-                chat_count = child.chats
+                chat_count, skipped = child.chats, child.skipped
             except parse_child.WorkerUnavailable:
                 pass  # it ended before sending anything: nothing was written, parse here
         if chat_count is None:
@@ -187,12 +207,13 @@ def _import_one(writer: ImportWriter, export: ExportInput, format_name: str, pat
                 elif isinstance(record, ChatRecord):
                     writer.add_chat(record)
                     chats.add(record.key)
-            chat_count = len(chats)
+            chat_count, skipped = len(chats), dict(importer.skipped)
     finally:
         if child is not None:
             child.close()
     seen_count, added, artifacts, cut, conflicting, service = writer.end_source(chat_count)
     if on_progress is not None:
-        on_progress(ImportProgress(export.display_name, total, total, seen))
+        on_progress(ImportProgress(export.display_name, total, total, seen, *place))
     return SourceReport(export.display_name, format_name, "imported", chat_count, seen_count, added, artifacts, cut,
-                        conflicting, list(writer.matches), max(seen_count - added - conflicting, 0), service)
+                        conflicting, list(writer.matches), max(seen_count - added - conflicting, 0), service,
+                        skipped)

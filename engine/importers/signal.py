@@ -11,8 +11,8 @@ importing the Markdown and the JSON of one export adds each message once.
 - "Me" is the account owner (signal-export writes every outgoing message so).
 - Quoted replies keep only the reply's own text (the quote is the earlier message, stored
   already). Attachments, stickers and "(media not exported)" become attachments; calls and
-  deleted messages are service lines; each reaction is a service line by the person who
-  reacted, at the time of the message it reacts to (the store has no reaction column).
+  deleted messages are service lines; reactions are kept beside the message they react to
+  (its `reactions`, stored in the message's `meta`), never in its text.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from urllib.parse import unquote
 from engine.errors import ImportFormatError
 from engine.importers.base import Importer
 from engine.importers.inputs import ExportInput
-from engine.importers.records import AttachmentRecord, ChatRecord, MessageRecord
+from engine.importers.records import AttachmentRecord, ChatRecord, MessageRecord, reactions_by_emoji
 from engine.importers.text_lines import (
     REPORT_EVERY,
     chat_folder_name,
@@ -116,12 +116,8 @@ def _records(key: str, parsed: _Parsed) -> Iterator[MessageRecord]:
     yield MessageRecord(
         chat_key=key, external_id=None, author=parsed.sender, author_key=_author_key(parsed.sender),
         role="user" if parsed.sender == OWNER else "other", sent_at=parsed.sent_at, text=parsed.text,
-        where=parsed.where, is_service=parsed.service, attachments=parsed.attachments)
-    for who, emoji in parsed.reactions:
-        yield MessageRecord(
-            chat_key=key, external_id=None, author=who, author_key=_author_key(who),
-            role="user" if who == OWNER else "other", sent_at=parsed.sent_at, text=emoji,
-            where=parsed.where, is_service=True)
+        where=parsed.where, is_service=parsed.service, attachments=parsed.attachments,
+        reactions=reactions_by_emoji(parsed.reactions))
 
 
 def _author_key(name: str) -> str | None:

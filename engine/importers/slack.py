@@ -32,7 +32,7 @@ from engine.importers.base import Importer
 from engine.importers.chat_json import as_dict, checked_time, kind_of_file, load_json, reactions_record
 from engine.importers.groups import SLACK_LISTS
 from engine.importers.inputs import ExportInput
-from engine.importers.records import AttachmentRecord, ChatRecord, MessageRecord
+from engine.importers.records import AttachmentRecord, ChatRecord, MessageRecord, Reaction
 from engine.messages import msg
 
 _SERVICE_SUBTYPES = {
@@ -158,15 +158,12 @@ def _message_record(raw: dict, chat_key: str, workspace: _Workspace, name: str, 
     files = _files(raw)
     if not text and not files and subtype is None:
         return None
-    attachments = files
     reactions = _reactions(raw.get("reactions"), workspace)
-    if reactions is not None:
-        attachments.append(reactions)
     thread = raw.get("thread_ts")
     reply_to = thread if isinstance(thread, str) and thread != ts else None
     is_service = subtype in _SERVICE_SUBTYPES or subtype == "file_comment"
     return MessageRecord(chat_key, ts, author, author_key, "other", sent_at, text, where, reply_to, None,
-                         is_service, attachments)
+                         is_service, files, reactions)
 
 
 def _plain(text: str, workspace: _Workspace) -> str:
@@ -223,7 +220,7 @@ def _files(raw: dict) -> list[AttachmentRecord]:
     return found
 
 
-def _reactions(reactions: object, workspace: _Workspace) -> AttachmentRecord | None:
+def _reactions(reactions: object, workspace: _Workspace) -> list[Reaction] | None:
     if not isinstance(reactions, list):
         return None
     summary = []

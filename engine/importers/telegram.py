@@ -34,6 +34,7 @@ from engine.importers.records import (
     AttachmentRecord,
     ChatRecord,
     MessageRecord,
+    Reaction,
     checked_time,
 )
 from engine.importers.telegram_text import attachments_of, flatten_text, service_text, text_or_none
@@ -106,6 +107,8 @@ class TelegramImporter(Importer):
                 record = _message_record(raw, chat.key, self_id, name, where)
                 if record is not None:
                     yield record
+                else:  # "unsupported": tdesktop writes only {"id", "type"} for what it cannot export
+                    self.skipped["unsupported"] += 1
                 if index % 2000 == 0:
                     report(reader.position)
         # Only what the reader raises for bad bytes is the file's fault here: the fields are
@@ -255,7 +258,27 @@ def _message_record(raw: dict, chat_key: str, self_id: str | None, name: str, wh
         text_or_none(raw.get("forwarded_from")),
         is_service,
         attachments,
+        _reactions(raw["reactions"]) if "reactions" in raw else None,
     )
+
+
+def _reactions(reactions: object) -> list[Reaction] | None:
+    """tdesktop's `reactions`: [{"type": "emoji", "emoji": "👍", "count": 2, "recent": [{"from", "from_id",
+    "date"}]}]; a custom emoji (`"type": "custom_emoji"`, a sticker's document id) or a paid reaction
+    (Telegram Stars) is named by its type. `recent` lists only the last few people: `count` is the number."""
+    if type(reactions) is not list:
+        return None
+    found = []
+    for reaction in reactions:
+        if type(reaction) is not dict:
+            continue
+        emoji = text_or_none(reaction.get("emoji")) or f":{text_or_none(reaction.get('type')) or 'reaction'}:"
+        recent = reaction.get("recent")
+        people = tuple(name for name in (text_or_none(who.get("from")) for who in recent if type(who) is dict)
+                       if name) if type(recent) is list else ()
+        count = reaction.get("count")
+        found.append(Reaction(emoji, people, count if type(count) is int and count > len(people) else len(people)))
+    return found or None
 
 
 def _with_media_text(raw: dict, text: str) -> str:

@@ -46,10 +46,13 @@ _CACHE_KIB = 16 * 1024
 
 _INSERT_MESSAGE = (
     "INSERT OR IGNORE INTO message (id, chat_id, dedup_key, external_id, person_id, author, role, "
-    "sent_at, text, reply_to, forwarded_from, content_hash, is_service, source_id) "
-    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    "sent_at, text, reply_to, forwarded_from, content_hash, is_service, source_id, meta) "
+    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
-_ID, _CHAT, _KEY, _EXTERNAL, _TEXT, _SERVICE = 0, 1, 2, 3, 8, 12  # places in a message row (RowBuilder.add_message)
+# places in a message row (RowBuilder.add_message)
+_ID, _CHAT, _KEY, _EXTERNAL, _TEXT, _SERVICE, _META = 0, 1, 2, 3, 8, 12, 14
+# A re-export brings a stored message's reactions as they are now: they replace the stored ones.
+_REFRESH_META = "UPDATE message SET meta = ? WHERE chat_id = ? AND dedup_key = ? AND meta IS NOT ?"
 _CONFLICT_ROWS = 3000  # rows per conflict query: 3 parameters each, under SQLite's 32,766
 _INSERT_ARTIFACT = (
     "INSERT INTO artifact (message_id, kind, file_name, mime, size, rel_path, caption, missing) "
@@ -232,6 +235,8 @@ class ImportWriter:
         self.counts.messages_added += added
         if added < len(messages):
             self.counts.messages_conflicting += _conflicts(conn, messages)
+            conn.executemany(_REFRESH_META, [(row[_META], row[_CHAT], row[_KEY], row[_META])
+                                             for row in messages if row[_META] is not None])
         self.counts.messages_cut += sum(1 for row in messages if row[_TEXT].endswith(CUT_MARK))
         self.counts.messages_service += sum(1 for row in messages if row[_SERVICE])
         if artifacts:

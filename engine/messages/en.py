@@ -727,6 +727,7 @@ CATALOGUE: dict[str, str] = {
     "cli.check.all_sound": "all sound: {checked}",
     "cli.check.sound_now": "the store is sound now",
     "cli.import.progress": "{source}: {share:6.1%}  {messages:plural:message|messages}",
+    "cli.import.progress_of": "{place} · {source}: {share:6.1%}  {messages:plural:message|messages}",
     "cli.import.unchanged": "{name}: already imported, nothing new",
     "cli.import.source": "{name} ({format}): {added:,} new of {seen:plural:message|messages} in "
                          "{chats:plural:chat|chats}, {attachments:plural:attachment|attachments}",
@@ -949,6 +950,9 @@ CATALOGUE: dict[str, str] = {
                                      "conversations.json, WhatsApp or LINE .txt, DiscordChatExporter JSON, Messenger "
                                      "or Instagram JSON, a Slack workspace export, signal-export, imessage-exporter, "
                                      "or Flashback JSONL)"),
+    "import.problem.signal_desktop_export": ("this is Signal Desktop's own export (main.jsonl), which Flashback "
+                                             "does not read yet; signal-export (github.com/carderne/signal-export) "
+                                             "writes the same chats in a layout it reads"),
     "import.problem.reader_stopped": "the reading process stopped unexpectedly (exit code {exit_code})",
     # issue 34: importers that never lose or poison a store
     "import.problem.date_out_of_range": "a message's date ({date}) falls outside the years 1900-2200 once its time "
@@ -963,6 +967,12 @@ CATALOGUE: dict[str, str] = {
     "import.skipped.duplicates": "{count:plural:message|messages} already stored",
     "import.skipped.system": "{count:plural:system line|system lines} (joins, calls, renames) kept out of topics",
     "import.skipped.not_exports": "{count:plural:file|files} skipped, not chat exports: {names}",
+    "import.skipped.hidden": "{count:plural:hidden entry|hidden entries} (system prompts, tool calls, custom "
+                             "instructions ChatGPT does not show) left out",
+    "import.skipped.unsupported": "{count:plural:entry|entries} the app could not export (\"unsupported\") left out",
+    "import.skipped.aside": "{count:plural:file|files} holding no chat (READMEs, licences, an export's own "
+                            "lists) left aside",
+    "import.progress.file_of": "file {number} of {count}",
     "check.dates_repaired": "gave {count:plural:message|messages} with a date outside the years 1900-2200 the time of "
                             "the message before it in its chat ({chats})",
     "check.dates": "message dates",

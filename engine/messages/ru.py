@@ -748,6 +748,7 @@ CATALOGUE: dict[str, str] = {
     "cli.check.all_sound": "всё в порядке: {checked}",
     "cli.check.sound_now": "теперь хранилище в порядке",
     "cli.import.progress": "{source}: {share:6.1%}  {messages:plural:сообщение|сообщения|сообщений}",
+    "cli.import.progress_of": "{place} · {source}: {share:6.1%}  {messages:plural:сообщение|сообщения|сообщений}",
     "cli.import.unchanged": "{name}: уже импортирован, нового нет",
     "cli.import.source": "{name} ({format}): новых {added:,} из {seen:plural:сообщения|сообщений|сообщений} в "
                          "{chats:plural:чате|чатах|чатах}, {attachments:plural:вложение|вложения|вложений}",
@@ -974,6 +975,9 @@ CATALOGUE: dict[str, str] = {
                                      "conversations.json из ChatGPT, .txt из WhatsApp или LINE, JSON из "
                                      "DiscordChatExporter, JSON из Messenger или Instagram, экспорт рабочего "
                                      "пространства Slack, signal-export, imessage-exporter или JSONL Flashback)"),
+    "import.problem.signal_desktop_export": ("это собственный экспорт Signal Desktop (main.jsonl), его Flashback "
+                                             "пока не читает; signal-export (github.com/carderne/signal-export) "
+                                             "выгружает те же чаты в виде, который Flashback читает"),
     "import.problem.reader_stopped": "процесс чтения неожиданно остановился (код выхода {exit_code})",
     # issue 34: importers that never lose or poison a store
     "import.problem.date_out_of_range": "дата сообщения ({date}) с учётом часового пояса выходит за 1900–2200 годы: "
@@ -990,6 +994,14 @@ CATALOGUE: dict[str, str] = {
                              "переименования) не попадают в темы",
     "import.skipped.not_exports": "{count:plural:файл пропущен|файла пропущены|файлов пропущено}, это не "
                                   "экспорты чатов: {names}",
+    "import.skipped.hidden": ("пропущены скрытые записи ChatGPT (системные подсказки, вызовы инструментов, "
+                              "пользовательские инструкции, которых он не показывает): "
+                              "{count:plural:запись|записи|записей}"),
+    "import.skipped.unsupported": ("пропущены записи, которые приложение не смогло выгрузить («unsupported»): "
+                                   "{count:plural:запись|записи|записей}"),
+    "import.skipped.aside": ("файлы без чатов (README, лицензии, служебные списки экспорта) оставлены в стороне: "
+                             "{count:plural:файл|файла|файлов}"),
+    "import.progress.file_of": "файл {number} из {count}",
     "check.dates_repaired": "{count:plural:сообщению|сообщениям|сообщениям} с датой вне 1900–2200 годов дано время "
                             "предыдущего сообщения в его чате ({chats})",
     "check.dates": "даты сообщений",

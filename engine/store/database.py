@@ -8,6 +8,7 @@ store whose version was reset (`PRAGMA user_version=0`) runs them again harmless
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 from collections.abc import Callable
@@ -29,7 +30,7 @@ else:
     Engine = Table = Any
 
 DB_FILE_NAME = "flashback.sqlite3"
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 # FTS5 over message text. External content: the index stores no copy of the text.
 # `remove_diacritics 2` folds Latin accents; ё→е is folded by SQL replace() when indexing
@@ -161,12 +162,58 @@ def _people_merge_v7(connection: sqlite3.Connection, engine: Engine) -> None:
         connection.execute(statement)
 
 
+# What the importers wrote before the message had a `meta` column: a message's reactions as one
+# artifact row of this type, named by their summary ("❤️ Anna, Boris · 👍 3").
+_OLD_REACTIONS_MIME = "text/x-flashback-reactions"
+
+
+def _message_meta_v8(connection: sqlite3.Connection, engine: Engine) -> None:
+    """Branch import-rest (issue 34): `message.meta`, what an export says beside a message's
+    text (its reactions, the model that wrote it). The reactions older imports kept as artifact
+    rows move there, and those rows (and any vectors made of them: they were searched as
+    files) go. Signal's and iMessage's reactions, older imports' system lines, are left as
+    they are: a line's text alone does not say which message it reacted to (docs/formats.md)."""
+    existing = {row[1] for row in connection.execute("PRAGMA table_info(message)")}
+    if "meta" not in existing:
+        connection.execute("ALTER TABLE message ADD COLUMN meta VARCHAR")
+    rows = connection.execute("SELECT id, message_id, file_name FROM artifact WHERE mime = ?",
+                              (_OLD_REACTIONS_MIME,)).fetchall()
+    for _artifact_id, message_id, summary in rows:
+        reactions = _reactions_from_summary(summary or "")
+        stored = connection.execute("SELECT meta FROM message WHERE id = ?", (message_id,)).fetchone()
+        meta = json.loads(stored[0]) if stored and stored[0] else {}
+        meta.setdefault("reactions", reactions)
+        connection.execute("UPDATE message SET meta = ? WHERE id = ?", (json.dumps(meta, ensure_ascii=False),
+                                                                       message_id))
+    for start in range(0, len(rows), 500):
+        ids = [row[0] for row in rows[start:start + 500]]
+        marks = ",".join("?" * len(ids))
+        connection.execute(f"DELETE FROM vector_item WHERE kind = 'artifact' AND entity_id IN ({marks})", ids)
+        connection.execute(f"DELETE FROM artifact WHERE id IN ({marks})", ids)
+
+
+def _reactions_from_summary(summary: str) -> list[dict[str, object]]:
+    """"❤️ Anna, Boris · 👍 3" (the old artifact's name) → the `meta` reactions it summed up."""
+    reactions: list[dict[str, object]] = []
+    for part in summary.split(" \u00b7 "):
+        emoji, _, rest = part.strip().partition(" ")
+        if not emoji:
+            continue
+        if rest.isdigit():
+            reactions.append({"emoji": emoji, "by": [], "count": int(rest)})
+        else:
+            people = [name.strip() for name in rest.split(", ") if name.strip()]
+            reactions.append({"emoji": emoji, "by": people, "count": len(people)})
+    return reactions
+
+
 # version reached → function that brings a store from the previous version to it.
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection, Engine], None]] = {
     1: _create_v1, 2: _topic_columns_v2, 3: _rerank_runs_v3, 4: _vector_generation_v4}
 MIGRATIONS[5] = labels_v5  # the user's relevance labels (engine/store/labels_schema.py)
 MIGRATIONS[6] = _facts_v6  # branch facts-core: facts, their messages and history; person aliases, circle, bio
 MIGRATIONS[7] = _people_merge_v7  # branch facts-ui: "not the same" refusals, merges, the person's own bio
+MIGRATIONS[8] = _message_meta_v8  # branch import-rest: message.meta (reactions, the answering model)
 
 
 def db_path(data_dir: Path) -> Path:

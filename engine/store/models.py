@@ -128,6 +128,9 @@ class Message(SQLModel, table=True):
     is_service: bool = False  # joins, pins, calls: never part of a topic
     source_id: int = Field(foreign_key="source.id")
     topic_id: int | None = Field(default=None, foreign_key="topic.id")
+    # JSON, what the export says beside the text (schema 7): {"reactions": [{"emoji", "by", "count"}],
+    # "model": "gpt-4o"}; never searched. None when it says nothing.
+    meta: str | None = None
 
 
 class Artifact(SQLModel, table=True):

@@ -153,8 +153,12 @@ class ProgressPanel(QFrame):
             who = writer_words(step.holder) if step.holder is not None else step.name
             return self.tr("Waiting for {holder} to finish…").format(holder=who)
         if step.phase == "import":
-            return self.tr("Reading {name}: {messages} messages so far").format(
+            reading = self.tr("Reading {name}: {messages} messages so far").format(
                 name=step.name, messages=f"{step.messages:,}")
+            if step.files > 1:  # issue 34: which export of a folder or zip, of how many
+                return engine_words(msg("import.progress.file_of", number=step.file_number, count=step.files)) \
+                    + " · " + reading
+            return reading
         # The engine's words for its own stages (issue 31: one catalogue, the CLI's too); a stage
         # it does not name is "Working", never the stored name.
         label = engine_words(stage_message(step.name))
@@ -181,7 +185,9 @@ class ProgressPanel(QFrame):
             parts.append(self.tr("Already imported, nothing new: {names}").format(names=", ".join(summary.unchanged)))
         # issue 34: what was read and not added, or not made topics, and the files that were no export
         for code, count in (("import.skipped.duplicates", summary.already_stored),
-                            ("import.skipped.system", summary.system_lines)):
+                            ("import.skipped.system", summary.system_lines),
+                            *((f"import.skipped.{reason}", n) for reason, n in summary.entries_skipped.items()),
+                            ("import.skipped.aside", summary.aside)):
             if count:
                 parts.append(engine_words(msg(code, count=count)))
         if summary.skipped:

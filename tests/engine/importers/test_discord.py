@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from engine.errors import ImportFormatError
-from engine.importers.chat_json import REACTIONS_MIME
 from engine.importers.inputs import ExportInput
 from engine.importers.runner import detect_format, import_path
 from engine.store.database import db_path
@@ -71,10 +70,14 @@ def test_reply_reactions_attachments_and_stickers(tmp_path):
     assert dm["1300000000000000002"][3] == "1300000000000000001"
     artifacts = rows(data, "SELECT m.external_id, a.kind, a.file_name, a.mime, a.size FROM artifact a "
                            "JOIN message m ON m.id = a.message_id ORDER BY m.external_id, a.id")
-    assert ("1300000000000000002", "other", "\U0001F44D Anna", REACTIONS_MIME, None) in artifacts
     assert ("1300000000000000004", "photo", "trail-map.png", None, 482113) in artifacts
-    assert ("1310000000000000003", "other", "\u2764\ufe0f Anna, Boris \u00b7 :ridge: Boris", REACTIONS_MIME,
-            None) in artifacts
+    assert all(kind != "other" for _, kind, _, _, _ in artifacts)  # reactions are no files
+    meta = dict(rows(data, "SELECT external_id, meta FROM message WHERE meta IS NOT NULL"))
+    assert json.loads(meta["1300000000000000002"]) == {"reactions": [{"emoji": "\U0001F44D", "by": ["Anna"],
+                                                                      "count": 1}]}
+    assert json.loads(meta["1310000000000000003"])["reactions"] == [
+        {"emoji": "\u2764\ufe0f", "by": ["Anna", "Boris"], "count": 2},
+        {"emoji": ":ridge:", "by": ["Boris"], "count": 1}]
     assert ("1310000000000000004", "sticker", "Mountain Wave", None, None) in artifacts
     # reactions are beside the text, never in it
     assert dm["1300000000000000002"][4] == "yes! meet at the trailhead at 9"

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from engine.errors import ImportFormatError
 from engine.importers.imessage import IMessageImporter
 from engine.importers.inputs import ExportInput
+from engine.importers.records import Reaction
 from engine.importers.registry import importer_classes
 from engine.importers.runner import detect_format, import_path
 from tests.engine.importers.text_format_helpers import (
@@ -34,7 +35,6 @@ CREW = IMESSAGE / "Camping Crew.txt"
 ANNA_EXPECTED = [
     ("Anna Example", "Morning! Are we still on for Saturday?", False, [], "2024-03-01 09:15:02"),
     ("Me", "Yes! I'll bring the tent.\nAnd the stove.", False, [], "2024-03-01 09:16:40"),  # read receipt dropped
-    ("Anna Example", "Loved", True, [], "2024-03-01 09:16:40"),  # her reaction to it
     ("Anna Example", "Great, I'll pack food", False, [], "2024-03-01 09:20:11"),  # the reply note dropped
     ("Me", "", False, ["photo"], "2024-03-01 10:02:00"),
     ("Anna Example", "", False, ["voice"], "2024-03-01 10:03:30"),  # "Sent with Confetti" dropped
@@ -59,8 +59,11 @@ def test_the_personal_sample() -> None:
     assert (chat.key, chat.title, chat.kind) == ("imessage:anna example", "Anna Example", "personal")
     assert rows(messages) == [(a, t, s, k, utc(stamp)) for a, t, s, k, stamp in ANNA_EXPECTED]
     assert all(m.role == "user" and m.author_key == "me" for m in messages if m.author == "Me")
-    assert messages[4].attachments[0].rel_path == "/Users/me/Library/Messages/Attachments/a1/01/ABC123/IMG_0042.HEIC"
-    assert messages[5].attachments[0].file_name == "Audio Message.caf"
+    assert messages[3].attachments[0].rel_path == "/Users/me/Library/Messages/Attachments/a1/01/ABC123/IMG_0042.HEIC"
+    assert messages[4].attachments[0].file_name == "Audio Message.caf"
+    # her "Loved" is kept beside the message it reacts to, not as a line of its own (issue 34)
+    assert messages[1].reactions == [Reaction("Loved", ("Anna Example",), 1)]
+    assert all(m.reactions is None for m in messages if m is not messages[1])
 
 
 def test_the_group_sample_skips_the_repeated_reply_and_keeps_blank_lines_inside_a_message() -> None:
@@ -71,10 +74,10 @@ def test_the_group_sample_skips_the_repeated_reply_and_keeps_blank_lines_inside_
         ("Me", "Who's bringing the stove?", False),
         ("Bob", "I am", False),  # once: its indented copy under the question is skipped
         ("Carol", "Two lines:\n\nthe second after a blank one", False),
-        ("Me", "Liked", True),
-        ("Bob", "🔥", True),  # Emoji(Some("🔥")) by Bob
         ("Carol", "Carol changed the group photo.", True),
     ]
+    # Emoji(Some("🔥")) by Bob: the emoji
+    assert messages[3].reactions == [Reaction("Liked", ("Me",), 1), Reaction("🔥", ("Bob",), 1)]
 
 
 def test_import_reimport_and_a_longer_renamed_export(tmp_path: Path) -> None:
@@ -99,7 +102,7 @@ def test_a_folder_of_exports_imports_every_conversation(tmp_path: Path) -> None:
         archive.write(CREW, "imessage_export/Camping Crew.txt")
         archive.writestr("imessage_export/attachments/22/Audio Message.caf", b"caff")
     data = tmp_path / "store"
-    assert import_path(data, bundle).messages_added == len(ANNA_EXPECTED) + 7
+    assert import_path(data, bundle).messages_added == len(ANNA_EXPECTED) + 5
     assert {row[0] for row in stored(data)} == {"Anna Example", "Camping Crew"}
 
 
@@ -162,18 +165,19 @@ ANNA_HTML = IMESSAGE / "Anna Example.html"
 def test_the_html_sample_reads_as_its_txt_does() -> None:
     chat, messages = parse("imessage", ANNA_HTML)
     assert (chat.key, chat.title, chat.kind) == ("imessage:anna example", "Anna Example", "personal")
-    # The same ten records as the TXT (the nested copy of the reply skipped, the open <audio> tag
+    # The same nine records as the TXT (the nested copy of the reply skipped, the open <audio> tag
     # survived), then one more message: a video named twice, an attachment not copied, a sticker reaction.
-    assert rows(messages)[:10] == [(a, t, s, k, utc(stamp)) for a, t, s, k, stamp in ANNA_EXPECTED]
-    assert rows(messages)[10:] == [("Anna Example", "", False, ["video", "file"], utc("2024-03-02 09:00:00")),
-                                   ("Me", "Sticker", True, [], utc("2024-03-02 09:00:00"))]
-    assert [a.missing for a in messages[10].attachments] == [None, "not copied by the exporter"]
+    assert rows(messages)[:9] == [(a, t, s, k, utc(stamp)) for a, t, s, k, stamp in ANNA_EXPECTED]
+    assert rows(messages)[9:] == [("Anna Example", "", False, ["video", "file"], utc("2024-03-02 09:00:00"))]
+    assert [a.missing for a in messages[9].attachments] == [None, "not copied by the exporter"]
+    assert messages[9].reactions == [Reaction("Sticker", ("Me",), 1)]
+    assert messages[1].reactions == [Reaction("Loved", ("Anna Example",), 1)]
 
 
 def test_the_txt_and_the_html_of_one_export_are_the_same_messages(tmp_path: Path) -> None:
     data = tmp_path / "store"
     assert import_path(data, ANNA).messages_added == len(ANNA_EXPECTED)
-    assert import_path(data, ANNA_HTML).messages_added == 2  # only the message the TXT sample lacks
+    assert import_path(data, ANNA_HTML).messages_added == 1  # only the message the TXT sample lacks
     assert {row[0] for row in stored(data)} == {"Anna Example"}
 
 

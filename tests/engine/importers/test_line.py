@@ -203,3 +203,28 @@ def test_progress_reaches_the_end_of_the_file(tmp_path: Path) -> None:
     assert len(records) == 2501
     assert done == sorted(done) and len(done) >= 4 and done[-1] == path.stat().st_size
 
+
+
+# --- the desktop app's "Save chat" -----------------------------------------------------------
+
+DESKTOP = LINE / "[LINE] Hiking Club.txt"
+
+
+def test_the_desktop_save_chat_layout() -> None:
+    """LINE for Windows and macOS saves a chat without the phone's header: `YYYY.MM.DD Weekday` date
+    lines, tab-separated messages whose further lines follow unquoted (a tab inside kept), system
+    lines with one tab and no sender, and hours past midnight written on as 24:10 (the day after's
+    00:10, as Japanese clocks say it); CRLF."""
+    assert detect_format(ExportInput(DESKTOP, DESKTOP.name)) == "line"
+    chat, messages = parse("line", DESKTOP)
+    assert (chat.key, chat.title, chat.kind) == ("line:hiking club", "Hiking Club", "personal")
+    assert rows(messages) == [
+        ("Bob", "Today I found something:\nApparently there is a Node package for parsing chats now!", False, [],
+         utc("2017-09-02 16:23")),
+        ("Alice Smith", "Whaaat", False, [], utc("2017-09-02 16:25")),
+        ("Alice Smith", "one line\twith a tab in it\nand a second line", False, [], utc("2017-09-02 16:26")),
+        ("Bob", "", False, ["sticker"], utc("2017-09-02 16:40")),
+        (None, "Alice Smith left the group.", True, [], utc("2017-09-02 17:02")),
+        ("Bob", "still up past midnight", False, [], utc("2017-09-03 00:10")),
+        ("Bob", "morning", False, [], utc("2017-09-03 09:00")),
+    ]

@@ -12,7 +12,6 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-from engine.importers.chat_json import REACTIONS_MIME
 from engine.importers.messenger import repair_mojibake
 from engine.importers.runner import import_path
 from engine.store.database import db_path
@@ -78,11 +77,12 @@ def test_media_shares_and_reactions(tmp_path):
     import_path(data, FACEBOOK)
     artifacts = rows(data, "SELECT kind, file_name, mime, rel_path FROM artifact ORDER BY id")
     assert [(kind, name) for kind, name, _, _ in artifacts] == [
-        ("other", "❤ Ольга Смирнова"), ("audio", "audioclip17041896.mp4"),
+        ("audio", "audioclip17041896.mp4"),
         ("other", "https://maps.example.org/trail/42"), ("photo", "410922_10158_n.jpg"),
         ("sticker", "369239263222822.png")]
-    assert artifacts[0][2] == REACTIONS_MIME
-    assert artifacts[3][3] == f"{THREAD}/photos/410922_10158_n.jpg"
+    assert artifacts[2][3] == f"{THREAD}/photos/410922_10158_n.jpg"
+    assert [json.loads(meta) for (meta,) in rows(data, "SELECT meta FROM message WHERE meta IS NOT NULL")] == [
+        {"reactions": [{"emoji": "❤", "by": ["Ольга Смирнова"], "count": 1}]}]
 
 
 def test_instagram_sample_names_emoji_joins_and_reactions(tmp_path):
@@ -92,9 +92,10 @@ def test_instagram_sample_names_emoji_joins_and_reactions(tmp_path):
     authors = {author for (author,) in rows(data, "SELECT DISTINCT author FROM message")}
     assert {"J\u2764\ufe0fhn Doe", "\u2764\ufe0f", "John Doe", "Jane Doe", "Lionel Messi"} == authors
     assert rows(data, "SELECT text FROM message WHERE is_service = 1") == [("Jane Doe joined the group.",)]
-    assert rows(data, "SELECT a.file_name FROM artifact a JOIN message m ON m.id = a.message_id "
-                      "WHERE m.text = 'Testing message with reactions.'") == [
-        ("\u2764\ufe0f J\u2764\ufe0fhn Doe \u00b7 \U0001F496 Jane Doe",)]
+    assert [json.loads(meta) for (meta,) in rows(data, "SELECT meta FROM message "
+                                                       "WHERE text = 'Testing message with reactions.'")] == [
+        {"reactions": [{"emoji": "\u2764\ufe0f", "by": ["J\u2764\ufe0fhn Doe"], "count": 1},
+                       {"emoji": "\U0001F496", "by": ["Jane Doe"], "count": 1}]}]
     kinds = sorted(kind for (kind,) in rows(data, "SELECT kind FROM artifact WHERE mime IS NULL"))
     assert kinds == ["audio", "other", "photo", "video"]  # the share is a file named by its link
     assert rows(data, "SELECT count(*) FROM person WHERE is_self = 1") == [(0,)]  # a group: nobody is named

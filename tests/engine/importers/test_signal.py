@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from engine.errors import ImportFormatError
 from engine.importers.inputs import ExportInput
+from engine.importers.records import Reaction
 from engine.importers.registry import importer_classes
 from engine.importers.runner import detect_format, import_path
 from engine.importers.signal import SignalImporter
@@ -36,7 +37,6 @@ ANNA = SIGNAL / "Anna"
 EXPECTED = [
     ("Anna", "Morning! Are we still on for Saturday?", False, [], "2024-03-01 09:15:02"),
     ("Me", "Yes! I'll bring the tent.\nAnd the stove.", False, [], "2024-03-01 09:16:40"),
-    ("Anna", "👍", True, [], "2024-03-01 09:16:40"),  # Anna's reaction to the message above
     ("Anna", "Great, I'll pack food", False, [], "2024-03-01 09:20:11"),  # the quote is not repeated
     ("Me", "", False, ["photo"], "2024-03-01 10:02:00"),
     ("Anna", "", False, ["audio"], "2024-03-01 10:03:30"),
@@ -69,9 +69,12 @@ def test_the_sample_reads_to_its_messages(name: str) -> None:
     mine = [m for m in messages if m.author == "Me"]
     assert mine and all(m.role == "user" and m.author_key == "me" for m in mine)
     assert all(m.role == "other" for m in messages if m.author != "Me")
-    photo = messages[4].attachments[0]
+    photo = messages[3].attachments[0]
     assert (photo.file_name, photo.rel_path) == ("IMG_0042.jpg", "media/2024-03-01_10-02-00_IMG_0042.jpg")
-    assert messages[5].attachments[0].rel_path == "media/2024-03-01_10-03-30_voice note.m4a"  # %20 read as a space
+    assert messages[4].attachments[0].rel_path == "media/2024-03-01_10-03-30_voice note.m4a"  # %20 read as a space
+    # Anna's 👍 is kept beside the message it reacts to, not as a line of its own (issue 34)
+    assert messages[1].reactions == [Reaction("👍", ("Anna",), 1)]
+    assert all(m.reactions is None for m in messages if m is not messages[1])
 
 
 def test_markdown_and_json_of_one_export_are_the_same_messages(tmp_path: Path) -> None:
@@ -125,8 +128,8 @@ def test_old_layout_groups_and_reactions_of_several(tmp_path: Path) -> None:
     chat, messages = parse("signal", path)
     assert (chat.title, chat.kind) == ("Trip", "group")
     assert [(m.author, m.text, m.is_service) for m in messages] == [
-        ("Me", "How is everyone?", False), ("Aya", "We're great!", False), ("Me", "❤️", True),
-        ("Jim", "😂", True), ("Jim", "I'm not.", False)]
+        ("Me", "How is everyone?", False), ("Aya", "We're great!", False), ("Jim", "I'm not.", False)]
+    assert messages[1].reactions == [Reaction("❤️", ("Me",), 1), Reaction("😂", ("Jim",), 1)]
     assert messages[0].sent_at == utc("2019-05-29 15:04:00")
 
 
