@@ -7,8 +7,8 @@ given endpoint: the real prompt, schema, checks and writes). Then, against LoCoM
 observations (`engine.evaluation.facts_locomo`):
 
 - fact recall: gold observations matched by a kept fact / gold observations whose evidence
-  lies in a topic that was read. Matched by the verifier (`engine.support.check`: the fact's
-  text, said by its subject, holds what the observation says) or, given a judge model, by the
+  lies in a topic that was read. Matched by the verifier (`engine.support.check`: a fact
+  about the same person whose text, said by them, holds what the observation says) or, given a judge model, by the
   judge (one schema-constrained call per topic); `matcher` says which. A gold observation is
   compared with the facts read from the topics holding its evidence.
 - provenance precision: of the messages cited by matched facts, the share among the evidence
@@ -131,10 +131,18 @@ def kept_facts(connection: sqlite3.Connection, owners: dict[str, str]) -> list[K
                      tuple(int(i) for i in (r[5] or "").split(",") if i)) for r in rows]
 
 
+def same_subject(gold: GoldFact, fact: KeptFact) -> bool:
+    """A fact may match an observation only when it is about the observation's speaker, or
+    about someone the observation names (the verifier alone lets "Teaches yoga" said of Bob
+    match "Alice teaches yoga": two of its three words are there)."""
+    subject = fact.subject.casefold()
+    return bool(subject) and (subject == gold.speaker.casefold() or subject in gold.text.casefold())
+
+
 def verifier_matches(gold: GoldFact, candidates: Sequence[KeptFact]) -> list[int]:
-    """The facts whose text, said by their subject, holds what the observation says."""
-    return [fact.id for fact in candidates
-            if check(gold.text, [Evidence(fact.text, author=fact.subject)], question="").supported]
+    """The facts about the same person whose text, said by them, holds what the observation says."""
+    return [fact.id for fact in candidates if same_subject(gold, fact)
+            and check(gold.text, [Evidence(fact.text, author=fact.subject)], question="").supported]
 
 
 def evaluate_facts(locomo: Path, endpoint: Endpoint, work_dir: Path, *, chats: list[str] | None = None,
