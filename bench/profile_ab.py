@@ -120,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--conversation", default="conv-26")
     parser.add_argument("--questions", type=int, default=12)
     parser.add_argument("--server", choices=("scripted", "llama"), default="scripted")
+    parser.add_argument("--base-url", default="", help="--server llama: a llama-server already running (…/v1)")
     args = parser.parse_args(argv)
     sample = load_samples(args.locomo, [args.conversation])[0]
     asked = questions(sample, args.questions)
@@ -134,8 +135,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             from bench.llama_server import llama_server
 
-            local = stack.enter_context(llama_server())
-            endpoint = Endpoint.from_preset("llamacpp", base_url=local.base_url, model="SmolLM2-135M-Instruct")
+            url = args.base_url or stack.enter_context(llama_server()).base_url
+            endpoint = Endpoint.from_preset("llamacpp", base_url=url, model="SmolLM2-135M-Instruct")
         topic_of = dict(_rows(Path(folder), "SELECT id, topic_id FROM message"))
         results: dict[str, list[dict[str, Any]]] = {"without": [], "with": []}
         for number, question in enumerate(asked, 1):
