@@ -11,9 +11,10 @@ the two speakers. Each question is searched twice through the one search pipelin
 Flash reranker, its turn 1 with the profile (`flash_reranker(profile=True)`) and without it;
 stage 1 is the same for both (the facts are in the store both times).
 
-Figures per condition: recall of the evidence turns among the topics Flash keeps (all of
-them, and the first 5), Flash's fallbacks, prompt tokens (as the server counted them, and the
-engine's estimate of turn 1), seconds. `--server scripted`: the tests' grammar-obeying
+Figures per condition: recall of the evidence turns' topics among the topics Flash keeps (all
+of them, and the first 5), Flash's fallbacks, prompt tokens (as the server counted them, and
+the engine's estimate of turn 1), the per-topic summary cap turn 1 was cut to (the profile
+shares turn 1's budget with the summaries), seconds. `--server scripted`: the tests' grammar-obeying
 stand-in for llama-server (the protocol, exact tokens; it picks the same ids either way, so
 recall cannot differ); `--server llama`: llama-server with SmolLM2-135M (bench/llama_server.py).
 Ask is not run: on SmolLM2 one Ask is minutes per question on two busy cores.
@@ -99,6 +100,7 @@ def run_one(service: Flashback, endpoint: Endpoint, question: dict, evidence_top
     return {"recall_all": recall(kept), "recall_top": recall(kept[:TOP]), "kept": len(kept),
             "fallback": outcome.result.fallback, "prompt_tokens": usage.get("prompt_tokens") or 0,
             "estimate": trace.get("prompt_tokens_estimate") or 0, "profile_in_trace": "profile" in trace,
+            "summary_cap": trace.get("summary_cap") or 0,
             "seconds": seconds}
 
 
@@ -109,6 +111,7 @@ def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
             "fallbacks": sum(1 for r in runs if r["fallback"]),
             "fallback_reasons": sorted({r["fallback"] for r in runs if r["fallback"]}),
             "prompt_tokens": mean("prompt_tokens"), "turn1_estimate": mean("estimate"),
+            "summary_cap": mean("summary_cap"),
             "profile_in_trace": sum(1 for r in runs if r["profile_in_trace"]),
             "seconds_median": round(statistics.median(r["seconds"] for r in runs), 2) if runs else None,
             "seconds_max": round(max(r["seconds"] for r in runs), 2) if runs else None}
