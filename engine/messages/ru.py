@@ -702,7 +702,7 @@ CATALOGUE: dict[str, str] = {
                                     "--judge-endpoint)",
     "cli.eval_facts.no_model": "flashback: модель чата не выбрана (нет ключа для сервера): извлекать факты нечем; "
                                "укажите --endpoint с ключом или локальный сервер (--endpoint llamacpp --base-url …)",
-    "cli.eval_facts.header": "{conversations}: модель {model}, сопоставляет {matcher}; прочитано {read} из "
+    "cli.eval_facts.header": "{conversations}: модель {model}, сопоставление: {matcher}; прочитано {read} из "
                              "{topics:plural:темы|тем|тем}, эталонных фактов в них: {gold}",
     "cli.eval_facts.calls": "  {calls:plural:вызов|вызова|вызовов}, неудачных: {failed}; медиана {median} с, "
                             "самый долгий {longest} с",
