@@ -87,6 +87,7 @@ def test_eval_facts_scores_the_scripted_archivist_by_the_verifier(tmp_path, serv
     assert (figures["kept_unsupported"], figures["provenance_not_real"], figures["provenance_ids"]) == (0, 0, 2)
     assert (figures["prompt_tokens_per_topic"], figures["reply_tokens_per_topic"]) == (1000.0, 100.0)
     assert (figures["calls"]["calls"], figures["calls"]["completed"], figures["judge_calls"]) == (1, 1, None)
+    assert figures["calls"]["prompt_tokens_estimate_max"] > 0  # the engine's own count, kept for a cut call too
     assert sorted((f["about"], f["turns"][0]) for f in figures["facts"]) == [("Alice", "D1:1"), ("Bob", "D1:2")]
     assert len(server.requests_to("/v1/chat/completions")) == 1
     assert not (tmp_path / "untouched").exists()  # the person's store is never made or touched

@@ -19,7 +19,8 @@ observations (`engine.evaluation.facts_locomo`):
   their own messages (`kept_unsupported`: 0 unless a check is broken).
 - protocol: every call timed, its error kept; `provenance_not_real` counts cited ids that are
   no message of the fact's topic (0 unless a check is broken).
-- tokens per topic, as the endpoint reported them.
+- tokens per topic, as the endpoint reported them (None when no topic was read), and the
+  engine's own count of each prompt sent (`calls`), which a call cut short still has.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from engine.evaluation.facts_locomo import Conversation, GoldFact, load_samples,
 from engine.facts.extract import ModelReply, run, unread_topics
 from engine.llm.presets import Endpoint
 from engine.support import Evidence, check
+from engine.text.tokens import estimate_tokens
 
 Progress = Callable[[int, int], None]
 CallModel = Callable[[str, str, dict[str, Any]], ModelReply]
@@ -50,9 +52,11 @@ class CallLog:
 
     seconds: list[float] = field(default_factory=list)
     errors: Counter[str] = field(default_factory=Counter)
+    prompt_estimates: list[int] = field(default_factory=list)  # the engine's count of each prompt sent
 
     def timed(self, call: CallModel) -> CallModel:
         def timed_call(system: str, user: str, schema: dict[str, Any]) -> ModelReply:
+            self.prompt_estimates.append(estimate_tokens(system) + estimate_tokens(user))
             started = time.perf_counter()
             reply = call(system, user, schema)
             self.seconds.append(time.perf_counter() - started)
@@ -67,7 +71,9 @@ class CallLog:
                 "failed": sum(self.errors.values()), "errors": dict(self.errors),
                 "seconds_total": round(sum(seconds), 2),
                 "seconds_median": round(statistics.median(seconds), 2) if seconds else None,
-                "seconds_max": round(max(seconds), 2) if seconds else None}
+                "seconds_max": round(max(seconds), 2) if seconds else None,
+                "prompt_tokens_estimate_median": statistics.median(self.prompt_estimates) if seconds else None,
+                "prompt_tokens_estimate_max": max(self.prompt_estimates) if seconds else None}
 
 
 @dataclass(frozen=True)
@@ -183,8 +189,8 @@ def evaluate_facts(locomo: Path, endpoint: Endpoint, work_dir: Path, *, chats: l
         gold_observations=sum(len(c.gold) for c in conversations), facts_updated=report.facts_updated,
         facts_removed=report.facts_removed, refused_unsupported=report.facts_refused_unsupported,
         refused_secret=report.facts_refused_secret, people_added=report.people_added,
-        prompt_tokens_per_topic=round(report.tokens_in / topics, 1) if log.seconds else None,
-        reply_tokens_per_topic=round(report.tokens_out / topics, 1) if log.seconds else None,
+        prompt_tokens_per_topic=round(report.tokens_in / topics, 1) if report.topics_read else None,
+        reply_tokens_per_topic=round(report.tokens_out / topics, 1) if report.topics_read else None,
         calls=log.as_dict(), judge_calls=judge_log.as_dict() if judge_log else None,
         seconds=round(time.perf_counter() - started, 2), **scored)
 
