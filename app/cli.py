@@ -17,6 +17,7 @@ from app import (
     cli_chats,
     cli_check,
     cli_eval_answers,
+    cli_eval_facts,
     cli_facts,
     cli_forget,
     cli_keys,
@@ -108,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_memory.add_commands(commands)
     cli_ask.add_command(commands)
     cli_eval_answers.add_command(commands)
+    cli_eval_facts.add_command(commands)
     cli_keys.add_command(commands)
     cli_runs.add_command(commands)
     cli_tune.add_command(commands)
@@ -252,6 +254,8 @@ def _clean_args(args: argparse.Namespace) -> None:
 def _dispatch(args: argparse.Namespace, data_dir: Path) -> int:
     if args.command == "key":  # the keyring only: the data folder is not touched
         return cli_keys.run_key(args)
+    if args.command == "eval-facts":  # a store of its own: the data folder is not touched
+        return cli_eval_facts.run_eval_facts(args)
     note = tighten(data_dir)
     if note:
         sys.stderr.write(words("cli.note", text=say(note)) + "\n")

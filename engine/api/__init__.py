@@ -104,6 +104,7 @@ _EXPORTS: dict[str, str] = {
     "FactInfo": "engine.facts.records", "FactChangeInfo": "engine.facts.records", "Profile": "engine.facts.records",
     "ExtractionEstimate": "engine.facts.records", "ExtractionReport": "engine.facts.records",
     "FactMissing": "engine.facts.store",
+    "evaluate_facts": "engine.api.evaluation", "FactsEvaluation": "engine.evaluation.facts",  # eval-facts
 }
 
 __all__ = sorted(_EXPORTS)
@@ -113,6 +114,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
 if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__ (engine/lazy.py) loads them
+    from engine.api.evaluation import evaluate_facts as evaluate_facts
     from engine.api.facade import Flashback as Flashback
     from engine.api.figures import EvaluationFigures as EvaluationFigures
     from engine.api.figures import MetricSet as MetricSet
@@ -187,6 +189,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.errors import ImportFormatError as ImportFormatError
     from engine.errors import StoreError as StoreError
     from engine.errors import is_cancel as is_cancel
+    from engine.evaluation.facts import FactsEvaluation as FactsEvaluation
     from engine.evaluation.flash_compare import Comparison as Comparison
     from engine.evaluation.flash_compare import CostEstimate as CostEstimate
     from engine.evaluation.flash_compare import FlashOutcome as FlashOutcome

@@ -17,6 +17,7 @@ from engine.retrieval.search import RetrievalSettings, Stage1Result
 
 if TYPE_CHECKING:  # loaded where used: the window's first search pays for none of them
     from engine.errors import CancelToken
+    from engine.evaluation.facts import FactsEvaluation
     from engine.evaluation.flash_compare import Comparison, CostEstimate, FlashOutcome
     from engine.evaluation.frozen import FrozenQuery, Target
     from engine.evaluation.tune import TuneResult
@@ -131,3 +132,17 @@ class EvaluationService:
             return EvaluationFigures.from_json(evaluate(connection, queries, run, on_progress))
         finally:
             connection.close()
+
+
+def evaluate_facts(locomo: Path, endpoint: Endpoint, work_dir: Path, *, chats: list[str] | None = None,
+                   first: int | None = None, limit_topics: int | None = None, timeout: float | None = None,
+                   judge: Endpoint | None = None, on_progress: Progress | None = None,
+                   cancel: CancelToken | None = None) -> FactsEvaluation:
+    """`flashback eval-facts`: the Archivist on LoCoMo conversations, in a store of its own under
+    `work_dir` (never the person's): fact recall (by the verifier, or by `judge`), provenance
+    precision, unsupported facts, tokens per topic, every call timed (engine.evaluation.facts).
+    Blocking: run it in a worker."""
+    from engine.evaluation.facts import evaluate_facts as evaluate
+
+    return evaluate(locomo, endpoint, work_dir, chats=chats, first=first, limit_topics=limit_topics,
+                    timeout=timeout, judge=judge, on_progress=on_progress, cancel=cancel)

@@ -678,6 +678,11 @@ CATALOGUE: dict[str, str] = {
     "cli.eval_answers.none": "none",
     "cli.eval_answers.self_judged": "  (the judge is the answering model grading itself; answer_f1 needs no judge: "
                                     "--judge-endpoint sets another)",
+    "cli.eval_facts.no_model": "flashback: no chat model is set (no key for the endpoint): nothing can be extracted; "
+                               "pass --endpoint with a key, or a local server (--endpoint llamacpp --base-url …)",
+    "cli.eval_facts.header": "{conversations}: model {model}, matched by {matcher}; {read} of "
+                             "{topics:plural:topic|topics} read, {gold:plural:gold fact|gold facts} in them",
+    "cli.eval_facts.calls": "  {calls:plural:call|calls}, {failed} failed; {median} s median, {longest} s the longest",
     "cli.forget.source": "{messages:plural:message|messages}",
     "cli.crash.no_folder": "flashback stopped on an unexpected error ({what}) before it knew where to write the "
                            "details.",

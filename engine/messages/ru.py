@@ -700,6 +700,12 @@ CATALOGUE: dict[str, str] = {
     "cli.eval_answers.none": "нет",
     "cli.eval_answers.self_judged": "  (судья — та же модель, что отвечала; answer_f1 судья не нужен: другого задаёт "
                                     "--judge-endpoint)",
+    "cli.eval_facts.no_model": "flashback: модель чата не выбрана (нет ключа для сервера): извлекать факты нечем; "
+                               "укажите --endpoint с ключом или локальный сервер (--endpoint llamacpp --base-url …)",
+    "cli.eval_facts.header": "{conversations}: модель {model}, сопоставление: {matcher}; прочитано {read} из "
+                             "{topics:plural:темы|тем|тем}, эталонных фактов в них: {gold}",
+    "cli.eval_facts.calls": "  {calls:plural:вызов|вызова|вызовов}, неудачных: {failed}; медиана {median} с, "
+                            "самый долгий {longest} с",
     "cli.forget.source": "{messages:plural:сообщение|сообщения|сообщений}",
     "cli.crash.no_folder": "flashback остановился из-за непредвиденной ошибки ({what}), ещё не зная, куда записать "
                            "подробности.",
