@@ -104,7 +104,7 @@ _EXPORTS: dict[str, str] = {
     "FactInfo": "engine.facts.records", "FactChangeInfo": "engine.facts.records", "Profile": "engine.facts.records",
     "ExtractionEstimate": "engine.facts.records", "ExtractionReport": "engine.facts.records",
     "FactMissing": "engine.facts.store",
-    "evaluate_facts": "engine.api.evaluation", "FactsEvaluation": "engine.evaluation.facts",  # eval-facts
+    "evaluate_facts": "engine.api.evaluation",  # eval-facts (its result is read by attribute: not re-exported)
 }
 
 __all__ = sorted(_EXPORTS)
@@ -189,7 +189,6 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     from engine.errors import ImportFormatError as ImportFormatError
     from engine.errors import StoreError as StoreError
     from engine.errors import is_cancel as is_cancel
-    from engine.evaluation.facts import FactsEvaluation as FactsEvaluation
     from engine.evaluation.flash_compare import Comparison as Comparison
     from engine.evaluation.flash_compare import CostEstimate as CostEstimate
     from engine.evaluation.flash_compare import FlashOutcome as FlashOutcome
