@@ -19,8 +19,8 @@ A batch is `(ops, messages, artifacts)`, plain tuples only (it crosses a pipe wi
 
 from __future__ import annotations
 
-from hashlib import blake2b as _blake2b
 from dataclasses import dataclass, field
+from hashlib import blake2b as _blake2b
 from typing import Protocol
 
 from engine.importers.records import (
