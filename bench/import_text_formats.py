@@ -58,8 +58,9 @@ def write_export(kind: str, path: Path, messages: int) -> None:
             if kind == "signal-md":
                 out.write(f"[{at:%Y-%m-%d %H:%M:%S}] {who}: {text}  \n\n")
             elif kind == "signal-json":
-                row = {"date": at.isoformat(), "sender": who, "body": text + "  ", "quote": "", "sticker": None,
-                       "reactions": [], "attachments": [], "deleted": False, "call": False, "missed": False}
+                row: dict[str, object] = {
+                    "date": at.isoformat(), "sender": who, "body": text + "  ", "quote": "", "sticker": None,
+                    "reactions": [], "attachments": [], "deleted": False, "call": False, "missed": False}
                 out.write(json.dumps(row, ensure_ascii=False) + "\n")
             elif kind == "imessage-html":
                 hour = at.hour % 12 or 12
