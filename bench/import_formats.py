@@ -11,8 +11,10 @@ daily files). Each is then imported, each way in a fresh process so peak RSS is 
   * flashback: `import_path` through the real service (grouping, people, artifacts,
     reactions, FTS5, dedup keys, one transaction).
 The ratio is flashback's messages per second over the baseline's (>= 1.0: no slower than
-loading the JSON). Prints a table, then one JSON line with every figure. Other formats can
-add a `_write_<format>` and a `_rows_<format>` and join `WRITERS`.
+loading the JSON). Also the CPU seconds of each (the process and its parse child): the work
+done, which a loaded machine does not stretch as it stretches the wall clock; Flashback's is
+spread over two cores, the baseline's is on one. Prints a table, then one JSON line with every
+figure. Other formats can add a `_write_<format>` and a `_rows_<format>` and join `WRITERS`.
 """
 
 from __future__ import annotations
@@ -145,7 +147,15 @@ WRITERS: dict[str, tuple[Callable[[Path, int], Path], Callable[[Path], Iterator[
 
 
 # -- one measurement, in its own process ---------------------------------------------
+def _cpu_s() -> float:
+    """CPU seconds of this process and its waited-for children (the parse child): the work done,
+    which a loaded machine does not stretch as it stretches the wall clock."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def _measure(way: str, format_name: str, export: Path, work: Path) -> dict:
+    cpu_before = _cpu_s()
     started = time.perf_counter()
     if way == "baseline":
         rows = list(WRITERS[format_name][1](export))
@@ -161,11 +171,13 @@ def _measure(way: str, format_name: str, export: Path, work: Path) -> dict:
         report = import_path(work / "data", export)
         messages = report.messages_added
     seconds = time.perf_counter() - started
+    cpu_s = _cpu_s() - cpu_before
     # The parse child (a big export) is a child of this process: its peak counts too. Linux: VmHWM,
     # since ru_maxrss keeps the forking bench's own peak across exec.
     own_kb = _high_water_kb() or resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     child_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return {"seconds": seconds, "messages": messages, "peak_rss_mb": round((own_kb + child_kb) / 1024, 1),
+    return {"seconds": seconds, "cpu_s": round(cpu_s, 3), "messages": messages,
+            "peak_rss_mb": round((own_kb + child_kb) / 1024, 1),
             "own_rss_mb": round(own_kb / 1024, 1), "child_rss_mb": round(child_kb / 1024, 1)}
 
 
@@ -223,15 +235,16 @@ def main() -> None:
                 "flashback_s": round(best["flashback"]["seconds"], 3),
                 "baseline_msgs_per_s": round(rate["baseline"]), "flashback_msgs_per_s": round(rate["flashback"]),
                 "ratio": round(rate["flashback"] / rate["baseline"], 3),
+                "baseline_cpu_s": best["baseline"]["cpu_s"], "flashback_cpu_s": best["flashback"]["cpu_s"],
                 "baseline_peak_rss_mb": best["baseline"]["peak_rss_mb"],
                 "flashback_peak_rss_mb": best["flashback"]["peak_rss_mb"],
             }
     sys.stdout.write(f"{'format':<10} {'MB':>6} {'messages':>9} {'json.load s':>11} {'flashback s':>11} "
-                     f"{'ratio':>6} {'RSS json MB':>11} {'RSS fb MB':>9}\n")
+                     f"{'ratio':>6} {'RSS json MB':>11} {'RSS fb MB':>9} {'cpu json s':>10} {'cpu fb s':>8}\n")
     for name, row in results.items():
         sys.stdout.write(f"{name:<10} {row['export_mb']:>6} {row['messages']:>9} {row['baseline_s']:>11} "
                          f"{row['flashback_s']:>11} {row['ratio']:>6} {row['baseline_peak_rss_mb']:>11} "
-                         f"{row['flashback_peak_rss_mb']:>9}\n")
+                         f"{row['flashback_peak_rss_mb']:>9} {row['baseline_cpu_s']:>10} {row['flashback_cpu_s']:>8}\n")
     sys.stdout.write(json.dumps({"bench": "import_formats", "messages_asked": args.messages, "runs": args.runs,
                                  "formats": results}) + "\n")
 

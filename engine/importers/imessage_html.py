@@ -35,6 +35,9 @@ _TOKEN = re.compile(r"<(/?)([A-Za-z][\w-]*+)([^>]*+)>|<!--.*?-->|<![^>]*+>|([^<]
 _ATTRIBUTES_READ = 8192  # of a tag's attributes: a class and a path fit; a hostile megabyte is not scanned
 # A name only where a name can start, so a long run of letters is passed once, not once per letter.
 _ATTRIBUTE = re.compile(r"""(?<![\w-])([\w-]++)\s*+=\s*+(?:"([^"]*+)"|'([^']*+)'|([^\s>"']++))""")
+_SEEN_ATTRIBUTES: dict[str, list[tuple[str, str]]] = {}
+_SEEN_ATTRIBUTES_MAX = 1024
+_SEEN_ATTRIBUTES_CHARS = 64
 # Spans whose text is kept (the others: deleted notes, effects, reply anchors, are dropped).
 _KEPT_SPANS = {"timestamp", "sender", "bubble", "shareplay", "attachment_error", "subject"}
 
@@ -51,6 +54,27 @@ class HtmlBlock:
     attachments: list[AttachmentRecord] = field(default_factory=list)
     reactions: list[str] = field(default_factory=list)  # "Loved by X"; "from X" for a sticker
     shareplay: bool = False
+
+
+def _attributes(written: str) -> list[tuple[str, str]]:
+    """A start tag's (name, value) pairs, names lower-cased, values unescaped. The exporter
+    writes the same few (` class="message"`) hundreds of thousands of times: each is read once."""
+    found = _SEEN_ATTRIBUTES.get(written)
+    if found is None:
+        found = _read_attributes(written)
+        if len(written) <= _SEEN_ATTRIBUTES_CHARS:  # a path or a hostile megabyte is read, not kept
+            if len(_SEEN_ATTRIBUTES) >= _SEEN_ATTRIBUTES_MAX:
+                _SEEN_ATTRIBUTES.clear()
+            _SEEN_ATTRIBUTES[written] = found
+    return found
+
+
+def _read_attributes(written: str) -> list[tuple[str, str]]:
+    found = []
+    for match in _ATTRIBUTE.finditer(written, 0, _ATTRIBUTES_READ):
+        value = match[2] if match[2] is not None else match[3] if match[3] is not None else match[4]
+        found.append((match[1].lower(), html.unescape(value) if "&" in value else value))
+    return found
 
 
 class _Reader:
@@ -75,34 +99,31 @@ class _Reader:
             close = text.find(">")
             cut = close + 1 if close >= 0 else len(text) if len(text) > 4 * _CHUNK else 0
         self.pending = text[cut:]
-        for token in _TOKEN.finditer(text, 0, cut):
-            name = token[2]
-            if name is None:
-                data = token[4]
+        # findall: one tuple per token ("" for a group that did not take part), no match objects;
+        # the tokens are most of an import's time (issue 34).
+        span_data, start, end = self.handle_data, self.handle_starttag, self.handle_endtag
+        for slash, name, attributes, data in _TOKEN.findall(text, 0, cut):
+            if data:
                 # Whitespace between tags means something only inside a kept span (most tokens are "\n").
-                if data is not None and (self.span is not None or not data.isspace()):
-                    self.handle_data(html.unescape(data) if "&" in data else data)
-            elif token[1]:
-                self.handle_endtag(name.lower())
+                if self.span is not None or not data.isspace():
+                    span_data(html.unescape(data) if "&" in data else data)
+            elif not name:
+                continue  # a comment or a doctype
+            elif slash:
+                end(name.lower())
             else:
-                attributes = [(match[1].lower(), html.unescape(match[2] if match[2] is not None else
-                                                               match[3] if match[3] is not None else match[4]))
-                              for match in _ATTRIBUTE.finditer(token[3], 0, _ATTRIBUTES_READ)]
-                self.handle_starttag(name.lower(), attributes)
-
-    def _inside(self, name: str) -> bool:
-        return name in self.divs
+                start(name.lower(), _attributes(attributes) if attributes else [])
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str]]) -> None:
         values = dict(attrs)
         classes = (values.get("class") or "").split()
-        if self._inside("replies"):
+        if "replies" in self.divs:
             if tag == "div":
                 self.divs.append(classes[0] if classes else "")
             return
         if tag == "div":
             kind = classes[0] if classes else ""
-            if kind in ("message", "announcement") and not self._inside("message"):
+            if kind in ("message", "announcement") and "message" not in self.divs:
                 self._finish()
                 self.block = HtmlBlock(self.offset)
             elif kind == "reaction":
@@ -119,7 +140,7 @@ class _Reader:
             self._file(values.get("src") or values.get("href"))
 
     def handle_endtag(self, tag: str) -> None:
-        if tag == "span" and self.span is not None and not self._inside("replies"):
+        if tag == "span" and self.span is not None and "replies" not in self.divs:
             if self.span_depth:
                 self.span_depth -= 1
             else:
@@ -127,25 +148,25 @@ class _Reader:
                 self.span = None
         elif tag == "div" and self.divs:
             kind = self.divs.pop()
-            if kind in ("message", "announcement") and not self._inside("message"):
+            if kind in ("message", "announcement") and "message" not in self.divs:
                 self._finish()
-            elif kind == "reaction" and self.block is not None and not self._inside("replies"):
+            elif kind == "reaction" and self.block is not None and "replies" not in self.divs:
                 text = " ".join("".join(self.reaction).split())
                 if text:  # "Loved by X"; a sticker put on the message: "from X"
                     self.block.reactions.append(text)
 
     def handle_data(self, data: str) -> None:
-        if self._inside("replies") or self.block is None:
+        if "replies" in self.divs or self.block is None:
             return
         if self.span is not None:
             if self.text_chars <= KEEP_CHARS:
                 self.text.append(data)
                 self.text_chars += len(data)
-        elif self._inside("reaction"):
+        elif "reaction" in self.divs:
             self.reaction.append(data)
-        elif self._inside("announcement"):
+        elif "announcement" in self.divs:
             self.block.event += data
-        elif self._inside("app") and data.strip():
+        elif "app" in self.divs and data.strip():
             self.block.lines.append(data.strip())
 
     def _span_done(self, text: str) -> None:
@@ -169,11 +190,11 @@ class _Reader:
         block = self.block
         if not path or block is None or path.startswith(("http:", "https:", "#")):
             return
-        if self._inside("sticker") or self._inside("reaction"):
-            if self._inside("sticker"):
+        if "sticker" in self.divs or "reaction" in self.divs:
+            if "sticker" in self.divs:
                 block.attachments.append(file_attachment(path, "sticker"))
             return
-        if self._inside("attachment") and not (block.attachments and block.attachments[-1].rel_path == path):
+        if "attachment" in self.divs and not (block.attachments and block.attachments[-1].rel_path == path):
             block.attachments.append(file_attachment(path))  # a video names its file twice
 
     def _finish(self) -> None:

@@ -19,7 +19,7 @@ from engine.errors import CancelToken, ImportFormatError, UnknownFormatError
 from engine.importers import parse_child
 from engine.importers.base import ImportProgress, ProgressCallback
 from engine.importers.chat_identity import ChatMatch
-from engine.importers.formats import FORMATS
+from engine.importers.formats import FORMATS, expected_messages
 from engine.importers.groups import group_inputs, no_chat
 from engine.importers.inputs import ExportInput, resolve_inputs
 from engine.importers.records import ChatRecord, MessageRecord
@@ -169,12 +169,12 @@ def _import_one(writer: ImportWriter, export: ExportInput, format_name: str, pat
     total = export.size
     skipped: dict[str, int] = {}
     # A big file's parse child starts now: its start-up overlaps the sha256 below.
-    child = parse_child.start(export, format_name) if parse_child.wanted(total) else None
+    child = parse_child.start(export, format_name) if parse_child.wanted(total, format_name) else None
     try:
         sha = export.sha256()
         if writer.source_exists(sha):
             return SourceReport(export.display_name, format_name, "unchanged")
-        writer.bulk_mode(total)
+        writer.bulk_mode(expected_messages(total, format_name))
         writer.begin_source(path, export.display_name, format_name, sha, total)
         worth_reporting = ProgressThrottle(_PROGRESS_INTERVAL_S)
         seen = 0

@@ -100,6 +100,7 @@ class WhatsAppImporter(Importer):
         dates, messages, title, group = DateOrder(), 0, None, False
         authors: set[str] = set()
         first: str | None = None  # the first message a person wrote: what makes this chat itself
+        known: tuple[str, ...] = ()  # "Name:" of the authors met so far
         for n, size, line in read_lines(source):
             match = _PREFIX.match(line)
             if n % _REPORT_EVERY == 0:
@@ -110,8 +111,15 @@ class WhatsAppImporter(Importer):
                                             where=msg("import.where.line", line=n))
                 continue
             messages += 1
-            dates.observe(match)
-            author, text, _ = _split(line[match.end() :])
+            if not dates.day_first_seen:  # once a date proves day-first, no later one can change the order
+                dates.observe(match)
+            rest = line[match.end() :]
+            # Pass 1 wants the first author's message, up to 3 authors and a "created group" line: a
+            # known author's line without those words tells it nothing (the split is its slowest step).
+            if first is not None and rest.lstrip(_MARKS).startswith(known) and (
+                    title is not None or " created group " not in rest):
+                continue
+            author, text, _ = _split(rest)
             if author is None:
                 created = _CREATED.match(text)
                 if created and title is None:
@@ -119,8 +127,9 @@ class WhatsAppImporter(Importer):
             else:
                 if first is None:
                     first = "\x1f".join((re.sub(r"\D", "", match[0]), author, text))
-                if len(authors) < 3:
+                if len(authors) < 3 and author not in authors:
                     authors.add(author)
+                    known = tuple(f"{name}:" for name in authors)
         if not messages:
             raise ImportFormatError(name, msg("import.problem.whatsapp_nothing"),
                                     where=msg("import.where.line", line=1))
@@ -134,6 +143,7 @@ class WhatsAppImporter(Importer):
 
         pending: tuple[int, float, str | None, bool, list[str]] | None = None
         pending_chars = 0
+        last_stamp, last_sent_at = "", 0.0
         for n, done, line in read_lines(source):
             if n % _REPORT_EVERY == 0:
                 report((size + done) // 2)
@@ -147,7 +157,13 @@ class WhatsAppImporter(Importer):
             if pending is not None:
                 yield _message(key, *pending)
             try:
-                sent_at = _timestamp(match, day_first)
+                # Messages come minutes apart at most: the same stamp is read once (the local
+                # time's conversion is the pass's costliest call).
+                stamp = match[0]
+                if stamp != last_stamp:
+                    last_sent_at = _timestamp(match, day_first)
+                    last_stamp = stamp
+                sent_at = last_sent_at
             except (ValueError, OverflowError, OSError) as exc:
                 stamp = match[0].strip(_MARKS + "[] -\u2013\u00a0\u202f")
                 order = "ymd" if match[2] else "dmy" if day_first else "mdy"

@@ -34,8 +34,8 @@ from engine.store.transaction import write_transaction
 BATCH_SIZE = 5000
 # Rebuilding an index by sorting beats updating it row by row once the import is larger
 # than what is already stored (measured on 1M messages: 7.8 s with all indexes live,
-# 4.1 s with only the unique one). Estimated from the file size.
-_BYTES_PER_MESSAGE_GUESS = 400
+# 4.1 s with only the unique one). The import's messages are estimated from its size and
+# format (`engine.importers.formats.expected_messages`).
 _DEFERRABLE_INDEXES = {
     "ix_message_chat_time": "CREATE INDEX ix_message_chat_time ON message (chat_id, sent_at)",
     "ix_message_person_id": "CREATE INDEX ix_message_person_id ON message (person_id)",
@@ -135,10 +135,11 @@ class ImportWriter:
             self.conn.close()
             self._conn = None
 
-    def bulk_mode(self, expected_bytes: int) -> None:
-        """Drop rebuildable indexes when this import dwarfs the store; `finish` restores them."""
+    def bulk_mode(self, expected_messages: int) -> None:
+        """Drop rebuildable indexes when this import (about `expected_messages`) dwarfs the store;
+        `finish` restores them."""
         existing = _scalar(self.conn, "SELECT count(*) FROM message")
-        if expected_bytes / _BYTES_PER_MESSAGE_GUESS > max(existing, 50_000) and not self._dropped_indexes:
+        if expected_messages > max(existing, 50_000) and not self._dropped_indexes:
             for name in _DEFERRABLE_INDEXES:
                 _execute(self.conn, f"DROP INDEX IF EXISTS {name}")
                 self._dropped_indexes.append(name)
