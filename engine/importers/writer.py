@@ -125,7 +125,7 @@ class ImportWriter:
             next_chat_id=_scalar(self.conn, "SELECT coalesce(max(id), 0) + 1 FROM chat"),
             next_person_id=_scalar(self.conn, "SELECT coalesce(max(id), 0) + 1 FROM person"),
         )
-        self._builder = RowBuilder(ids, _StoreLookup(self.conn, "chat"), _StoreLookup(self.conn, "person"))
+        self._builder = RowBuilder(ids, _StoreLookup(self.conn, "chat"), _PersonLookup(self.conn))
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
@@ -200,6 +200,7 @@ class ImportWriter:
         known_chats = dict(self.conn.execute("SELECT key, id FROM chat"))
         known_persons = dict(self.conn.execute(
             "SELECT key, id FROM person WHERE key >= ? AND key < ?", (prefix, prefix[:-1] + ";")))
+        known_persons.update({key: kept for key, kept in merged_people(self.conn).items() if key in known_persons})
         return self._source_id, self.builder.ids.as_tuple(), known_chats, known_persons
 
     def write_batch(self, batch: tuple, seen: int) -> None:
@@ -279,6 +280,37 @@ class ImportWriter:
         _refresh_aggregates(self.conn, sorted(self.counts.chats_seen), sorted(set(ids.person_ids.values())))
         merge_owner(self.conn)  # issue 23: "(you)" of every import is one person (engine/importers/owner.py)
         return self.counts
+
+
+def merged_people(conn: sqlite3.Connection) -> dict[str, int]:
+    """person key → the id of the person it was merged into, as the person confirmed (People
+    view, `person_merge`), following a later merge of the kept one: a re-import brings new
+    messages of "bob" (WhatsApp) to the Bob it became, not back to a row of its own."""
+    into = dict(conn.execute("SELECT merged_id, kept_id FROM person_merge ORDER BY id"))
+    resolved: dict[str, int] = {}
+    for key, merged_id in conn.execute(
+            "SELECT p.key, m.merged_id FROM person_merge m JOIN person p ON p.id = m.merged_id"):
+        kept, hops = into[merged_id], 0
+        while kept in into and hops < len(into):  # a chain of merges; bounded against a cycle
+            kept, hops = into[kept], hops + 1
+        resolved[key] = kept
+    return resolved
+
+
+class _PersonLookup:
+    """`get(key)` → the stored person with that key, or the one it was merged into."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        self._merged: dict[str, int] | None = None
+
+    def get(self, key: str) -> int | None:
+        if self._merged is None:
+            self._merged = merged_people(self._conn)
+        if key in self._merged:
+            return self._merged[key]
+        row = self._conn.execute("SELECT id FROM person WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]
 
 
 class _StoreLookup:

@@ -65,6 +65,24 @@ def test_the_same_name_in_two_formats_is_suggested_and_merged_in_one_step(two_bo
     assert service.people.same_person() == []
 
 
+def test_a_longer_re_export_brings_the_merged_persons_new_messages_to_the_kept_one(two_bobs, tmp_path):
+    """After "bob 🤓" (WhatsApp) was merged into Bob, a longer WhatsApp export must not make
+    "bob 🤓" a person of his own again: his new messages belong to the Bob he became."""
+    service = Flashback(two_bobs.data)
+    [pair] = service.people.same_person()
+    service.people.merge(pair.kept.id, pair.other.id)
+    longer = tmp_path / "again" / "WhatsApp Chat with bob.txt"
+    longer.parent.mkdir()
+    longer.write_text("1/5/24, 10:00 - Alice: lunch?\n1/5/24, 10:01 - bob 🤓: yes, at noon\n"
+                      "1/6/24, 09:00 - bob 🤓: the cello concert is on Friday\n", encoding="utf-8")
+    import_path(two_bobs.data, longer)
+    concert = two_bobs.scalar("SELECT person_id FROM message WHERE text LIKE '%cello concert%'")
+    assert concert == pair.kept.id
+    assert two_bobs.scalar("SELECT count(*) FROM message WHERE person_id = ?", pair.other.id) == 0
+    assert [p.name for p in Flashback(two_bobs.data).people.everyone() if "ob" in p.name.lower()] == ["Bob"]
+    assert two_bobs.scalar("SELECT message_count FROM person WHERE id = ?", pair.kept.id) == 4
+
+
 def test_not_the_same_is_remembered(two_bobs):
     service = Flashback(two_bobs.data)
     [pair] = service.people.same_person()
