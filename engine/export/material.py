@@ -26,6 +26,7 @@ RECENT_LINES = 5  # a person's latest messages shown in their profile
 AROUND_MESSAGE = 2  # an unbuilt message is shown with this many of its chat's messages on each side
 LINE_CHARS = 300  # one quoted message at most, in profiles and references
 CHATS_SHOWN = 5
+FACTS_SHOWN = 10  # a person's facts in their profile
 
 # An excerpt is "[Author (time)]: text" lines, possibly multi-line messages: split where
 # a line starts a new message (or is packing's "[… N messages left out …]" marker), so a
@@ -112,9 +113,27 @@ def person_material(connection: sqlite3.Connection, person_id: int) -> Material 
     lines = [f"[{datetime.fromtimestamp(at, UTC):%Y-%m-%d %H:%M}, {title}] {_quote(text)}"
              for at, title, text in reversed(recent)]
     text = person_document(name, handle, count, chats, iso_date(first), iso_date(last), lines)
+    known = _known_facts(connection, person_id)
+    if known:  # what is known of them (issue 33), each fact with the messages that state it
+        text += "\nKnown:\n" + "\n".join(f"- {fact}" + (f" [messages {', '.join(map(str, ids))}]" if ids else "")
+                                         for fact, ids in known)
     sources = {"person_id": person_id, "handle": handle, "messages": count, "chats": chats,
-               "first_at": iso_time(first), "last_at": iso_time(last)}
+               "first_at": iso_time(first), "last_at": iso_time(last),
+               "facts": [{"text": fact, "message_ids": ids} for fact, ids in known]}
     return Material(iso_date(last), ", ".join(chats[:3]) or None, name, text.split("\n"), sources)
+
+
+def _known_facts(connection: sqlite3.Connection, person_id: int) -> list[tuple[str, list[int]]]:
+    """The person's active facts, most important first, with their messages; none in a store
+    from before the facts (a read-only one is not migrated)."""
+    try:
+        rows = connection.execute(
+            "SELECT f.text, (SELECT group_concat(fm.message_id) FROM fact_message fm WHERE fm.fact_id = f.id) "
+            "FROM fact f WHERE f.person_id = ? AND f.state = 'active' "
+            "ORDER BY f.pinned DESC, f.importance DESC, f.id LIMIT ?", (person_id, FACTS_SHOWN)).fetchall()
+    except sqlite3.OperationalError:
+        return []
+    return [(text, sorted(int(i) for i in (cited or "").split(",") if i)) for text, cited in rows]
 
 
 def artifact_material(connection: sqlite3.Connection, artifact_id: int) -> Material | None:

@@ -191,6 +191,7 @@ class _Checker:
         self.people = people
         self.facts = {fact.id: fact for fact in facts}
         self.plan = _Plan()
+        self.superseded = superseded_texts(connection)
 
     def person_named(self, name: str) -> KnownPerson | None:
         wanted = name.strip().casefold()
@@ -241,7 +242,7 @@ class _Checker:
         importance = _ids(item.get("importance"))
         duplicate = any(f.person_id == (None if person_id == -1 else person_id) and facts_store.similar(f.text, text)
                         for f in self.facts.values())
-        if duplicate:
+        if duplicate or self.was_superseded(text, ids, None if person_id == -1 else person_id):
             return
         until = _date(item.get("valid_until"))
         last = max(self.messages[i].sent_at for i in ids)
@@ -253,6 +254,14 @@ class _Checker:
             "kind": kind, "type": fact_type, "importance": min(5, max(1, importance[0])) if importance else 3,
             "valid_from": min(self.messages[i].sent_at for i in ids) if fact_type == "status" else None,
             "valid_until": until, "message_ids": ids, "reason": _text(item.get("reason"), 200)})
+
+    def was_superseded(self, text: str, ids: list[int], person_id: int | None) -> bool:
+        """A fact a later topic (or the person) already updated or removed, proposed again from
+        messages no newer than that change: re-reading an old topic after a rebuild must not
+        bring back what the history says no longer holds. Said again later, it is new."""
+        latest = max(self.messages[i].sent_at for i in ids)
+        return any(about == person_id and latest <= moment and facts_store.similar(before, text)
+                   for about, before, moment in self.superseded)
 
     def update(self, item: dict[str, Any]) -> None:
         ids, text = _ids(item.get("message_ids")), _text(item.get("text"))
@@ -284,6 +293,19 @@ def _echoes(fact: str, message: str) -> bool:
     """A fact repeating a word of a message that holds a secret (its value, most likely)."""
     fact_words = {w.casefold().strip(".,!?:;\"'") for w in fact.split()}
     return any(len(w) >= 6 and w.casefold().strip(".,!?:;\"'") in fact_words for w in message.split())
+
+
+def superseded_texts(connection: sqlite3.Connection) -> list[tuple[int | None, str, float]]:
+    """Every former text of a fact that was updated, edited or removed: (who it is about, the
+    text, when the change holds from). A change holds from the newest message behind it: the
+    fact's messages (an update replaces them with the updating topic's) or the changing
+    topic's last message while that topic exists (rebuilds delete topics; the facts stay)."""
+    rows = connection.execute(
+        "SELECT f.person_id, h.before_text, max(coalesce((SELECT max(m.sent_at) FROM fact_message fm "
+        "JOIN message m ON m.id = fm.message_id WHERE fm.fact_id = f.id), 0), coalesce(t.last_at, 0)) "
+        "FROM fact_history h JOIN fact f ON f.id = h.fact_id LEFT JOIN topic t ON t.id = h.topic_id "
+        "WHERE h.action IN ('update', 'edit', 'remove') AND h.before_text IS NOT NULL").fetchall()
+    return [(person_id, before, float(moment)) for person_id, before, moment in rows if moment]
 
 
 def check_reply(connection: sqlite3.Connection, topic: TopicToRead, people: list[KnownPerson],

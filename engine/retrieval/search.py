@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal
@@ -273,7 +274,8 @@ class Retriever:
         said_scores(connection, topics, evidence)
         knowledge = person_knowledge(connection)
         named_and_known_scores(connection, query, knowledge, evidence)
-        passing = _passing_entities(connection, "person", list(evidence), settings)
+        known_by_facts = [p for p in evidence if p in knowledge and not knowledge[p].message_count]
+        passing = _passing_entities(connection, "person", list(evidence), settings, known_by_facts)
         ranked = sorted(((p, e) for p, e in evidence.items()
                          if p in passing and e.score >= settings.safety_threshold),
                         key=lambda pair: (-pair[1].score, pair[0]))[: settings.people]
@@ -284,7 +286,8 @@ class Retriever:
             "SELECT id, last_seen, message_count, display_name || CASE WHEN is_self THEN ' (you)' ELSE '' END "
             f"FROM person WHERE id IN ({_in(ids)})", ids)}
         return [Candidate("person", p, rank, round(e.score, 4), round(e.raw, 4), _iso_date(meta[p][1]), None,
-                          meta[p][2], 0, person_line(meta[p][3], knowledge.get(p)))
+                          meta[p][2], 0, person_line(meta[p][3], knowledge.get(p), query,
+                                                     about_them=bool({"named", "related"} & set(e.reasons))))
                 for rank, (p, e) in enumerate(((p, e) for p, e in ranked if p in meta), 1)]
 
     def _entity_candidates(self, connection: sqlite3.Connection, kind: Literal["person", "artifact"],
@@ -323,9 +326,10 @@ class Retriever:
 
 
 def _passing_entities(connection: sqlite3.Connection, kind: str, ids: list[int],
-                      settings: RetrievalSettings) -> set[int]:
+                      settings: RetrievalSettings, known_by_facts: Sequence[int] = ()) -> set[int]:
     """Which of `ids` may be candidates: a person who is no assistant and wrote in the filtered
-    chats and days; a file sent there. Without filters every file passes."""
+    chats and days; a file sent there. Without filters every file passes. A person of
+    `known_by_facts` (talked about, never in the chats) passes by the messages of their facts."""
     if not ids:
         return set()
     clauses: list[str] = []
@@ -344,14 +348,20 @@ def _passing_entities(connection: sqlite3.Connection, kind: str, ids: list[int],
         wrote = f"EXISTS (SELECT 1 FROM message m WHERE m.person_id = p.id AND {' AND '.join(clauses)}) AND " \
             if clauses else ""
         # message_count > 0: a row merged into the owner keeps its old vector until the next build
-        rows = select_in(connection, f"SELECT p.id FROM person p WHERE {wrote}p.message_count > 0 "
-                                     f"AND NOT {ASSISTANT_PERSON_SQL} "
-                                     "AND p.id IN ({ids})", ids, params)
+        rows = list(select_in(connection, f"SELECT p.id FROM person p WHERE {wrote}p.message_count > 0 "
+                                          f"AND NOT {ASSISTANT_PERSON_SQL} "
+                                          "AND p.id IN ({ids})", ids, params))
+        if known_by_facts:
+            stated = f"AND {' AND '.join(clauses)} " if clauses else ""
+            rows = [*rows, *select_in(
+                connection, "SELECT DISTINCT f.person_id FROM fact f JOIN fact_message fm ON fm.fact_id = f.id "
+                            f"JOIN message m ON m.id = fm.message_id WHERE f.state = 'active' {stated}"
+                            "AND f.person_id IN ({ids})", list(known_by_facts), params)]
     elif not clauses:
         return set(ids)
     else:
         # CROSS JOIN keeps the artifacts outer: from the chat's messages inward, SQLite checked every
         # message of the chat against the id list (71 ms for 400 ids, 0.2 ms this way)
-        rows = select_in(connection, "SELECT a.id FROM artifact a CROSS JOIN message m ON m.id = a.message_id "
-                                     f"WHERE {' AND '.join(clauses)} AND a.id IN ({{ids}})", ids, params)
+        rows = list(select_in(connection, "SELECT a.id FROM artifact a CROSS JOIN message m ON m.id = a.message_id "
+                                          f"WHERE {' AND '.join(clauses)} AND a.id IN ({{ids}})", ids, params))
     return {row[0] for row in rows}

@@ -128,6 +128,7 @@ def test_a_bio_alias_or_fact_makes_a_person_a_candidate_in_stage_1(tmp_path) -> 
     service.facts.add("A retired chemistry teacher", person_id=mother.id, kind="about_other", category="work")
     _topics, people = _split(service, "retired chemistry teacher")
     found = next(p for p in people if p.id == mother.id)
-    assert found.summary == "Мама — The owner's mother"  # people candidates carry their bios
+    # People candidates carry their bios, and the facts the query is about.
+    assert found.summary == "Мама — The owner's mother | facts: A retired chemistry teacher"
     _topics, people = _split(service, "what did Lena say")
     assert people[0].id == mother.id

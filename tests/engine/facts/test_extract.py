@@ -98,8 +98,8 @@ def test_a_second_run_reads_nothing_and_the_persons_word_stands(built, server):
     built.connection.execute("UPDATE topic SET facts_extracted = 0")  # as if the topics were read again
     again = service.extract(local(server))
     assert again.topics_read == 2
-    # The first topic's nurse fact comes back as a new model fact (its first topic says it), and the
-    # second topic's update lands on that one: the person's edit stands untouched.
+    # The first topic's nurse fact does not come back (the second topic updated it, and the person
+    # then edited it): the person's edit stands untouched.
     assert service.get(mine.id).text == "Teaches yoga in Lisbon" and service.get(mine.id).origin == "person"
     assert [c.action for c in service.history(mine.id)] == ["add", "update", "edit"]
     assert service.of(lena) == []  # the wrong fact was not extracted again from the same message
