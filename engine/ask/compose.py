@@ -8,8 +8,11 @@ with their chat, authors and times, not at a whole conversation, which is what l
 check a claim against what it cites and lets the window highlight the cited messages.
 
 Topics become sources, and so do messages no build has reached yet (kind "message", with the
-chat's messages around them, as exported): both are messages someone wrote. People and files are
-descriptions, not messages anyone wrote.
+chat's messages around them, as exported): both are messages someone wrote. A person is a
+description, not a message: what a kept person candidate brings is the messages behind the facts
+the question is about ("what does my sister do?" → the owner's "my sister Lena teaches piano"),
+each fact's messages one source, after the topics, within what is left of the budget. Files are
+descriptions only.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from engine.export.pack import assemble_context
 from engine.facts.records import Profile
 from engine.facts.store import owner_profile
 from engine.rerank.base import Candidate, Selection
+from engine.retrieval.people import person_knowledge
 from engine.text.tokens import estimate_tokens
 from engine.topics.content import COLUMNS, format_log, topic_messages
 from engine.topics.message_row import MessageRow
@@ -99,13 +103,49 @@ def compose_sources(connection: sqlite3.Connection, question: str, selected: lis
             sources.append(_source(number, topic_id, item.chat or "", [rows[i] for i, _ in run],
                                    [t for _, t in run]))
             number += 1
+    facts = _fact_sources(connection, question, selected, number, budget_tokens - sum(s.tokens for s in sources),
+                          {i for s in sources for i in s.message_ids})
+    sources += facts
     detail = {"budget_tokens": budget_tokens, "packed_tokens": pack.used_tokens,
               "topics": [item.id for item in pack.items if item.kind == "topic"],
               "unbuilt_messages": [item.id for item in pack.items if item.kind == "message"],
               "truncated": [i.id for i in pack.items if i.truncated],
               "omitted": pack.omitted, "not_topics": sum(1 for s in selected if s.kind not in ("topic", "message")),
-              "sources": len(sources), "source_tokens": sum(s.tokens for s in sources)}
+              "sources": len(sources), "source_tokens": sum(s.tokens for s in sources),
+              "fact_sources": len(facts)}
     return Composed(sources, detail)
+
+
+def _fact_sources(connection: sqlite3.Connection, question: str, selected: list[Selection], number: int,
+                  budget_left: int, already: set[int]) -> list[Source]:
+    """Sources for the kept people: the messages that state the facts the question is about
+    (the person candidate's facts, engine.retrieval.people), one source per fact, skipping
+    messages a topic source already holds, while they fit in `budget_left` tokens."""
+    people = [s.id for s in selected if s.kind == "person"]
+    if not people:
+        return []
+    knowledge = person_knowledge(connection)
+    sources: list[Source] = []
+    for person_id in people:
+        known = knowledge.get(person_id)
+        for fact in known.matching(question, everything=True) if known is not None else []:
+            ids = [i for i in fact.message_ids if i not in already]
+            if not ids:
+                continue
+            marks = ",".join("?" * len(ids))
+            rows = [MessageRow._make(r) for r in connection.execute(
+                f"SELECT {COLUMNS} FROM message WHERE id IN ({marks}) ORDER BY sent_at, id", ids)]
+            if not rows:
+                continue
+            title = connection.execute("SELECT title FROM chat WHERE id = ?", (rows[0].chat_id,)).fetchone()
+            source = _source(number, None, title[0] if title else "", rows, [format_log([r]) for r in rows])
+            if source.tokens > budget_left:
+                return sources
+            sources.append(source)
+            budget_left -= source.tokens
+            already.update(ids)
+            number += 1
+    return sources
 
 
 def _rows_around(connection: sqlite3.Connection, sources: dict[str, Any]) -> list[MessageRow]:

@@ -358,6 +358,8 @@ def write_plan(connection: sqlite3.Connection, topic_id: int, plan: _Plan, repor
             aliases = list(dict.fromkeys([*_aliases(old[0]), *person["aliases"]]))
             facts_store.set_person(connection, person_id, aliases=aliases, circle=old[1] or person["circle"],
                                    bio=person["bio"] or old[2])
+            if person["bio"]:  # kept apart: the bio rebuilt from facts opens with it (engine/facts/people.py)
+                connection.execute("UPDATE person SET model_bio = ? WHERE id = ?", (person["bio"].strip(), person_id))
         for fact in plan.added:
             person_id = fact["person_id"]
             if person_id == -1:

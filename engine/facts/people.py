@@ -183,8 +183,14 @@ def merges(connection: sqlite3.Connection) -> list[tuple[int, int, str, float]]:
 
 def composed_bio(connection: sqlite3.Connection, person_id: int) -> str:
     """The person's active facts as one short text: pinned first, then identity and the most
-    important (the order `facts_of` reads them in), whole facts only, at most BIO_CHARS."""
+    important (the order `facts_of` reads them in), whole facts only, at most BIO_CHARS. It
+    opens with the first clause of what the Archivist said of them ("Alice's sister"), where a
+    relation is often said and no fact repeats it."""
     parts: list[str] = []
+    said = connection.execute("SELECT model_bio FROM person WHERE id = ?", (person_id,)).fetchone()
+    opening = re.split(r"[.;,!?]\s|[.;!?]$", (said[0] if said else "").strip(), maxsplit=1)[0].strip()
+    if opening and len(opening) <= BIO_CHARS // 2:
+        parts.append(opening)
     for fact in facts_store.facts_of(connection, person_id):
         text = fact.text.strip().rstrip(".;")
         if not text:

@@ -268,6 +268,9 @@ def person_line(name: str, known: PersonKnowledge | None, query: str = "", about
         return name
     facts = known.matching(query, about_them) if query else []
     bio = " ".join(known.bio.split())
+    if facts:  # a bio rebuilt from facts would say the shown ones twice
+        shown = {" ".join(f.text.split()).rstrip(".").casefold() for f in facts}
+        bio = "; ".join(part for part in bio.rstrip(".").split("; ") if part.casefold() not in shown)
     if facts and len(bio) > BIO_CHARS_WITH_FACTS:
         bio = bio[: BIO_CHARS_WITH_FACTS - 1].rstrip() + "…"
     line = f"{name} — {bio}" if bio else name

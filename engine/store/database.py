@@ -30,7 +30,7 @@ else:
     Engine = Table = Any
 
 DB_FILE_NAME = "flashback.sqlite3"
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 # FTS5 over message text. External content: the index stores no copy of the text.
 # `remove_diacritics 2` folds Latin accents; ё→е is folded by SQL replace() when indexing
@@ -207,6 +207,18 @@ def _reactions_from_summary(summary: str) -> list[dict[str, object]]:
     return reactions
 
 
+def _archivist_bio_v9(connection: sqlite3.Connection, engine: Engine) -> None:
+    """Issue 33: what the Archivist last said of a person ("Alice's sister") kept apart from the
+    bio rebuilt from their facts, which opens with it: a relation said only there would
+    otherwise be lost at the first rebuild. Older stores: a bio not the person's own and not yet
+    rebuilt from facts is the Archivist's. Idempotent (the ALTER is guarded)."""
+    existing = {row[1] for row in connection.execute("PRAGMA table_info(person)")}
+    if "model_bio" not in existing:
+        connection.execute("ALTER TABLE person ADD COLUMN model_bio VARCHAR NOT NULL DEFAULT ''")
+        connection.execute("UPDATE person SET model_bio = bio WHERE bio_by_person = 0 AND bio != '' AND id NOT IN "
+                           "(SELECT person_id FROM fact WHERE person_id IS NOT NULL)")
+
+
 # version reached → function that brings a store from the previous version to it.
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection, Engine], None]] = {
     1: _create_v1, 2: _topic_columns_v2, 3: _rerank_runs_v3, 4: _vector_generation_v4}
@@ -214,6 +226,7 @@ MIGRATIONS[5] = labels_v5  # the user's relevance labels (engine/store/labels_sc
 MIGRATIONS[6] = _facts_v6  # branch facts-core: facts, their messages and history; person aliases, circle, bio
 MIGRATIONS[7] = _people_merge_v7  # branch facts-ui: "not the same" refusals, merges, the person's own bio
 MIGRATIONS[8] = _message_meta_v8  # branch import-rest: message.meta (reactions, the answering model)
+MIGRATIONS[9] = _archivist_bio_v9  # what the Archivist said of a person, apart from the bio its facts make
 
 
 def db_path(data_dir: Path) -> Path:

@@ -54,7 +54,7 @@ def test_extraction_keeps_supported_facts_with_their_messages_and_refuses_the_re
     assert about_lena.kind == "about_other" and about_lena.text == "Lena moved to Berlin in March"
     assert built.scalar("SELECT text FROM message WHERE id = ?", about_lena.message_ids[0]).startswith("Lena is fine")
     assert built.rows("SELECT circle, aliases, bio FROM person WHERE id = ?", lena) == [
-        ("family", '["Lenochka"]', "Lena moved to Berlin in March.")]  # the bio: rebuilt from her facts
+        ("family", '["Lenochka"]', "Alice's sister; Lena moved to Berlin in March.")]  # the Archivist's word, her facts
     every = " ".join(f.text for f in facts.all_facts(conn, ("active", "wrong", "deleted", "expired")))
     assert "hunter2" not in every and "Paris" not in every and "Ferrari" not in every and "peanuts" not in every
     assert built.scalar("SELECT count(*) FROM topic WHERE facts_extracted = 0") == 0

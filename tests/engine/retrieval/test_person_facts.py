@@ -95,8 +95,9 @@ def test_a_person_of_the_chats_carries_the_facts_the_query_is_about(service):
     service.facts.add("Bob plays the cello in an orchestra", person_id=bob, kind="about_other", message_ids=[said])
     found = next(c for c in _people(service, "who plays the cello?") if c.id == bob)
     assert found.summary == f"Bob | facts: Bob plays the cello in an orchestra [messages {said}]"
-    # A query the fact is not about leaves the line as it was.
-    assert all(c.summary == "Bob" for c in _people(service, "satay on Friday") if c.id == bob)
+    # A query the fact is not about shows the bio (rebuilt from the fact), not the fact's messages.
+    assert all(c.summary == "Bob — Bob plays the cello in an orchestra." for c in _people(service, "satay on Friday")
+               if c.id == bob)
 
 
 def test_an_exported_person_carries_their_facts_with_their_messages(service):
@@ -110,3 +111,25 @@ def test_an_exported_person_carries_their_facts_with_their_messages(service):
     assert found is not None
     assert f"- Lena moved to Berlin in March [messages {said}]" in found.pieces
     assert found.sources["facts"] == [{"text": "Lena moved to Berlin in March", "message_ids": [said]}]
+
+
+def test_ask_cites_the_messages_behind_a_kept_persons_facts(service):
+    """A kept person candidate is a description, not a message: Ask's sources get the messages
+    that state the person's facts the question is about, numbered after the topics' sources."""
+    from engine.ask.compose import compose_sources
+    from engine.rerank.base import Selection
+
+    _extract(service)
+    lena = _lena(service)
+    stated = _message_id(service, "Lena is fine, she moved to Berlin")
+    with closing(sqlite3.connect(service.store.data_dir / DB_FILE_NAME)) as connection:
+        alone = compose_sources(connection, "what does my sister do?", [Selection("person", lena, "")], [], 6000, 50)
+        assert [s.message_ids for s in alone.sources] == [[stated]] and alone.detail["fact_sources"] == 1
+        assert alone.sources[0].topic_id is None and "moved to Berlin" in alone.sources[0].text
+        topic = _one(service, "SELECT t.id FROM topic t JOIN message m ON m.chat_id = t.chat_id "
+                              "WHERE m.id = ? AND m.id BETWEEN t.start_msg_id AND t.end_msg_id", stated)[0]
+        both = compose_sources(connection, "what does my sister do?",
+                               [Selection("topic", topic, ""), Selection("person", lena, "")], [], 6000, 50)
+        assert stated in both.sources[0].message_ids and both.detail["fact_sources"] == 0  # said once, by the topic
+        tight = compose_sources(connection, "what does my sister do?", [Selection("person", lena, "")], [], 5, 50)
+        assert tight.sources == []  # over the budget: nothing, never a cut message
