@@ -136,3 +136,22 @@ def test_without_facts_asks_answer_prompt_has_no_profile(built, tmp_path):
         outcome, prompt = _ask(service, tmp_path / "data", server)
     assert "user_profile" not in prompt and "known of the user" not in prompt
     assert "profile" not in next(s for s in outcome.steps if s.name == "answer").detail
+
+
+def test_a_long_profile_takes_at_most_its_share_of_a_local_servers_turn_1(built, tmp_path):
+    """On a local server's 2,000-token turn 1 a whole 1,500-token profile left the candidates'
+    summaries 60 characters each (bench/profile_ab.py): the profile gets at most 30 % of it."""
+    from engine.rerank.flash.session import PROFILE_SHARE
+    from engine.text.tokens import estimate_tokens
+
+    service = _store(built, tmp_path, with_facts=False)
+    for n in range(120):
+        service.facts.add(f"Identity fact number {n}: lived in town {n} and worked at company {n}",
+                          type="identity", importance=5)
+    with FakeOpenAI() as server:
+        outcome, _system, user = _flash_turn_1(service, server)
+    block = user.split("<user_profile>\n", 1)[1].split("\n</user_profile>", 1)[0]
+    budget = FlashSettings(model="test/flash").resolved(True).prompt_budget_tokens
+    assert estimate_tokens(block) <= budget * PROFILE_SHARE
+    shown = outcome.result.trace["profile"]["fact_ids"]
+    assert 5 < len(shown) < 120  # bounded, not dropped
