@@ -44,11 +44,17 @@ def _messages(data_dir: Path) -> int:
 
 def _fill(folder: Path) -> Path:
     filler = folder / "filler"
-    with open(filler, "wb") as handle:
+    # Unbuffered: a buffered file keeps the chunk that did not fit and fails again on close.
+    with open(filler, "wb", buffering=0) as handle:
+        chunk = b"\0" * 65536
         try:
             while True:
-                handle.write(b"\0" * 65536)
-                handle.flush()
+                handle.write(chunk)
+        except OSError:
+            pass
+        try:  # the last bytes the chunks could not fill
+            while handle.write(b"\0" * 512):
+                pass
         except OSError:
             pass
     return filler
