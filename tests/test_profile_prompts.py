@@ -155,3 +155,20 @@ def test_a_long_profile_takes_at_most_its_share_of_a_local_servers_turn_1(built,
     assert estimate_tokens(block) <= budget * PROFILE_SHARE
     shown = outcome.result.trace["profile"]["fact_ids"]
     assert 5 < len(shown) < 120  # bounded, not dropped
+
+
+def test_a_long_profile_in_asks_answer_prompt_is_bounded_by_the_sources_budget(built, tmp_path):
+    from engine.ask.compose import PROFILE_SHARE
+    from engine.ask.types import AskSettings
+    from engine.text.tokens import estimate_tokens
+
+    service = _store(built, tmp_path, with_facts=False)
+    for n in range(120):
+        service.facts.add(f"Identity fact number {n}: lived in town {n} and worked at company {n}",
+                          type="identity", importance=5)
+    with FakeOpenAI() as server:
+        outcome, prompt = _ask(service, tmp_path / "data", server)
+    block = prompt.split("<user_profile>\n", 1)[1].split("\n</user_profile>", 1)[0]
+    local_budget = AskSettings().resolved(True).budget_tokens
+    assert local_budget is not None and estimate_tokens(block) <= local_budget * PROFILE_SHARE
+    assert 5 < block.count("Identity fact number") < 120  # bounded, not dropped

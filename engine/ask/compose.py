@@ -166,6 +166,12 @@ def render_sources(sources: list[Source]) -> str:
 
 
 PROFILE_TOKENS = 1500  # the owner's key facts in the answer's prompt (seed 000's user profile, issue 33)
+PROFILE_SHARE = 0.3  # ... at most this share of the sources' budget (750 of a local server's 2,500), as in Flash
+
+
+def profile_tokens(sources_budget: int | None) -> int:
+    """The profile's bound beside sources of `sources_budget` tokens."""
+    return min(PROFILE_TOKENS, int(sources_budget * PROFILE_SHARE)) if sources_budget else PROFILE_TOKENS
 _PROFILE_TAG = re.compile(r"<(/?\s*user_profile\b)", re.IGNORECASE)
 
 

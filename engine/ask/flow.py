@@ -29,7 +29,7 @@ from typing import Any
 
 from engine.ask import plan as planning
 from engine.ask.answer import not_found_answer, write_answer
-from engine.ask.compose import owner_profile_text
+from engine.ask.compose import owner_profile_text, profile_tokens
 from engine.ask.quote import quote_sources
 from engine.ask.steps import Steps
 from engine.ask.types import AskCancelled, AskDeps, AskOutcome, AskSettings, Plan, StepRecord, StepUsage
@@ -101,7 +101,7 @@ class _Run:
             def read() -> Profile | None:
                 connection = self.deps.connect()
                 try:
-                    return owner_profile_text(connection)
+                    return owner_profile_text(connection, profile_tokens(self.settings.budget_tokens))
                 finally:
                     connection.close()
             self.profile = await asyncio.to_thread(read)
