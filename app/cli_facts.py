@@ -78,7 +78,10 @@ def run_facts(args: argparse.Namespace, data_dir: Path) -> int:
         return 0
     if not shown:
         unread = service.facts.estimate().topics
-        sys.stdout.write(words("facts.cli.none", unread=unread) + "\n")
+        if unread == 0 and service.store.stats().topics == 0:  # nothing to read before memory is built
+            sys.stdout.write(words("facts.cli.none_unbuilt") + "\n")
+        else:
+            sys.stdout.write(words("facts.cli.none", unread=unread) + "\n")
         return 0
     for fact in shown:
         sys.stdout.write(_line(fact) + "\n")

@@ -63,6 +63,12 @@ def test_build_facts_then_list_them_and_forget_one(imported, server):
     assert again.returncode != 0 and "Traceback" not in again.stderr and "No fact has id" in again.stderr
 
 
+def test_before_a_build_facts_says_memory_is_not_built(imported):
+    """Not "0 topics wait to be read" when there are no topics at all."""
+    said = run("facts", data_dir=imported).stdout
+    assert "memory is not built" in said and "0 topics" not in said
+
+
 def test_without_a_model_build_facts_reads_nothing_and_says_what_one_would_add(imported):
     built = run("build", "--no-consolidate", "--facts", data_dir=imported)  # openrouter, and no key
     assert built.returncode == 0, built.stderr

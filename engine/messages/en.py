@@ -1150,6 +1150,8 @@ CATALOGUE: dict[str, str] = {
     "facts.cli.forgotten": "Forgot fact #{id} ({text}) and its history.",
     "facts.cli.none": "Nothing is known yet: {unread:plural:topic waits|topics wait} to be read by a chat model "
                       "(`flashback build --facts`).",
+    "facts.cli.none_unbuilt": "Nothing is known yet, and memory is not built: `flashback build --facts` cuts "
+                              "the chats into topics, then reads them with a chat model.",
     "facts.cli.no_model": "No chat model to read facts with, so none were read or made up: with one (--endpoint, "
                           "--model, and its key), {topics:plural:topic|topics} would give what you and the people in "
                           "them said about yourselves: jobs, family, places, plans, each with its messages.",
