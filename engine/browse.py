@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from engine.errors import EngineError
 from engine.messages import msg
+from engine.store.reactions import reactions_of
 from engine.topics.content import topic_messages
 from engine.topics.summary import author_label
 
@@ -58,6 +59,7 @@ class MessageLine:
     author: str
     sent_at: float
     text: str
+    reactions: str = ""  # "👍 Anna, Boris · ❤️ 3" (engine/store/reactions.py); "" when none
 
 
 @dataclass(frozen=True)
@@ -110,5 +112,7 @@ def topic_detail(connection: sqlite3.Connection, topic_id: int) -> TopicDetail:
     row = connection.execute(f"SELECT {_TOPIC_COLUMNS} WHERE t.id = ?", (topic_id,)).fetchone()
     if row is None:
         raise BrowseError(msg("browse.topic_missing", topic_id=topic_id))
-    lines = [MessageLine(m.id, author_label(m), m.sent_at, m.text) for m in topic_messages(connection, topic_id)]
+    messages = topic_messages(connection, topic_id)
+    reactions = reactions_of(connection, [m.id for m in messages])
+    lines = [MessageLine(m.id, author_label(m), m.sent_at, m.text, reactions.get(m.id, "")) for m in messages]
     return TopicDetail(TopicInfo(*row), lines)

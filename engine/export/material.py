@@ -10,7 +10,6 @@ message), never the file itself.
 
 from __future__ import annotations
 
-import json
 import re
 import sqlite3
 from dataclasses import dataclass, field
@@ -19,7 +18,7 @@ from typing import Any, assert_never
 
 from engine.memory.documents import artifact_document, person_document
 from engine.retrieval.candidate import CandidateKind
-from engine.store.sql import select_in
+from engine.store.reactions import reactions_of
 from engine.topics.content import COLUMNS, MessageRow, format_log, topic_messages
 
 RECENT_LINES = 5  # a person's latest messages shown in their profile
@@ -49,19 +48,8 @@ def _quote(text: str) -> str:
 
 def reactions_notes(connection: sqlite3.Connection, message_ids: list[int]) -> dict[int, str]:
     """message id → "\n(reactions: 👍 Anna, Boris · ❤️ 3)" for those of `message_ids` that have
-    reactions (issue 34: kept in `message.meta`, beside the text): shown under the message's line."""
-    notes = {}
-    for message_id, meta in select_in(connection, "SELECT id, meta FROM message WHERE meta IS NOT NULL "
-                                                  "AND id IN ({ids})", message_ids):
-        try:
-            reactions = json.loads(meta).get("reactions") or []
-        except (ValueError, AttributeError):
-            continue  # a meta no importer wrote: show the message without it
-        parts = [f"{r.get('emoji')} {', '.join(r['by']) if r.get('by') else r.get('count')}"
-                 for r in reactions if isinstance(r, dict)]
-        if parts:
-            notes[message_id] = "\n(reactions: " + " \u00b7 ".join(parts) + ")"
-    return notes
+    reactions: shown under the message's line."""
+    return {message_id: f"\n(reactions: {said})" for message_id, said in reactions_of(connection, message_ids).items()}
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""A topic in full: its summary on top, then every message (author, time, text).
+"""A topic in full: its summary on top, then every message (author, time, text, reactions).
 
 Non-modal, one window per topic: reading a conversation next to the search results (or
 next to another topic) is the point. The text is escaped before it becomes HTML, so a
@@ -101,4 +101,8 @@ def conversation_html(messages: list, highlighted: set[int] | frozenset[int] = f
                          f'<a name="m{message.id}"></a>{text}</p>')
         else:
             parts.append(f'<p style="margin-top:0; margin-bottom:4px; margin-left:12px">{text}</p>')
+        reactions = getattr(message, "reactions", "")
+        if reactions:  # kept beside the text (issue 34), shown under it as chat apps do
+            parts.append(f'<p style="margin-top:0; margin-bottom:4px; margin-left:12px; color:#808080">'
+                         f'{html.escape(reactions)}</p>')
     return "".join(parts)

@@ -24,3 +24,17 @@ def test_reactions_are_shown_under_their_message_and_never_in_its_line(memory):
     message = material(connection, "message", first, None)
     assert message is not None
     assert any(piece.endswith(shown) for piece in message.pieces)
+
+
+def test_the_topic_viewer_gets_each_messages_reactions_beside_its_text(memory):
+    from engine.browse import topic_detail
+
+    connection = memory.connection
+    first = connection.execute("SELECT id FROM message WHERE topic_id = ? ORDER BY sent_at, id LIMIT 1",
+                               (memory.short,)).fetchone()[0]
+    with connection:
+        connection.execute("UPDATE message SET meta = ? WHERE id = ?",
+                           (json.dumps({"reactions": [{"emoji": "\u2764\ufe0f", "by": ["Anna"], "count": 1}]}), first))
+    lines = {line.id: line for line in topic_detail(connection, memory.short).messages}
+    assert lines[first].reactions == "\u2764\ufe0f Anna" and "Anna" not in lines[first].text
+    assert all(line.reactions == "" for line_id, line in lines.items() if line_id != first)
