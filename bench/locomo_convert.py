@@ -15,14 +15,13 @@ evidence is skipped and counted.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
+from engine.evaluation.facts_locomo import session_time, sessions, turn_ids, turn_text
+
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
-_EVIDENCE_ID = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)")
-_SESSION_KEY = re.compile(r"session_(\d+)$")
 TURN_SPACING = timedelta(seconds=30)
 
 
@@ -37,33 +36,13 @@ class ConversionReport:
     dropped_evidence_ids: list[str] = field(default_factory=list)
 
 
-def parse_session_time(text: str) -> datetime:
-    """'1:56 pm on 8 May, 2023' → an aware UTC datetime (LoCoMo gives no zone)."""
-    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+# One reading of LoCoMo's sessions, turns and evidence ids: the engine's (eval-facts uses it too).
+parse_session_time = session_time
 
 
 def normalise_evidence(raw: str) -> list[str]:
     """Every well-formed 'D<session>:<turn>' inside `raw`, with leading zeros dropped."""
-    return [f"D{int(s)}:{int(t)}" for s, t in _EVIDENCE_ID.findall(raw)]
-
-
-def _sessions(conversation: dict) -> list[tuple[int, list[dict], str]]:
-    found = []
-    for key, turns in conversation.items():
-        match = _SESSION_KEY.match(key)
-        date_key = f"{key}_date_time"
-        # More `session_N_date_time` keys than sessions exist: only sessions with turns count.
-        if match and isinstance(turns, list) and turns and date_key in conversation:
-            found.append((int(match.group(1)), turns, conversation[date_key]))
-    return sorted(found, key=lambda item: item[0])
-
-
-def _message_text(turn: dict) -> str:
-    text = turn.get("text", "")
-    caption = turn.get("blip_caption")
-    if caption:
-        text = f"{text} [shares a photo: {caption}]".strip()
-    return text
+    return turn_ids(raw)
 
 
 def convert(locomo_path: Path, export_path: Path, qrels_path: Path) -> ConversionReport:
@@ -75,14 +54,14 @@ def convert(locomo_path: Path, export_path: Path, qrels_path: Path) -> Conversio
             chat = str(sample["sample_id"])
             report.conversations += 1
             known_ids: set[str] = set()
-            for _number, turns, date_text in _sessions(sample["conversation"]):
+            for _number, turns, date_text in sessions(sample["conversation"]):
                 report.sessions += 1
                 start = parse_session_time(date_text)
                 for position, turn in enumerate(turns):
                     message_id = normalise_evidence(turn["dia_id"])[0]
                     known_ids.add(message_id)
                     row = {"chat": chat, "id": message_id, "author": turn["speaker"],
-                           "date": (start + position * TURN_SPACING).isoformat(), "text": _message_text(turn)}
+                           "date": (start + position * TURN_SPACING).isoformat(), "text": turn_text(turn)}
                     if turn.get("img_url") or turn.get("blip_caption"):
                         row["attachments"] = [{"kind": "photo", "name": f"{message_id.replace(':', '_')}.jpg"}]
                     export.write(json.dumps(row, ensure_ascii=False) + "\n")

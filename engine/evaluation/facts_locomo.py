@@ -47,6 +47,11 @@ def turn_ids(raw: object) -> list[str]:
     return [f"D{int(s)}:{int(t)}" for s, t in _EVIDENCE_ID.findall(str(raw))]
 
 
+def session_time(text: str) -> datetime:
+    """'1:56 pm on 8 May, 2023' → an aware UTC datetime (LoCoMo gives no zone)."""
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+
+
 def load_samples(path: Path, chats: list[str] | None = None, first: int | None = None) -> list[dict[str, Any]]:
     """The samples of a LoCoMo file: those named in `chats` (sample ids), else the first `first`."""
     samples = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -56,7 +61,8 @@ def load_samples(path: Path, chats: list[str] | None = None, first: int | None =
     return samples[:first] if first is not None else samples
 
 
-def _sessions(conversation: dict[str, Any]) -> list[tuple[int, list[dict[str, Any]], str]]:
+def sessions(conversation: dict[str, Any]) -> list[tuple[int, list[dict[str, Any]], str]]:
+    """A LoCoMo conversation's sessions in order: (number, turns, its "1:56 pm on 8 May, 2023")."""
     found = []
     for key, turns in conversation.items():
         match = _SESSION_KEY.match(key)
@@ -67,7 +73,8 @@ def _sessions(conversation: dict[str, Any]) -> list[tuple[int, list[dict[str, An
     return sorted(found, key=lambda item: item[0])
 
 
-def _text(turn: dict[str, Any]) -> str:
+def turn_text(turn: dict[str, Any]) -> str:
+    """A turn as a chat message: its text, and a shared photo's caption as the export writes it."""
     caption = turn.get("blip_caption")
     text = str(turn.get("text", ""))
     return f"{text} [shares a photo: {caption}]".strip() if caption else text
@@ -93,14 +100,14 @@ def write_export(samples: list[dict[str, Any]], path: Path) -> list[Conversation
     with open(path, "w", encoding="utf-8") as out:
         for sample in samples:
             chat, owner = str(sample["sample_id"]), sample["conversation"]["speaker_a"]
-            for _number, turns, date_text in _sessions(sample["conversation"]):
-                start = datetime.strptime(str(date_text).strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+            for _number, turns, date_text in sessions(sample["conversation"]):
+                start = session_time(str(date_text))
                 for position, turn in enumerate(turns):
                     ids = turn_ids(turn.get("dia_id", ""))
                     if not ids:
                         continue
                     row = {"chat": chat, "id": ids[0], "author": turn["speaker"],
                            "role": "user" if turn["speaker"] == owner else "other",
-                           "date": (start + position * TURN_SPACING).isoformat(), "text": _text(turn)}
+                           "date": (start + position * TURN_SPACING).isoformat(), "text": turn_text(turn)}
                     out.write(json.dumps(row, ensure_ascii=False) + "\n")
     return [gold_of(sample) for sample in samples]
