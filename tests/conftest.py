@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from bench.llama_server import LocalServer
 
 os.environ["TZ"] = "UTC"  # naive export timestamps are read as local time: pin it
 time.tzset()
@@ -39,3 +44,15 @@ def built_demo(tmp_path_factory) -> Path:
     assert flashback("import", str(DEMO), data_dir=folder).returncode == 0
     assert flashback("build", data_dir=folder).returncode == 0
     return folder
+
+
+@pytest.fixture(scope="module")
+def llama_server() -> Iterator[LocalServer]:
+    """A real llama-server with SmolLM2 (bench/llama_server.py), one per test module; skipped with
+    the reason where the cache `python -m bench.llama_server build` makes is absent."""
+    from bench import llama_server as cache
+
+    if not cache.server_binary().exists() or not cache.model_path().exists():
+        pytest.skip(f"no llama-server + SmolLM2 in {cache.cache_dir()}: run `python -m bench.llama_server build`")
+    with cache.llama_server() as server:
+        yield server

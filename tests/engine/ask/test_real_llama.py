@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 
 import pytest
 
-from bench import llama_server as cache
 from engine.ask import AskSettings, ask
 from engine.llm import ChatClient, Endpoint
 from tests.engine.ask.conftest import NOW, make_deps
@@ -26,14 +24,6 @@ pytestmark = pytest.mark.real_llama
 # budget is generous here; the protocol is under test, not the machine's speed.
 SETTINGS = AskSettings(total_budget_s=900.0, verify="llm")
 QUESTIONS = ["когда мама записалась к терапевту?", "what flights did Dan book to Lisbon?"]
-
-
-@pytest.fixture(scope="module")
-def llama_server() -> Iterator[cache.LocalServer]:
-    if not cache.server_binary().exists() or not cache.model_path().exists():
-        pytest.skip(f"no llama-server + SmolLM2 in {cache.cache_dir()}: run `python -m bench.llama_server build`")
-    with cache.llama_server() as server:
-        yield server
 
 
 @pytest.mark.parametrize("question", QUESTIONS)

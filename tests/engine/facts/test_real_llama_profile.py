@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 import resources
-from bench import llama_server as cache
 from engine.api import Flashback, FlashSettings, RetrievalSettings, SearchRequest
 from engine.ask import AskDeps, AskSettings, ask, store_profile
 from engine.llm import ChatClient, Endpoint
@@ -40,14 +38,6 @@ FLASH = FlashSettings(model="local", total_timeout=240.0, max_candidates=10, peo
                       max_tokens_answer=256)
 ASK = AskSettings(total_budget_s=240.0, max_tokens_answer=256, refine=False, verify="offline",
                   use_plan_model=False)
-
-
-@pytest.fixture(scope="module")
-def llama_server() -> Iterator[cache.LocalServer]:
-    if not cache.server_binary().exists() or not cache.model_path().exists():
-        pytest.skip(f"no llama-server + SmolLM2 in {cache.cache_dir()}: run `python -m bench.llama_server build`")
-    with cache.llama_server() as server:
-        yield server
 
 
 @pytest.fixture(scope="module")

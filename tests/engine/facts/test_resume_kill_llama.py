@@ -17,12 +17,10 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from bench import llama_server as cache
 from tests.cli_run import ROOT
 from tests.engine.facts.recording_proxy import RecordingProxy
 from tests.engine.facts.scripted import DAY, FIRST, SECOND
@@ -44,14 +42,6 @@ FOURTH = [
     ("Bob", "Send pictures of Miso!"),
 ]
 RUN_S = 1800  # a loaded 2-core runner generates a few tokens a second: whole runs take minutes
-
-
-@pytest.fixture(scope="module")
-def llama_server() -> Iterator[cache.LocalServer]:
-    if not cache.server_binary().exists() or not cache.model_path().exists():
-        pytest.skip(f"no llama-server + SmolLM2 in {cache.cache_dir()}: run `python -m bench.llama_server build`")
-    with cache.llama_server() as server:
-        yield server
 
 
 def _environment(data: Path) -> dict[str, str]:
