@@ -24,6 +24,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -64,7 +65,7 @@ def scripted(request: RecordedRequest) -> FakeResponse:
         value = {"queries": {lang: [words.get(lang, "date")] for lang in schema["properties"]["queries"]["required"]},
                  "dates": "", "chats": [], "people": []}
     elif "verdicts" in keys:
-        count = body["messages"][-1]["content"].count("\nCited messages:")  # one per claim, in either form
+        count = len(re.findall(r"^Claim \d+ \(cites", body["messages"][-1]["content"], re.M))  # one per claim
         value = {"verdicts": [{"claim": n, "supported": True} for n in range(1, count + 1)]}
     elif "claims" in keys:
         second = 2 if 2 in citation_enum(schema) else 1

@@ -270,11 +270,11 @@ def scripted_verdicts(request):
     from tests.engine.ask.conftest import respond
 
     prompt = request.body["messages"][1]["content"]
+    cited = prompt.partition("Messages:\n")[2].split("\n\nClaim 1 (")[0].lower()
     verdicts = []
-    for number, block in enumerate(prompt.split("Claim ")[1:], 1):
-        claim, _, cited = block.partition("\nCited messages:\n")
-        answer = claim.split(": ", 1)[1].rsplit(": ", 1)[-1].strip().lower()
-        verdicts.append({"claim": number, "supported": bool(answer) and answer in cited.lower()})
+    for number, claim in enumerate(re.findall(r"^Claim \d+ \(cites [^)]*\): (.*)$", prompt, re.M), 1):
+        answer = claim.rsplit(": ", 1)[-1].strip().lower()
+        verdicts.append({"claim": number, "supported": bool(answer) and answer in cited})
     return respond(request.body, {"verdicts": verdicts})
 
 

@@ -94,11 +94,19 @@ def verify_schema(count: int) -> dict[str, Any]:
 
 
 def verify_messages(claims: list[Claim], sources: Sequence[Source], question: str = "") -> list[dict]:
+    """The cited sources once each, then the claims naming theirs by number. Written per claim,
+    a source cited by every claim went into the prompt once per claim: a small model's ten claims
+    on four sources made an 11K-token request that an 8K llama.cpp context refused. Listed once,
+    the prompt is bounded by the sources' own budget (compose) plus the claims."""
     by_number = {s.number: s for s in sources}
+    cited = sorted({n for claim in claims for n in claim.citations if n in by_number})
     parts = [f"Question: {question}"] if question else []
+    if cited:
+        parts.append("Messages:\n" + "\n\n".join(by_number[n].text for n in cited))
     for i, claim in enumerate(claims, 1):
-        cited = "\n".join(by_number[n].text for n in claim.citations if n in by_number) or "(no source cited)"
-        parts.append(f"Claim {i}: {claim.text}\nCited messages:\n{cited}")
+        numbers = [n for n in claim.citations if n in by_number]
+        cites = ", ".join(f"[{n}]" for n in numbers) if numbers else "no message"
+        parts.append(f"Claim {i} (cites {cites}): {claim.text}")
     return [{"role": "system", "content": VERIFY_SYSTEM}, {"role": "user", "content": "\n\n".join(parts)}]
 
 

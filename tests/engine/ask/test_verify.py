@@ -113,7 +113,7 @@ def test_llm_verify_judges_each_claim_under_an_enum_of_claims(server, service, d
     request = bodies(server)[2]
     _, schema = schema_of(request)
     assert schema["properties"]["verdicts"]["items"]["properties"]["claim"]["enum"] == [1, 2]
-    assert request["max_tokens"] == 384 and "Claim 2: Мама сдала кровь" in request["messages"][1]["content"]
+    assert request["max_tokens"] == 384 and "Claim 2 (cites [1]): Мама сдала кровь" in request["messages"][1]["content"]
     first, second = outcome.answer.claims
     assert (first.supported, first.method, second.supported, second.method) == (True, "llm", False, "llm")
     verify = outcome.steps[-1]
@@ -175,3 +175,23 @@ def test_the_tools_form_carries_no_field_gemini_refuses(server, service, data_di
     chats = plan_request["tools"][0]["function"]["parameters"]["properties"]["chats"]["items"]
     assert chats["type"] == "string" and "Мама" in chats["enum"]  # string enums are allowed there
     assert [c.method for c in outcome.answer.claims] == ["llm", "llm"]  # the stray claim 7 ignored
+
+
+def test_the_verify_prompt_holds_each_cited_source_once_however_many_claims_cite_it():
+    """CI on the real llama-server: SmolLM2 wrote ten claims on the same four sources and the
+    verify prompt, which quoted every claim's sources under it, reached 11,176 tokens; the 8K
+    context refused it. Each source is quoted once now, so the prompt stays within the sources'
+    own budget plus the claims."""
+    from engine.ask.types import Source
+    from engine.ask.verify import verify_messages
+
+    body = "long message about the Lisbon flights " * 40
+    sources = [Source(n, n, "chat", [n], 0.0, 0.0, ["Dan"], f"[{n}] chat · Dan\n[Dan (10:00)]: {body}{n}", 400)
+               for n in range(1, 5)]
+    claims = [Claim(f"Claim text {i}", [1, 2, 3, 4]) for i in range(10)] + [Claim("uncited", [])]
+    prompt = verify_messages(claims, sources, "what flights?")[1]["content"]
+
+    assert all(prompt.count(f"{body}{n}") == 1 for n in range(1, 5))
+    assert len(prompt) < sum(len(s.text) for s in sources) + 1000
+    assert "Claim 1 (cites [1], [2], [3], [4]): Claim text 0" in prompt
+    assert "Claim 11 (cites no message): uncited" in prompt
