@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import struct
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
@@ -34,8 +35,12 @@ class LevelZeroUnreadable(ValueError):
 class LevelZero:
     """The vectors and labels of a saved hnswlib index, searchable exactly without its graph."""
 
-    def __init__(self, path: Path, dim: int, elements: int) -> None:
-        mapped = np.memmap(path, dtype=np.uint8, mode="r")
+    def __init__(self, source: Path | BinaryIO, dim: int, elements: int) -> None:
+        """Map `source`: a path, or an open file, which this object then holds (and closes) so
+        that `reopen_path` names the same file however the path changes meanwhile."""
+        mapped = np.memmap(source, dtype=np.uint8, mode="r")
+        self._handle = source if not isinstance(source, (str, Path)) else None
+        self.reopen_path = reopenable(self._handle)
         if mapped.size < _HEADER.size:
             raise LevelZeroUnreadable("shorter than its header")
         (offset_level0, _max_elements, count, stride, label_offset, data_offset,
@@ -82,11 +87,23 @@ class LevelZero:
         return hits
 
     def close(self) -> None:
-        """Let go of the map (the graph replaces it); the arrays must not be used after."""
+        """Let go of the map and the file (the graph replaces them); the arrays must not be used after."""
         mmap = getattr(self._mapped, "_mmap", None)
         del self._vectors, self._labels, self._mapped
+        if self._handle is not None:
+            self._handle.close()
         if mmap is not None:
             try:
                 mmap.close()
             except BufferError:  # a caller still holds a view: the map closes when it is dropped
                 pass
+
+
+def reopenable(handle: BinaryIO | None) -> Path | None:
+    """A name that opens the very file `handle` has open, even after another file was renamed
+    onto its path (a save in another process): its descriptor under /proc on Linux. None where
+    there is no such name (the path is then all there is)."""
+    if handle is None:
+        return None
+    by_descriptor = Path(f"/proc/self/fd/{handle.fileno()}")
+    return by_descriptor if by_descriptor.exists() else None

@@ -18,10 +18,11 @@ another identity and has its CRC checked as before; `flashback check` always che
 from __future__ import annotations
 
 import json
+import os
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from engine.errors import EngineError
 from engine.messages import Message, msg
@@ -91,11 +92,8 @@ def sidecar_path(index_path: Path) -> Path:
 
 
 def file_crc32(path: Path) -> int:
-    crc = 0
     with open(path, "rb") as handle:
-        while chunk := handle.read(_CRC_CHUNK):
-            crc = zlib.crc32(chunk, crc)
-    return crc
+        return _crc32_of(handle)
 
 
 def sidecar_json(sidecar: Sidecar) -> str:
@@ -181,16 +179,26 @@ def _identity(value: object) -> tuple[int, int] | None:
     return None
 
 
-def check_binary(index_path: Path, sidecar: Sidecar, *, full: bool = False) -> None:
+def check_binary(index_path: Path, sidecar: Sidecar, *, full: bool = False, handle: BinaryIO | None = None) -> None:
     """Raise IndexUnusable("corrupt: …") unless the binary is exactly the one the sidecar describes:
-    its size, then its identity as saved, else (or with `full`) its CRC (the module docstring)."""
-    size = Path(index_path).stat().st_size
-    if size != sidecar.binary_bytes:
-        raise IndexUnusable(index_path, msg("index.corrupt.size", size=size, expected=sidecar.binary_bytes))
-    if not full and sidecar.binary_identity is not None and file_identity(index_path) == sidecar.binary_identity:
+    its size, then its identity as saved, else (or with `full`) its CRC (the module docstring).
+    `handle`: the binary as the caller opened it, checked rather than whatever is at the path now."""
+    stat = os.fstat(handle.fileno()) if handle is not None else Path(index_path).stat()
+    if stat.st_size != sidecar.binary_bytes:
+        raise IndexUnusable(index_path, msg("index.corrupt.size", size=stat.st_size, expected=sidecar.binary_bytes))
+    if not full and sidecar.binary_identity is not None and (stat.st_ino, stat.st_mtime_ns) == sidecar.binary_identity:
         return
-    if file_crc32(index_path) != sidecar.binary_crc32:
+    if (_crc32_of(handle) if handle is not None else file_crc32(index_path)) != sidecar.binary_crc32:
         raise IndexUnusable(index_path, msg("index.corrupt.checksum"))
+
+
+def _crc32_of(handle: BinaryIO) -> int:
+    handle.seek(0)
+    crc = 0
+    while chunk := handle.read(_CRC_CHUNK):
+        crc = zlib.crc32(chunk, crc)
+    handle.seek(0)
+    return crc
 
 
 def _field(raw: dict, name: str, kind: type | tuple[type, ...]) -> Any:

@@ -10,6 +10,7 @@ its counts, so the set of deleted labels is mirrored here (and saved in the side
 from __future__ import annotations
 
 import glob
+import logging
 import os
 import tempfile
 import threading
@@ -20,7 +21,7 @@ from pathlib import Path
 import hnswlib
 import numpy as np
 
-from engine.index.level_zero import LevelZero, LevelZeroUnreadable
+from engine.index.level_zero import LevelZero, LevelZeroUnreadable, reopenable
 from engine.index.sidecar import (
     IndexMeta,
     IndexUnusable,
@@ -46,6 +47,11 @@ SPACE = "cosine"
 _ADD_CHUNK = 2048  # rows per lock hold during add: ~0.5 s of graph building at 100k × 384
 _LOAD_HEADROOM = 1024  # room for a few additions after a load before the first resize
 _MAX_LABEL = 2**63 - 1  # labels are SQLite integer ids; hnswlib stores them as uint64
+# How recent a write makes a disagreeing pair a save in flight rather than a crash's leftover;
+# also how long a reader waits for that save's second rename.
+SAVE_SETTLE_S = 5.0
+
+log = logging.getLogger(__name__)
 
 
 class VectorIndex:
@@ -92,8 +98,31 @@ class VectorIndex:
         binary is read; the binary must then be the one the sidecar describes (its identity as
         saved, else its CRC; `full_check`: always its CRC, see `sidecar.check_binary`).
         `current=False` skips the store checksum and count (see `check_against`).
+
+        A save in another process renames the binary, then the sidecar: a reader between the
+        two renames sees a pair that disagrees (issue 35's soak: an MCP search met "corrupt"
+        while `flashback build` saved). While the save's temp file is beside it (written in
+        the last `SAVE_SETTLE_S`), or when its sidecar changed as it was read, a pair that
+        cannot be used is read again until it can; a damaged pair, or a crash's leftover, is
+        refused at once.
         """
         path = Path(path)
+        deadline = time.monotonic() + SAVE_SETTLE_S
+        pause = 0.01
+        while True:
+            sidecar_seen = _stat_identity(sidecar_path(path))
+            try:
+                return cls._load_pair(path, expected, current=current, full_check=full_check)
+            except IndexUnusable as unusable:
+                if time.monotonic() > deadline or not _save_in_flight(path, sidecar_seen):
+                    raise
+                log.info("%s is being saved (%s): reading it again", path.name, unusable.reason)
+            time.sleep(pause)  # the writer's second rename is microseconds away, seconds on a starved machine
+            pause = min(pause * 2, 0.2)
+
+    @classmethod
+    def _load_pair(cls, path: Path, expected: IndexMeta, *, current: bool, full_check: bool) -> VectorIndex:
+        """One reading of the sidecar and the files it pairs (`load`)."""
         sidecar = read_sidecar(path)
         check_against(path, sidecar.meta, expected, store=current)
         params = sidecar.meta.params
@@ -102,20 +131,31 @@ class VectorIndex:
         ef_search = params.get("ef_search")
         if not isinstance(ef_search, int) or ef_search < 1:
             raise IndexUnusable(path, msg("index.corrupt.ef_search"))
-        check_binary(path, sidecar, full=full_check)
         live = sidecar.elements - len(sidecar.deleted)  # the file holds `elements` (checked as it is read)
         if live != sidecar.meta.count:
             raise IndexUnusable(path, msg("index.corrupt.count", items=sidecar.elements, live=live,
                                           expected_items=sidecar.elements, expected_live=sidecar.meta.count))
+        # One open file from the check to the graph's read: a save in another process may put
+        # another binary at `path` in between, and this index must stay the one it checked.
         try:
-            saved = LevelZero(path, sidecar.meta.dim, sidecar.elements)
+            handle = open(path, "rb")  # noqa: SIM115 - held by LevelZero until the graph is read
+        except OSError as exc:
+            raise IndexUnusable(path, msg("index.missing")) from exc
+        try:
+            check_binary(path, sidecar, full=full_check, handle=handle)
+        except BaseException:
+            handle.close()
+            raise
+        try:
+            saved = LevelZero(handle, sidecar.meta.dim, sidecar.elements)
         except (LevelZeroUnreadable, OSError, ValueError):
             saved = None  # not the layout read in place: hnswlib reads it (and says what is wrong)
         if saved is not None:
             index = cls(None, ef_search=ef_search, deleted=sidecar.deleted, saved=(path, saved))
         else:
-            index = cls(_read_graph(path, sidecar.meta.dim, sidecar.elements, len(sidecar.deleted)),
-                        ef_search=ef_search, deleted=sidecar.deleted)
+            with handle:
+                index = cls(_read_graph(reopenable(handle) or path, sidecar.meta.dim, sidecar.elements,
+                                        len(sidecar.deleted)), ef_search=ef_search, deleted=sidecar.deleted)
         if isinstance(params.get("vectors"), dict):
             index.full = _open_full(path, params["vectors"], full_check)
         return index
@@ -340,8 +380,8 @@ class VectorIndex:
         if self._hnsw is None:
             assert self._saved is not None  # the graph is not read: the saved file is held (above)
             path, saved = self._saved
+            self._hnsw = _read_graph(saved.reopen_path or path, saved.dim, saved.count, len(self._deleted))
             saved.close()
-            self._hnsw = _read_graph(path, saved.dim, saved.count, len(self._deleted))
             self._hnsw.set_ef(self._ef_search)
             self._saved = None
         return self._hnsw
@@ -448,6 +488,24 @@ def _as_labels(labels: Iterable[int] | np.ndarray | int) -> np.ndarray:
     if int(array.min()) < 0 or int(array.max()) > _MAX_LABEL:
         raise ValueError("labels must be non-negative 64-bit ids")
     return array.astype(np.int64, copy=False)
+
+
+def _stat_identity(path: Path) -> tuple[int, int] | None:
+    try:
+        return file_identity(path)
+    except OSError:
+        return None
+
+
+def _save_in_flight(path: Path, sidecar_seen: tuple[int, int] | None) -> bool:
+    """Whether the pair at `path` is being replaced: its sidecar changed since `sidecar_seen`, or
+    a save's temp file beside it was written in the last `SAVE_SETTLE_S` (between its two
+    renames the sidecar's temp is still there; a crash's leftover is older)."""
+    if _stat_identity(sidecar_path(path)) != sidecar_seen:
+        return True
+    recent = time.time_ns() - SAVE_SETTLE_S * 1e9
+    temps = path.parent.glob(glob.escape(f".{path.name}.") + "*.tmp")
+    return any(identity[1] > recent for identity in map(_stat_identity, temps) if identity)
 
 
 def _temp_beside(path: Path) -> Path:
