@@ -59,14 +59,9 @@ def run_ask(args: argparse.Namespace, data_dir: Path) -> int:
         sys.stderr.write(words("cli.note", text=say(note)) + "\n")
     answer = outcome.answer
     if answer is not None:
+        # The text already opens with the refusal and ends with the caveat (engine.ask.steps):
+        # printed again below it, a CLI answer said what was unsupported three times.
         sys.stdout.write(answer.text.strip() + "\n")
-        unsupported = [claim for claim in answer.claims if claim.supported is False]
-        if unsupported:
-            sys.stdout.write("\n" + words("cli.ask.unsupported") + "\n")
-            for claim in unsupported:
-                sys.stdout.write(f"  ✗ {claim.text}\n")
-        if answer.caveat:
-            sys.stdout.write(f"\n{answer.caveat}\n")
     if outcome.quotes:
         # No model's answer: the sentences that answer, each with its [n], author and date.
         sys.stdout.write(words("cli.ask.quotes") + "\n")

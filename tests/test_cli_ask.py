@@ -102,3 +102,21 @@ def test_ask_without_a_model_quotes_the_answering_sentence_in_both_languages(loc
 
     done = flashback("ask", "Where was Gina last week?", data_dir=data, env={"FLASHBACK_LANG": "ru"})
     assert "Фразы, которые отвечают" in done.stdout and "*Paris*" in done.stdout, done.stdout
+
+
+def test_an_unsupported_claim_is_said_once_not_three_times(locomo):
+    """Seen from the CLI on llama-server: the answer's text held its caveat, then the CLI listed
+    the unsupported claims and printed the caveat again. And a claim that only copied a source's
+    header ("1. Chat · authors · time") was shown as a claim."""
+    _, data = locomo
+    claims = [{"text": "1. Gina · Gina, Jon · 2023-01-20 16:04:00 (2023-01-20 16:05:00)", "citations": [1]},
+              {"text": "2. Gina flew a zeppelin to Ulaanbaatar", "citations": [1]}]
+    with FakeOpenAI() as fake:
+        fake.handle(CHAT, ScriptedModel(plan=PLAN, answer=lambda r: respond(r.body, {"claims": claims,
+                                                                                       "not_found": False})))
+        done = flashback("ask", "Where was Gina last week?", *endpoint_args(fake), data_dir=data)
+    assert done.returncode == 0, done.stderr
+    answer = done.stdout.split("Sources")[0]
+    assert answer.count("zeppelin") == 2, answer  # the claim, then the caveat naming it
+    assert "Gina flew a zeppelin to Ulaanbaatar [1]" in answer and "2. Gina" not in answer
+    assert "Gina, Jon ·" not in answer and "16:04" not in answer

@@ -88,9 +88,14 @@ def with_markers(claims: list[Claim]) -> str:
 
 
 # A source's header or log-line prefix a small model copies into its claim: "[1] Chat · Deborah ·
-# 2023-01-23 16:13 UTC", "Deborah (2023-01-23 16:13:00)]:", "[Deborah (2023-01-23 16:13)]:".
+# 2023-01-23 16:13 UTC", "Deborah (2023-01-23 16:13:00)]:", "[Deborah (2023-01-23 16:13)]:", and
+# (SmolLM2 on llama-server, seen from the CLI) "1. Chat · User, ChatGPT · 2025-08-24 01:46:41
+# (2025-08-24 01:46:42)": chat · authors · a time is the header's shape, whatever is around it.
 _HEADER_COPY = re.compile(r"\[?\d*\]?\s*[^\[\]\n()]{0,80}\(\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?\)\]?\s*:\s*"
-                          r"|\[\d+\][^\n·]{0,80}·[^\n·]{0,120}·\s*\d{4}-\d{2}-\d{2}[^\n]{0,30}?UTC\s*")
+                          r"|(?:\[\d+\]|\b\d{1,2}[.)])?[^\n·]{0,80}·[^\n·]{0,120}·\s*\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}"
+                          r"(?::\d{2})?(?:[–-]\d{2}:\d{2})?(?:\s*UTC)?(?:\s*\(\d{4}-\d{2}-\d{2}[^)\n]{0,20}\))?\s*")
+# A list's own numbering ("2. Running helm rollback fails"): the answer numbers nothing itself.
+_ENUMERATOR = re.compile(r"^\s*(?:\d{1,2}[.)]|[-*•])\s+(?=\D)")
 
 
 def tidy_claims(claims: list[Claim]) -> list[Claim]:
@@ -99,7 +104,7 @@ def tidy_claims(claims: list[Claim]) -> list[Claim]:
     kept: list[Claim] = []
     seen: dict[frozenset[str], Claim] = {}
     for claim in claims:
-        text = " ".join(_HEADER_COPY.sub(" ", claim.text).split())
+        text = _ENUMERATOR.sub("", " ".join(_HEADER_COPY.sub(" ", claim.text).split()))
         halves = [h.strip() for h in re.split(r"(?<=[.!?…])\s+", text) if h.strip()]
         text = " ".join(dict.fromkeys(halves))
         if not text:

@@ -609,7 +609,6 @@ CATALOGUE: dict[str, str] = {
     "runs.settings.off": "off",
     "runs.settings.none": "—",
     # issue 31: what `flashback ask` prints around the answer
-    "cli.ask.unsupported": "Not supported by the cited messages:",
     "cli.ask.quotes": "The sentences that answer (no chat model, so quoted, not written):",
     "cli.ask.sources": "Sources:",
     "cli.ask.nothing_matched": "Nothing in your chats matched the question.",

@@ -626,7 +626,6 @@ CATALOGUE: dict[str, str] = {
     "runs.settings.off": "выкл.",
     "runs.settings.none": "—",
     # issue 31: what `flashback ask` prints around the answer
-    "cli.ask.unsupported": "Не подтверждается процитированными сообщениями:",
     "cli.ask.quotes": "Фразы, которые отвечают (модели чата нет, поэтому цитаты, а не ответ):",
     "cli.ask.sources": "Источники:",
     "cli.ask.nothing_matched": "В ваших чатах не нашлось ничего по этому вопросу.",

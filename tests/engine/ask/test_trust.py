@@ -82,3 +82,18 @@ def test_claims_lose_copied_headers_and_repeats():
         {"text": "[1] Chat · Deborah · 2023-01-23 16:13 UTC Deborah likes yoga", "citations": [1]},
         {"text": "Deborah likes yoga", "citations": [2]}]}, 2, "en")
     assert [(c.text, c.citations) for c in schema.claims] == [("Deborah likes yoga", [1, 2])]
+
+
+def test_a_numbered_header_copy_without_brackets_or_utc_is_not_a_claim():
+    """SmolLM2 on llama-server, seen from `flashback ask`: it numbered its claims and copied the
+    source's header without its brackets or "UTC"; the header was shown (and checked) as a claim."""
+    schema = read_schema_answer({"claims": [
+        {"text": "1. Deploying the staging cluster · User, ChatGPT · 2025-08-24 01:46:41 (2025-08-24 01:46:42)",
+         "citations": [1]},
+        {"text": "2. Running `helm rollback staging` fails", "citations": [1]},
+        {"text": "3) Restore from the last known-good chart", "citations": [1]}]}, 1, "en")
+    assert [c.text for c in schema.claims] == ["Running `helm rollback staging` fails",
+                                               "Restore from the last known-good chart"]
+    kept = read_schema_answer({"claims": [{"text": "2. 5 kg of flour · not a header", "citations": [1]},
+                                          {"text": "The meeting moved to 10:30 · Tuesday", "citations": [1]}]}, 1, "en")
+    assert [c.text for c in kept.claims] == ["2. 5 kg of flour · not a header", "The meeting moved to 10:30 · Tuesday"]
