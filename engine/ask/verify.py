@@ -23,6 +23,7 @@ from engine.ask.types import Claim, Source
 from engine.messages import Message, msg
 from engine.retrieval.fusion import script_overlap, script_shares
 from engine.support import Evidence, check
+from engine.support.words import content_words
 
 SUPPORT_BAR = 0.5  # kept for the answer's share: under half the claims supported → refine / refuse
 
@@ -50,6 +51,12 @@ def check_offline(claims: list[Claim], sources: Sequence[Source], embedder, ques
             claim.supported, claim.support = False, 0.0
             _note(claim, msg("ask.claim.no_source"))
             continue
+        if _asks_again(claim.text, question):
+            # A small model's "claim" that is the question itself: no message can state an answer
+            # it does not give, though the cited messages may well hold the question's words.
+            claim.supported, claim.support = False, 0.0
+            _note(claim, msg("ask.claim.asks_again"))
+            continue
         evidence = evidence_of(cited)
         overlap = script_overlap(script_shares(claim.text), "\n".join(e.text for e in evidence))
         if not multilingual and overlap < 0.2:
@@ -71,6 +78,14 @@ def check_offline(claims: list[Claim], sources: Sequence[Source], embedder, ques
         else:
             _note(claim, msg("ask.claim.restates_question"))
     return supported_share(claims)
+
+
+def _asks_again(text: str, question: str) -> bool:
+    """A claim that is a question made only of the question's words."""
+    if not question or not text.rstrip().endswith("?"):
+        return False
+    asked = {stem for stem, _ in content_words(question)}
+    return {stem for stem, _ in content_words(text)} <= asked
 
 
 def supported_share(claims: list[Claim]) -> dict[str, Any]:
@@ -124,8 +139,9 @@ async def check_with_model(client, claims: list[Claim], sources: Sequence[Source
         verdict = entry.get("supported") if isinstance(entry, dict) else None
         if isinstance(number, int) and 1 <= number <= len(claims) and isinstance(verdict, bool):
             claim = claims[number - 1]
-            if not claim.citations:
-                continue  # nothing cited: no model can make it supported
+            asks_again = claim.note_message is not None and claim.note_message.code == "ask.claim.asks_again"
+            if not claim.citations or asks_again:
+                continue  # nothing cited, or the question asked again: no model can make it supported
             claim.supported, claim.support, claim.method = verdict, 1.0 if verdict else 0.0, "llm"
             _note(claim, None if verdict else msg("ask.claim.model_says_unstated"))
     return call

@@ -457,6 +457,7 @@ CATALOGUE: dict[str, str] = {
     "ask.claim.no_source": "cites no source",
     "ask.claim.other_language": "written in another language than its sources: the offline check cannot compare them",
     "ask.claim.words_missing": "the cited messages do not say: {words}",
+    "ask.claim.asks_again": "it asks the question again instead of answering it",
     "ask.claim.restates_question": "it only repeats the question, and the cited messages hold little of it",
     "ask.claim.model_says_unstated": "the model found it not stated by the cited messages",
     "ask.qa.not_a_qa_file": "{path} is not a QA file: {problem}.",

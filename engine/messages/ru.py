@@ -471,6 +471,7 @@ CATALOGUE: dict[str, str] = {
     "ask.claim.no_source": "не ссылается ни на один источник",
     "ask.claim.other_language": "написано на другом языке, чем источники: офлайн-проверка не может их сравнить",
     "ask.claim.words_missing": "в цитируемых сообщениях этого нет: {words}",
+    "ask.claim.asks_again": "он снова задаёт вопрос вместо ответа",
     "ask.claim.restates_question": "он лишь повторяет вопрос, и в цитируемых сообщениях его почти нет",
     "ask.claim.model_says_unstated": "по мнению модели, в цитируемых сообщениях этого не сказано",
     "ask.qa.not_a_qa_file": "{path} — не файл вопросов и ответов: {problem}.",

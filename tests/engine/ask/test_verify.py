@@ -195,3 +195,19 @@ def test_the_verify_prompt_holds_each_cited_source_once_however_many_claims_cite
     assert len(prompt) < sum(len(s.text) for s in sources) + 1000
     assert "Claim 1 (cites [1], [2], [3], [4]): Claim text 0" in prompt
     assert "Claim 11 (cites no message): uncited" in prompt
+
+
+def test_a_claim_that_asks_the_question_again_is_not_supported_by_any_verifier(server, service, data_dir):
+    """SmolLM2 on llama-server, from the CLI: its one claim was "How do I roll back the deploy?",
+    and the cited message held those very words (it was the question in the chat), so the claim
+    passed as supported. A question answers nothing, whatever the model verifier says of it."""
+    asked = QUESTION[0].upper() + QUESTION[1:]
+    needle = "записалась к терапевту"
+    answer = citing((asked, needle), ("Мама записалась к терапевту на 14 марта", needle))
+    model_says = {"verdicts": [{"claim": 1, "supported": True}, {"claim": 2, "supported": True}]}
+    server.handle(CHAT, ScriptedModel(plan=PLAN, answer=answer, verify=model_says))
+    outcome = run_ask(QUESTION, service, data_dir, server, settings=AskSettings(verify="llm", refine=False))
+
+    again, answering = outcome.answer.claims
+    assert (again.supported, again.method, again.note_message.code) == (False, "offline", "ask.claim.asks_again")
+    assert answering.supported is True
