@@ -184,6 +184,10 @@ def tool_schema(language: str) -> dict[str, Any]:
 FORCED_TOOL = {"type": "function", "function": {"name": TOOL_NAME}}
 
 
+THEME_CHARS = 1000  # a read's theme line: the topic's summary
+SHORT_THEME_CHARS = 160  # ... when the read must be cut to its budget
+
+
 def prompt_tokens(system: str, user: str, tools: list[dict] | None) -> int:
     """The estimate of what turn 1 sends: both prompts and the tool schema."""
     schema = json.dumps(tools, ensure_ascii=False) if tools else ""
@@ -191,31 +195,58 @@ def prompt_tokens(system: str, user: str, tools: list[dict] | None) -> int:
 
 
 def tool_result(language: str, contents: Sequence[TopicContent], *, missing: Sequence[int],
-                not_candidates: Sequence[int]) -> str:
+                not_candidates: Sequence[int], no_room: Sequence[int] = ()) -> str:
     """The `tool` message: each found topic as `=== Topic N ===`, date line, theme, log."""
     t = TEXTS[language]
-    sections = [f"=== Topic {c.id} ===\n{t['content_date']}: {c.date or '?'} | {_msgs(c.messages)} | "
-                f"{size_label(c.chars)}\n{t['content_theme']}: {one_line(c.summary, 1000)}\n\n{neutralize(c.log)}"
-                for c in contents]
+    sections = [_section(c, language) for c in contents]
     parts = [_block("topic_content", ["\n\n".join(sections)])] if sections else [t["nothing_loaded"]]
     if missing:
         parts.append(t["not_found"].format(ids=", ".join(map(str, missing))))
     if not_candidates:
         parts.append(t["not_candidates"].format(ids=", ".join(map(str, not_candidates))))
+    if no_room:
+        parts.append(t["no_room"].format(ids=", ".join(map(str, no_room))))
     return "\n".join(parts)
 
 
-def fit_contents(contents: Sequence[TopicContent], budget_tokens: int, language: str) -> list[TopicContent]:
-    """The topics a read loaded, each log cut to a fair share of `budget_tokens` when all do not fit.
+def _section(content: TopicContent, language: str) -> str:
+    t = TEXTS[language]
+    return (f"=== Topic {content.id} ===\n{t['content_date']}: {content.date or '?'} | {_msgs(content.messages)} | "
+            f"{size_label(content.chars)}\n{t['content_theme']}: {one_line(content.summary, THEME_CHARS)}\n\n"
+            f"{neutralize(content.log)}")
+
+
+def read_tokens(contents: Sequence[TopicContent], language: str) -> int:
+    """What a read of `contents` adds to the conversation (estimated): their sections whole."""
+    return sum(estimate_tokens(_section(c, language)) for c in contents)
+
+
+def fit_contents(contents: Sequence[TopicContent], budget_tokens: int,
+                 language: str) -> tuple[list[TopicContent], list[int]]:
+    """The topics a read loaded, cut so that their sections fit `budget_tokens` when all do not;
+    and the ids of those left out because not even their headers fit.
 
     A local model has an 8K context: 25 whole topics would overflow it and the server
-    would refuse the turn. Topics are cut at their end (the start holds the question),
-    and a cut says how much is missing, so the model knows it saw part of it.
+    would refuse the turn. The budget holds each topic's header and theme as well as its log
+    (25 themes alone can be 2K tokens): themes are shortened first (turn 1 showed the
+    summaries); topics are left out, the last asked first, while their headers alone overflow;
+    then each log is cut to a fair share of what is left, at its end (the start holds the
+    question), with a note saying how much is missing, so the model knows it saw part.
     """
-    total = sum(estimate_tokens(c.log) for c in contents)
-    if total <= budget_tokens or not contents:
-        return list(contents)
-    share_tokens = budget_tokens // len(contents)
+    if read_tokens(contents, language) <= budget_tokens or not contents:
+        return list(contents), []
+    contents = [replace(c, summary=one_line(c.summary, SHORT_THEME_CHARS)) for c in contents]
+    headers = [read_tokens([replace(c, log=TEXTS[language]["trimmed"].format(n=c.chars))], language)
+               for c in contents]
+    kept = len(contents)
+    while kept and sum(headers[:kept]) > budget_tokens:
+        kept -= 1
+    no_room = [c.id for c in contents[kept:]]
+    contents = contents[:kept]
+    if not contents:
+        return [], no_room
+    framing = read_tokens([replace(c, log="") for c in contents], language)
+    share_tokens = max(0, budget_tokens - framing) // len(contents)
     fitted = []
     for content in contents:
         tokens = estimate_tokens(content.log)
@@ -226,7 +257,7 @@ def fit_contents(contents: Sequence[TopicContent], budget_tokens: int, language:
         cut = content.log[:keep].rsplit("\n", 1)[0] if "\n" in content.log[:keep] else content.log[:keep]
         note = TEXTS[language]["trimmed"].format(n=len(content.log) - len(cut))
         fitted.append(replace(content, log=f"{cut}\n{note}"))
-    return fitted
+    return fitted, no_room
 
 
 def contextualize_messages(language: str, query: str, recent: str) -> list[dict[str, str]]:

@@ -200,7 +200,7 @@ class _Run(RunBase):
         record = self._load(ids, turn, call_id=f"read_{turn}", name="response_format",
                             arguments=result.content or "")
         content = tool_result(self.language, record.pop("_contents"), missing=record["missing"],
-                              not_candidates=record["not_candidates"])
+                              not_candidates=record["not_candidates"], no_room=record["no_room"])
         self.messages.append({"role": "assistant", "content": result.content or ""})
         self.messages.append({"role": "user", "content": content + "\n\n" + t["answer_now"]})
 
@@ -232,7 +232,7 @@ class _Run(RunBase):
             else:
                 record = self._load(ids, turn, call_id=call.id, name=call.name, arguments=call.arguments_raw)
                 content = tool_result(self.language, record.pop("_contents"), missing=record["missing"],
-                                      not_candidates=record["not_candidates"])
+                                      not_candidates=record["not_candidates"], no_room=record["no_room"])
             replies.append({"role": "tool", "tool_call_id": call.id, "content": content})
         if len(self.calls) >= self.settings.max_tool_calls:
             replies[-1]["content"] += "\n\n" + t["last_call"]

@@ -23,6 +23,7 @@ from engine.rerank.flash.prompt import (
     choose_language,
     fit_contents,
     prompt_tokens,
+    read_tokens,
     system_prompt,
     tool_schema,
     user_prompt,
@@ -114,6 +115,7 @@ class RunBase:
         self.calls: list[list[int]] = []  # ids as asked, per read
         self.loaded: set[int] = set()
         self.loaded_chars: dict[int, int] = {}
+        self.read_tokens = 0  # what the reads have loaded into the conversation so far (estimated)
         self.turns: list[dict[str, Any]] = []
         self.protocol = ProtocolChoice("tools", "preset", "")
         self.switch: dict[str, str] | None = None
@@ -216,21 +218,27 @@ class RunBase:
                 self.requested.append(topic_id)
 
     def _load(self, ids: list[int], turn: int, *, call_id: str, name: str, arguments: str) -> dict[str, Any]:
-        """Read the candidate topics among `ids` (cut to the read budget); the trace record,
-        with the contents under "_contents" for the caller to format."""
+        """Read the candidate topics among `ids` (cut to what is left of the read budget); the
+        trace record, with the contents under "_contents" for the caller to format."""
         wanted = list(dict.fromkeys(i for i in ids if i in self.by_id["topic"]))
         contents = self.source(wanted) if wanted else []
         found = {c.id for c in contents}
-        self.loaded.update(found)
+        # The budget is the conversation's, not each read's: every read stays in the messages
+        # sent with the next turn, and three reads of 1,400 estimated tokens beside a local
+        # server's 2,000-token turn 1 are ~9K real tokens, past the 8K context it was started with.
+        fitted, no_room = fit_contents(contents, max(0, (self.settings.read_budget_tokens or 0) - self.read_tokens),
+                                       self.language)
+        self.read_tokens += read_tokens(fitted, self.language)
+        self.loaded.update(c.id for c in fitted)
         self.loaded_chars.update((c.id, c.chars) for c in contents)
         self._remember(wanted)
         record: dict[str, Any] = {
             "turn": turn, "id": call_id, "name": name, "arguments": arguments, "topic_ids": ids,
-            "loaded": [c.id for c in contents], "missing": [i for i in wanted if i not in found],
+            "loaded": [c.id for c in fitted], "missing": [i for i in wanted if i not in found], "no_room": no_room,
             "not_candidates": list(dict.fromkeys(i for i in ids if i not in self.by_id["topic"])), "error": None}
         self.calls.append(ids)
         self.recorder.tool_calls.append(record)
-        return {**record, "_contents": fit_contents(contents, self.settings.read_budget_tokens or 0, self.language)}
+        return {**record, "_contents": fitted}
 
     def _tool_error(self, turn: int, call: ToolCall, ids: list[int], message: str) -> str:
         self.calls.append(ids)

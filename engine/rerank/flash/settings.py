@@ -33,7 +33,7 @@ class Budgets:
     max_tokens_rewrite: int  # one line of query (plus a reasoning model's thinking in the cloud)
     max_tokens_read: int  # turn 1: a read request (≤ 25 ids) plus room for a reasoning model's thinking
     max_tokens_answer: int  # the selection: ≤ 25 entries with short reasons
-    read_budget_tokens: int  # what one read may load into the conversation
+    read_budget_tokens: int  # what the reads, all of them, may load into the conversation
     prompt_budget_tokens: int  # turn 1's prompt; summaries are shortened to fit
     max_candidates: int  # topic candidates shown
     people_shown: int
@@ -81,7 +81,7 @@ class FlashSettings:
     max_tokens_rewrite: int | None = None  # the rewrite's reply bound
     max_tokens_read: int | None = None  # turn 1's reply bound; None → the endpoint's default
     max_tokens_answer: int | None = None  # the selection's reply bound
-    read_budget_tokens: int | None = None  # topic text one read may load
+    read_budget_tokens: int | None = None  # topic text the reads may load, all of them together
     prompt_budget_tokens: int | None = None
     # "tools": the seeds' forced get_topics_content; "constrained": both turns through a
     # JSON schema; "auto": what the endpoint is known to need, else its preset's choice.

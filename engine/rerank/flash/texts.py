@@ -58,6 +58,7 @@ EN: dict[str, str] = {
     "not_found": "Not found (skipped): {ids}",
     "not_candidates": "Not among the candidates (skipped): {ids}",
     "nothing_loaded": "No topic was loaded.",
+    "no_room": "Not loaded, no room left in this conversation (choose from what you have read): {ids}",
     "error_empty": "Error: topic_ids is empty. Call get_topics_content with the ids of the topics to read "
                    "(from <topic_candidates>), or give the final JSON answer.",
     "error_args": "Error: could not read the arguments {raw}; expected {{\"topic_ids\": [42, 18]}}.",
@@ -122,6 +123,7 @@ RU: dict[str, str] = {
     "not_found": "Не найдены (пропущены): {ids}",
     "not_candidates": "Нет среди кандидатов (пропущены): {ids}",
     "nothing_loaded": "Ни один топик не загружен.",
+    "no_room": "Не загружены: в разговоре не осталось места (выбирайте из прочитанного): {ids}",
     "error_empty": "Ошибка: topic_ids пуст. Вызови get_topics_content с ID топиков, которые нужно прочитать "
                    "(из <topic_candidates>), или дай итоговый JSON-ответ.",
     "error_args": "Ошибка: не удалось прочитать аргументы {raw}; ожидается {{\"topic_ids\": [42, 18]}}.",

@@ -380,3 +380,29 @@ def test_settings_defaults_and_checks():
     with pytest.raises(FlashSettingsError) as caught:
         FlashSettings(total_timeout=0)
     assert isinstance(caught.value, EngineError)
+
+
+def test_the_read_budget_bounds_every_read_together_not_each_one(server, data_dir, stage1):
+    """Every read stays in the conversation sent with the next turn: with the budget per read
+    (and only the logs counted in it, not each topic's header and theme), three reads beside a
+    local server's turn 1 reached ~9K real tokens, past its 8K context. The reads now share the
+    budget, headers included; what does not fit is named as not loaded, for want of room."""
+    from engine.text.tokens import estimate_tokens
+
+    candidates = stage1(QUERY)
+    ids = topic_ids(candidates)
+    server.script(CHAT, load(ids[0:4], "c1"), load(ids[4:8], "c2"), load(ids[8:12], "c3"),
+                  answer({"topic_ids": [ids[0]]}))
+    budget = 600
+    result = run(make_reranker(server, data_dir, max_tool_calls=3, read_budget_tokens=budget), QUERY, candidates)
+
+    assert result.fallback is None and len(result.tool_calls) == 3
+    reads = [m["content"] for m in bodies(server)[3]["messages"] if m["role"] == "tool"]
+    assert len(reads) == 3
+    # The block's tags and the "not loaded" line are outside the budget: a few dozen tokens a read.
+    assert sum(estimate_tokens(r) for r in reads) <= budget + 3 * 60, [estimate_tokens(r) for r in reads]
+    records = result.trace["tool_calls"]
+    assert records[0]["loaded"] and records[2]["no_room"]  # the first read got room, the last had none left
+    assert f"{records[2]['no_room'][-1]}" in reads[2].split("no room left")[1]
+    shown = [r["loaded"] for r in records]
+    assert all(set(s) | set(r["no_room"]) == set(r["topic_ids"]) for s, r in zip(shown, records, strict=True))
