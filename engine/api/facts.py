@@ -114,7 +114,7 @@ class FactsService:
         """Seed 004's last stage: every topic not yet read, read once by the chat model at
         `endpoint` (blocking: run it in a worker). Without a model nothing is read or invented
         (`stopped` "no_model"). Resumable: each topic is marked read with its facts."""
-        from engine.facts.extract import run
+        from engine.facts.extract import bounds_for, run
         from engine.facts.model import DEFAULT_TIMEOUT_S, ArchivistModel
 
         if endpoint is None:
@@ -125,7 +125,8 @@ class FactsService:
                 endpoint, timeout=timeout or DEFAULT_TIMEOUT_S) as model:
             connection = context.connect()
             try:
-                report = run(connection, model, on_progress=on_progress, cancel=cancel, budget_tokens=budget_tokens)
+                report = run(connection, model, on_progress=on_progress, cancel=cancel, budget_tokens=budget_tokens,
+                             bounds=bounds_for(endpoint.is_local))
                 with write_transaction(connection):  # the bios follow what was read (a cancelled run's too)
                     rebuild_bios(connection)
                 return report

@@ -37,7 +37,7 @@ from typing import Any
 
 from engine.errors import CancelToken
 from engine.evaluation.facts_locomo import Conversation, GoldFact, load_samples, write_export
-from engine.facts.extract import ModelReply, run, unread_topics
+from engine.facts.extract import ModelReply, bounds_for, run, unread_topics
 from engine.llm.presets import Endpoint
 from engine.support import Evidence, check
 from engine.text.tokens import estimate_tokens
@@ -176,7 +176,8 @@ def evaluate_facts(locomo: Path, endpoint: Endpoint, work_dir: Path, *, chats: l
         chosen = todo[:limit_topics] if limit_topics is not None else todo
         log = CallLog()
         with ArchivistModel(endpoint, timeout=timeout or DEFAULT_TIMEOUT_S) as model:
-            report = run(connection, log.timed(model), topic_ids=chosen, on_progress=on_progress, cancel=cancel)
+            report = run(connection, log.timed(model), topic_ids=chosen, on_progress=on_progress, cancel=cancel,
+                         bounds=bounds_for(endpoint.is_local))
         judge_log = CallLog() if judge is not None else None
         scored = _score(connection, conversations, judge, judge_log, timeout)
     finally:

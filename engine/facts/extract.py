@@ -27,7 +27,17 @@ from typing import Any
 
 from engine.errors import CancelToken
 from engine.facts import store as facts_store
-from engine.facts.prompt import KnownPerson, TopicMessage, as_json, loose, render, reply_schema, shown_messages
+from engine.facts.prompt import (
+    LOCAL_BOUNDS,
+    KnownPerson,
+    PromptBounds,
+    TopicMessage,
+    as_json,
+    loose,
+    render,
+    reply_schema,
+    shown_messages,
+)
 from engine.facts.records import CIRCLES, KINDS, TYPES, ExtractionEstimate, ExtractionReport, FactInfo
 from engine.facts.secrets import is_secret
 from engine.store.transaction import write_transaction
@@ -114,19 +124,32 @@ def _aliases(raw: str | None) -> list[str]:
     return [str(item) for item in value if isinstance(item, str)] if isinstance(value, list) else []
 
 
-def shown_facts(connection: sqlite3.Connection, people: Sequence[KnownPerson], limit: int = 400) -> list[FactInfo]:
+def shown_facts(connection: sqlite3.Connection, people: Sequence[KnownPerson], limit: int = 400,
+                chars: int | None = None) -> list[FactInfo]:
+    """The known facts the prompt lists: the owner's, then those of the topic's people; at most
+    `limit`, and `chars` of text when given."""
     facts = facts_store.facts_of(connection, None)
     for person in people:
         facts += facts_store.facts_of(connection, person.id)
-    return facts[:limit]
+    facts = facts[:limit]
+    if chars is None:
+        return facts
+    shown, used = [], 0
+    for fact in facts:
+        used += len(fact.text) + 60  # the line's id, person, kind, type and importance
+        if used > chars:
+            break
+        shown.append(fact)
+    return shown
 
 
-def prompt_for(connection: sqlite3.Connection, topic: TopicToRead,
-               cap: int = OWNER_FACT_CAP) -> tuple[str, str, dict[str, Any], list[KnownPerson], list[FactInfo]]:
+def prompt_for(connection: sqlite3.Connection, topic: TopicToRead, cap: int = OWNER_FACT_CAP,
+               bounds: PromptBounds = PromptBounds(),
+               ) -> tuple[str, str, dict[str, Any], list[KnownPerson], list[FactInfo]]:
     people = known_people(connection, topic)
-    facts = shown_facts(connection, people)
+    facts = shown_facts(connection, people, chars=bounds.facts_chars)
     owner_count = sum(1 for fact in facts if fact.person_id is None)
-    messages = shown_messages(topic.messages)
+    messages = shown_messages(topic.messages, bounds.log_chars)
     system, user = render(facts_store.owner_name(connection), messages, facts, people, owner_count, cap, topic.chat)
     schema = reply_schema([m.id for m in messages], [fact.id for fact in facts])
     return system, user, schema, people, facts
@@ -136,10 +159,11 @@ def estimate(connection: sqlite3.Connection, local: bool,
              price: tuple[float, float] | None = None) -> ExtractionEstimate:
     """Tokens (and dollars where the price per token is known; a local server: 0) to read
     every unread topic, from the topics' sizes, before any call."""
+    bounds = bounds_for(local)
     rows = connection.execute("SELECT size_chars, message_count FROM topic WHERE facts_extracted = 0").fetchall()
     known = connection.execute("SELECT coalesce(sum(length(text)), 0) FROM fact WHERE state = 'active'").fetchone()[0]
-    facts_tokens = min(known, 40_000) // 4
-    tokens_in = sum(_PROMPT_OVERHEAD + facts_tokens + min(size or 0, 24_000) // 4 + 12 * (count or 0)
+    facts_tokens = min(known, bounds.facts_chars) // 4
+    tokens_in = sum(_PROMPT_OVERHEAD + facts_tokens + min(size or 0, bounds.log_chars) // 4 + 12 * (count or 0)
                     for size, count in rows)
     tokens_out = REPLY_TOKENS_EXPECTED * len(rows)
     cost = 0.0 if local else (tokens_in * price[0] + tokens_out * price[1] if price else None)
@@ -390,9 +414,14 @@ def write_plan(connection: sqlite3.Connection, topic_id: int, plan: _Plan, repor
 
 # ---- the run ---------------------------------------------------------------------------------
 
+def bounds_for(local: bool) -> PromptBounds:
+    """The prompt's bounds for a local server's small context, or the cloud's."""
+    return LOCAL_BOUNDS if local else PromptBounds()
+
+
 def run(connection: sqlite3.Connection, call: CallModel, *, on_progress: ProgressCallback | None = None,
         cancel: CancelToken | None = None, budget_tokens: int | None = None, cap: int = OWNER_FACT_CAP,
-        topic_ids: Sequence[int] | None = None) -> ExtractionReport:
+        topic_ids: Sequence[int] | None = None, bounds: PromptBounds = PromptBounds()) -> ExtractionReport:
     """Read every unread topic (or those of `topic_ids` still unread) with `call`, writing
     each one's facts as it goes. Stops early, with `stopped` saying why, when cancelled
     ("cancelled"), when the next topic would pass `budget_tokens` ("budget"), or when calls
@@ -414,7 +443,7 @@ def run(connection: sqlite3.Connection, call: CallModel, *, on_progress: Progres
         if not topic.messages:
             report = write_plan(connection, topic_id, _Plan(), report)
             continue
-        system, user, schema, people, facts = prompt_for(connection, topic, cap)
+        system, user, schema, people, facts = prompt_for(connection, topic, cap, bounds)
         expected = estimate_tokens(system) + estimate_tokens(user) + REPLY_TOKENS_EXPECTED
         if budget_tokens is not None and report.tokens_in + report.tokens_out + expected > budget_tokens:
             return replace(report, stopped="budget")

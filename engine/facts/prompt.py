@@ -22,6 +22,21 @@ MAX_LOG_CHARS = 24_000  # per topic: a long topic is read in its first part (its
 
 
 @dataclass(frozen=True)
+class PromptBounds:
+    """How much of a topic and of what is known one Archivist prompt may hold (characters)."""
+
+    log_chars: int = MAX_LOG_CHARS
+    facts_chars: int = 40_000  # the known facts' lines (at most 400 facts either way)
+
+
+# A local server as llama.cpp is usually started has an 8K context, and the reply may take
+# 2,048 of it; a small model's tokenizer counts ~1.5x our estimate (docs/llm_servers.md). With
+# the cloud bounds a topic's prompt reached 12.8K tokens on LoCoMo: refused before it is read.
+# These keep the system prompt, the log, the facts and the people within ~4K estimated tokens.
+LOCAL_BOUNDS = PromptBounds(log_chars=6_000, facts_chars=3_000)
+
+
+@dataclass(frozen=True)
 class TopicMessage:
     id: int
     author: str
@@ -82,13 +97,13 @@ def _day(moment: float | None) -> str:
     return "" if moment is None else f"{datetime.fromtimestamp(moment, UTC):%Y-%m-%d}"
 
 
-def shown_messages(messages: Sequence[TopicMessage]) -> list[TopicMessage]:
-    """The messages the model is shown: all of a topic, or its first MAX_LOG_CHARS."""
+def shown_messages(messages: Sequence[TopicMessage], log_chars: int = MAX_LOG_CHARS) -> list[TopicMessage]:
+    """The messages the model is shown: all of a topic, or its first `log_chars`."""
     shown: list[TopicMessage] = []
     used = 0
     for message in messages:
         used += len(message.text) + len(message.author) + 32
-        if shown and used > MAX_LOG_CHARS:
+        if shown and used > log_chars:
             break
         shown.append(message)
     return shown

@@ -182,3 +182,31 @@ def test_forgetting_a_chat_removes_the_facts_only_it_stated_and_their_history(bu
     assert [(f.id, f.message_ids) for f in service.of()] == [(yoga.id, (note,))]
     assert built.scalar("SELECT count(*) FROM fact WHERE id = ?", about_lena.id) == 0
     assert built.scalar("SELECT count(*) FROM fact_history WHERE fact_id = ?", about_lena.id) == 0
+
+
+def test_a_local_servers_prompt_fits_its_context_and_the_clouds_keeps_more(store, server):
+    """With the cloud's bounds (24,000 characters of log, 40,000 of known facts) one topic's
+    prompt reached 12.8K tokens on LoCoMo: an 8K llama.cpp context refuses it before reading.
+    On a local endpoint the log and the facts are bounded to fit; the cloud still gets more."""
+    from engine.topics.builder import build_topics
+    from engine.topics.settings import TopicSettings
+    from tests.engine.facts.conftest import BASE, conversation
+
+    lines = [("Alice" if i % 2 else "Bob", f"Line {i} about the long garden project and its many tomato beds, "
+              f"trellises, watering timers and the neighbours' opinions of all of it") for i in range(400)]
+    store.add(conversation("Bob", BASE, lines, role_of={"Alice": "user"}))
+    build_topics(store.connection, settings=TopicSettings(subject_chars=0))
+    topics = _topics(store)
+    assert len(topics) >= 1
+
+    Flashback(store.data).facts.extract(local(server))
+    local_prompt = server.requests_to("/v1/chat/completions")[0].body["messages"][1]["content"]
+    cloud = Endpoint.from_preset("openrouter", api_key="test-key-123456", base_url=server.base_url, model="m/x")
+    asked = len(server.requests_to("/v1/chat/completions"))
+    store.connection.execute("UPDATE topic SET facts_extracted = 0")
+    store.connection.commit()
+    Flashback(store.data).facts.extract(cloud)
+    cloud_prompt = server.requests_to("/v1/chat/completions")[asked].body["messages"][1]["content"]  # the same topic
+
+    assert len(local_prompt) < 8_000 < len(cloud_prompt)
+    assert local_prompt.count("\n[") < cloud_prompt.count("\n[")  # fewer messages shown, each whole
