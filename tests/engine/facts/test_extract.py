@@ -210,3 +210,26 @@ def test_a_local_servers_prompt_fits_its_context_and_the_clouds_keeps_more(store
 
     assert len(local_prompt) < 8_000 < len(cloud_prompt)
     assert local_prompt.count("\n[") < cloud_prompt.count("\n[")  # fewer messages shown, each whole
+
+
+def test_known_facts_are_listed_within_the_local_bound(built, server):
+    """Known facts were listed up to 400 (40,000 characters): after a long history alone they
+    passed a local 8K context. A local prompt lists what fits in 3,000 characters, the cloud's more."""
+    for n in range(120):
+        facts.add_fact(built.connection, f"Fact number {n}: likes the {n}th kind of tea with a long description")
+    built.connection.commit()
+
+    def known(prompt: str) -> str:
+        return prompt.split("<known_facts>")[1].split("</known_facts>")[0]
+
+    Flashback(built.data).facts.extract(local(server))
+    local_known = known(server.requests_to("/v1/chat/completions")[0].body["messages"][1]["content"])
+    asked = len(server.requests_to("/v1/chat/completions"))
+    built.connection.execute("UPDATE topic SET facts_extracted = 0")
+    built.connection.commit()
+    cloud = Endpoint.from_preset("openrouter", api_key="test-key-123456", base_url=server.base_url, model="m/x")
+    Flashback(built.data).facts.extract(cloud)
+    cloud_known = known(server.requests_to("/v1/chat/completions")[asked].body["messages"][1]["content"])
+
+    assert len(local_known) <= 3_000 < len(cloud_known)
+    assert cloud_known.count("Fact number") == 120 and 0 < local_known.count("Fact number") < 120
