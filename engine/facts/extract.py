@@ -86,6 +86,15 @@ class _Plan:
     secret: int = 0
 
 
+def _read_before(connection: sqlite3.Connection, topic: TopicToRead) -> int:
+    """How many of the topic's messages an earlier run has read (its parts so far)."""
+    through = connection.execute("SELECT facts_read_through FROM topic WHERE id = ?", (topic.id,)).fetchone()
+    if not through or through[0] is None:
+        return 0
+    ids = [m.id for m in topic.messages]
+    return ids.index(through[0]) + 1 if through[0] in ids else 0  # a forgotten message: read it all again
+
+
 def unread_topics(connection: sqlite3.Connection) -> list[int]:
     """Topics not yet read, oldest first (later topics update what earlier ones said)."""
     return [row[0] for row in connection.execute(
@@ -163,8 +172,9 @@ def estimate(connection: sqlite3.Connection, local: bool,
     rows = connection.execute("SELECT size_chars, message_count FROM topic WHERE facts_extracted = 0").fetchall()
     known = connection.execute("SELECT coalesce(sum(length(text)), 0) FROM fact WHERE state = 'active'").fetchone()[0]
     facts_tokens = min(known, bounds.facts_chars) // 4
-    tokens_in = sum(_PROMPT_OVERHEAD + facts_tokens + min(size or 0, bounds.log_chars) // 4 + 12 * (count or 0)
-                    for size, count in rows)
+    # A topic longer than a prompt's log is read in parts, each with the instructions and the facts.
+    tokens_in = sum((_PROMPT_OVERHEAD + facts_tokens) * max(1, -(-(size or 0) // bounds.log_chars))
+                    + (size or 0) // 4 + 12 * (count or 0) for size, count in rows)
     tokens_out = REPLY_TOKENS_EXPECTED * len(rows)
     cost = 0.0 if local else (tokens_in * price[0] + tokens_out * price[1] if price else None)
     return ExtractionEstimate(len(rows), tokens_in, tokens_out, cost)
@@ -364,8 +374,9 @@ def _person_id(connection: sqlite3.Connection, name: str) -> int | None:
 
 
 def write_plan(connection: sqlite3.Connection, topic_id: int, plan: _Plan, report: ExtractionReport,
-               now: float | None = None) -> ExtractionReport:
-    """Write one topic's checked changes and mark it read, in one transaction."""
+               now: float | None = None, read_through: int | None = None) -> ExtractionReport:
+    """Write one topic's checked changes and mark it read, in one transaction; with
+    `read_through` (a part of a long topic, more to come) mark how far it is read instead."""
     moment = time.time() if now is None else now
     people_added = 0
     with write_transaction(connection):
@@ -403,8 +414,13 @@ def write_plan(connection: sqlite3.Connection, topic_id: int, plan: _Plan, repor
                                    change["reason"], topic_id, moment)
         for change in plan.removed:
             facts_store.remove_fact(connection, change["id"], change["reason"], topic_id, moment)
-        connection.execute("UPDATE topic SET facts_extracted = 1 WHERE id = ?", (topic_id,))
-    return replace(report, topics_read=report.topics_read + 1, facts_added=report.facts_added + len(plan.added),
+        if read_through is None:
+            connection.execute("UPDATE topic SET facts_extracted = 1, facts_read_through = NULL WHERE id = ?",
+                               (topic_id,))
+        else:
+            connection.execute("UPDATE topic SET facts_read_through = ? WHERE id = ?", (read_through, topic_id))
+    return replace(report, topics_read=report.topics_read + (read_through is None),
+                   facts_added=report.facts_added + len(plan.added),
                    facts_updated=report.facts_updated + len(plan.updated),
                    facts_removed=report.facts_removed + len(plan.removed),
                    facts_refused_unsupported=report.facts_refused_unsupported + plan.unsupported,
@@ -440,24 +456,33 @@ def run(connection: sqlite3.Connection, call: CallModel, *, on_progress: Progres
         if cancel is not None and cancel.cancelled:
             return replace(report, stopped="cancelled")
         topic = read_topic(connection, topic_id)
-        if not topic.messages:
+        remaining = topic.messages[_read_before(connection, topic):]
+        if not remaining:
             report = write_plan(connection, topic_id, _Plan(), report)
             continue
-        system, user, schema, people, facts = prompt_for(connection, topic, cap, bounds)
-        expected = estimate_tokens(system) + estimate_tokens(user) + REPLY_TOKENS_EXPECTED
-        if budget_tokens is not None and report.tokens_in + report.tokens_out + expected > budget_tokens:
-            return replace(report, stopped="budget")
-        reply = call(system, user, schema)
-        report = replace(report, tokens_in=report.tokens_in + reply.tokens_in,
-                         tokens_out=report.tokens_out + reply.tokens_out)
-        if reply.value is None:
-            failed_in_a_row += 1
-            report = replace(report, topics_failed=report.topics_failed + 1)
-            if failed_in_a_row >= GIVE_UP_AFTER:
-                return replace(report, stopped="llm_error")
-            continue
-        failed_in_a_row = 0
-        report = write_plan(connection, topic_id, check_reply(connection, topic, people, facts, reply.value), report)
+        # A topic longer than one prompt is read in parts, each written with how far it got:
+        # a consolidated topic can hold 50,000 characters, a local prompt 6,000 of them.
+        while remaining:
+            if cancel is not None and cancel.cancelled:
+                return replace(report, stopped="cancelled")
+            part = replace(topic, messages=tuple(shown_messages(remaining, bounds.log_chars)))
+            remaining = remaining[len(part.messages):]
+            system, user, schema, people, facts = prompt_for(connection, part, cap, bounds)
+            expected = estimate_tokens(system) + estimate_tokens(user) + REPLY_TOKENS_EXPECTED
+            if budget_tokens is not None and report.tokens_in + report.tokens_out + expected > budget_tokens:
+                return replace(report, stopped="budget")
+            reply = call(system, user, schema)
+            report = replace(report, tokens_in=report.tokens_in + reply.tokens_in,
+                             tokens_out=report.tokens_out + reply.tokens_out)
+            if reply.value is None:
+                failed_in_a_row += 1
+                report = replace(report, topics_failed=report.topics_failed + 1)
+                if failed_in_a_row >= GIVE_UP_AFTER:
+                    return replace(report, stopped="llm_error")
+                break  # the next run goes on from the part that failed
+            failed_in_a_row = 0
+            report = write_plan(connection, topic_id, check_reply(connection, part, people, facts, reply.value), report,
+                                read_through=part.messages[-1].id if remaining else None)
     if on_progress is not None:
         on_progress(len(todo), len(todo))
     return report

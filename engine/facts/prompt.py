@@ -18,7 +18,7 @@ from typing import Any
 from engine.facts.records import CIRCLES, KINDS, TYPES, FactInfo
 
 LOG_TAG = "chat_log"
-MAX_LOG_CHARS = 24_000  # per topic: a long topic is read in its first part (its other messages cannot be cited)
+MAX_LOG_CHARS = 24_000  # per prompt: a longer topic is read in parts of this size (engine.facts.extract.run)
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,7 @@ def _day(moment: float | None) -> str:
 
 
 def shown_messages(messages: Sequence[TopicMessage], log_chars: int = MAX_LOG_CHARS) -> list[TopicMessage]:
-    """The messages the model is shown: all of a topic, or its first `log_chars`."""
+    """The messages one prompt shows: all of them, or the first `log_chars` (at least one)."""
     shown: list[TopicMessage] = []
     used = 0
     for message in messages:

@@ -30,7 +30,7 @@ else:
     Engine = Table = Any
 
 DB_FILE_NAME = "flashback.sqlite3"
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 # FTS5 over message text. External content: the index stores no copy of the text.
 # `remove_diacritics 2` folds Latin accents; ё→е is folded by SQL replace() when indexing
@@ -219,6 +219,15 @@ def _archivist_bio_v9(connection: sqlite3.Connection, engine: Engine) -> None:
                            "(SELECT person_id FROM fact WHERE person_id IS NOT NULL)")
 
 
+def _facts_parts_v10(connection: sqlite3.Connection, engine: Engine) -> None:
+    """The Archivist reads a topic longer than one prompt in parts: how far it has read. Older
+    stores read only a long topic's first part; those are marked read and stay so.
+    Idempotent (the ALTER is guarded)."""
+    existing = {row[1] for row in connection.execute("PRAGMA table_info(topic)")}
+    if "facts_read_through" not in existing:
+        connection.execute("ALTER TABLE topic ADD COLUMN facts_read_through INTEGER")
+
+
 # version reached → function that brings a store from the previous version to it.
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection, Engine], None]] = {
     1: _create_v1, 2: _topic_columns_v2, 3: _rerank_runs_v3, 4: _vector_generation_v4}
@@ -227,6 +236,7 @@ MIGRATIONS[6] = _facts_v6  # branch facts-core: facts, their messages and histor
 MIGRATIONS[7] = _people_merge_v7  # branch facts-ui: "not the same" refusals, merges, the person's own bio
 MIGRATIONS[8] = _message_meta_v8  # branch import-rest: message.meta (reactions, the answering model)
 MIGRATIONS[9] = _archivist_bio_v9  # what the Archivist said of a person, apart from the bio its facts make
+MIGRATIONS[10] = _facts_parts_v10  # how far the Archivist has read a topic too long for one prompt
 
 
 def db_path(data_dir: Path) -> Path:

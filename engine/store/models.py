@@ -66,6 +66,9 @@ class Topic(SQLModel, table=True):
     message_count: int = 0
     embedding: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
     facts_extracted: bool = False
+    # Schema 10: the last message the Archivist has read of a topic too long for one prompt
+    # (read in parts, each written as it is read); NULL before the first part.
+    facts_read_through: int | None = None
     is_consolidated: bool = False
     consolidation_checked: bool = False
     created_at: float = 0.0

@@ -5,6 +5,8 @@ keeps to its budget and is estimated before it starts; the person's edits and re
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from engine.api import CancelToken, Flashback
@@ -184,10 +186,11 @@ def test_forgetting_a_chat_removes_the_facts_only_it_stated_and_their_history(bu
     assert built.scalar("SELECT count(*) FROM fact_history WHERE fact_id = ?", about_lena.id) == 0
 
 
-def test_a_local_servers_prompt_fits_its_context_and_the_clouds_keeps_more(store, server):
+def test_a_local_servers_prompt_fits_its_context_and_a_long_topic_is_read_in_parts(store, server):
     """With the cloud's bounds (24,000 characters of log, 40,000 of known facts) one topic's
     prompt reached 12.8K tokens on LoCoMo: an 8K llama.cpp context refuses it before reading.
-    On a local endpoint the log and the facts are bounded to fit; the cloud still gets more."""
+    On a local endpoint the log is bounded to fit, and a longer topic is read in parts (before,
+    only its first part was ever read: the rest could never yield a fact)."""
     from engine.topics.builder import build_topics
     from engine.topics.settings import TopicSettings
     from tests.engine.facts.conftest import BASE, conversation
@@ -196,20 +199,52 @@ def test_a_local_servers_prompt_fits_its_context_and_the_clouds_keeps_more(store
               f"trellises, watering timers and the neighbours' opinions of all of it") for i in range(400)]
     store.add(conversation("Bob", BASE, lines, role_of={"Alice": "user"}))
     build_topics(store.connection, settings=TopicSettings(subject_chars=0))
-    topics = _topics(store)
-    assert len(topics) >= 1
+    first = _topics(store)[0]
+    in_first = [row[0] for row in store.rows("SELECT id FROM message WHERE topic_id = ? ORDER BY sent_at, id", first)]
 
-    Flashback(store.data).facts.extract(local(server))
-    local_prompt = server.requests_to("/v1/chat/completions")[0].body["messages"][1]["content"]
+    report = Flashback(store.data).facts.extract(local(server))
+    prompts = [r.body["messages"][1]["content"] for r in server.requests_to("/v1/chat/completions")]
+    shown = [[int(i) for i in re.findall(r"^\[(\d+)\] ", p, flags=re.MULTILINE)] for p in prompts]
+    of_first = [ids for ids in shown if set(ids) <= set(in_first)]
+
+    assert max(len(p) for p in prompts) < 8_000
+    assert len(of_first) >= 3 and [i for ids in of_first for i in ids] == in_first  # every message, once, in order
+    assert report.stopped is None and store.scalar("SELECT count(*) FROM topic WHERE facts_extracted = 0") == 0
     cloud = Endpoint.from_preset("openrouter", api_key="test-key-123456", base_url=server.base_url, model="m/x")
-    asked = len(server.requests_to("/v1/chat/completions"))
+    asked = len(prompts)
     store.connection.execute("UPDATE topic SET facts_extracted = 0")
     store.connection.commit()
     Flashback(store.data).facts.extract(cloud)
     cloud_prompt = server.requests_to("/v1/chat/completions")[asked].body["messages"][1]["content"]  # the same topic
+    assert len(cloud_prompt) > 20_000
 
-    assert len(local_prompt) < 8_000 < len(cloud_prompt)
-    assert local_prompt.count("\n[") < cloud_prompt.count("\n[")  # fewer messages shown, each whole
+
+def test_a_cancelled_long_topic_goes_on_from_the_part_it_reached(store, server):
+    from engine.topics.builder import build_topics
+    from engine.topics.settings import TopicSettings
+    from tests.engine.facts.conftest import BASE, conversation
+
+    lines = [("Alice" if i % 2 else "Bob", f"Line {i} about the garden, the tomato beds and the watering timer "
+              f"that never works when we are away") for i in range(200)]
+    store.add(conversation("Bob", BASE, lines, role_of={"Alice": "user"}))
+    build_topics(store.connection, settings=TopicSettings(subject_chars=0))
+    cancel = CancelToken()
+
+    def after_the_first_part(request):
+        cancel.cancel()
+        return answer(request)
+    server.handle("/v1/chat/completions", after_the_first_part)
+    first_run = Flashback(store.data).facts.extract(local(server), cancel=cancel)
+    assert first_run.stopped == "cancelled" and len(server.requests_to("/v1/chat/completions")) == 1
+    through = store.scalar("SELECT facts_read_through FROM topic ORDER BY first_at LIMIT 1")
+    assert through is not None
+
+    server.handle("/v1/chat/completions", answer)
+    Flashback(store.data).facts.extract(local(server))
+    second = server.requests_to("/v1/chat/completions")[1].body["messages"][1]["content"]
+    first_shown = int(re.findall(r"^\[(\d+)\] ", second, flags=re.MULTILINE)[0])
+    assert first_shown > through and f"[{through}] " not in second  # resumed after what was read
+    assert store.scalar("SELECT count(*) FROM topic WHERE facts_extracted = 0") == 0
 
 
 def test_known_facts_are_listed_within_the_local_bound(built, server):
