@@ -245,8 +245,7 @@ def fit_contents(contents: Sequence[TopicContent], budget_tokens: int,
     contents = contents[:kept]
     if not contents:
         return [], no_room
-    framing = read_tokens([replace(c, log="") for c in contents], language)
-    share_tokens = max(0, budget_tokens - framing) // len(contents)
+    share_tokens = max(0, budget_tokens - sum(headers[:kept])) // len(contents)  # a cut's note counted
     fitted = []
     for content in contents:
         tokens = estimate_tokens(content.log)
