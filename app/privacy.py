@@ -41,10 +41,11 @@ def _ours(name: str) -> bool:
 def _narrow(path: Path, mode: int) -> bool:
     """chmod `path` to `mode` when it grants more than that; True when it did."""
     try:
-        current = stat.S_IMODE(path.lstat().st_mode)
+        found = path.lstat()  # once: a SQLite -shm or -wal file goes when another process closes the store
     except OSError:
         return False
-    if stat.S_ISLNK(path.lstat().st_mode) or not current & ~mode:
+    current = stat.S_IMODE(found.st_mode)
+    if stat.S_ISLNK(found.st_mode) or not current & ~mode:
         return False  # never follow a link out of the folder; already private
     try:
         os.chmod(path, current & mode)
@@ -66,8 +67,11 @@ def tighten(data_dir: Path) -> str | None:
             continue
         if entry.is_dir() and not entry.is_symlink():
             changed += _narrow(entry, FOLDER_MODE)
-            for inner in entry.rglob("*"):
-                changed += _narrow(inner, FOLDER_MODE if inner.is_dir() else FILE_MODE)
+            try:
+                for inner in entry.rglob("*"):
+                    changed += _narrow(inner, FOLDER_MODE if inner.is_dir() else FILE_MODE)
+            except OSError:
+                pass  # a folder that went while it was walked (an index save's temp): nothing left to narrow
         else:
             changed += _narrow(entry, FILE_MODE)
     only_ours = all(_ours(entry.name) for entry in entries)

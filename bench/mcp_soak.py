@@ -84,14 +84,29 @@ def _folder_mb(folder: Path) -> float:
 
 
 def _trouble(log: str, limit: int = 3) -> list[str]:
-    """The log's first ERROR lines and tracebacks, each with the dozen lines after it."""
+    """The log's first ERROR lines and tracebacks, each through the exception it ends with (a
+    dozen lines cut a deep traceback before the line that says what went wrong)."""
     lines = log.splitlines()
     excerpts: list[str] = []
     next_free = 0
     for index, line in enumerate(lines):
         if index >= next_free and (" ERROR " in line or line.startswith("Traceback")):
-            excerpts.append("\n".join(lines[index:index + 14]))
-            next_free = index + 14
+            end = index + 1
+            in_traceback = line.startswith("Traceback")
+            while end < len(lines) and end - index < 120:
+                in_traceback |= lines[end].startswith("Traceback")
+                if not in_traceback:
+                    break  # an ERROR line on its own
+                if in_traceback and lines[end] and not lines[end].startswith((" ", "Traceback", "During handling",
+                                                                             "The above")):
+                    end += 1  # the exception's own line ends it, unless a chained traceback follows
+                    following = next((line for line in lines[end:end + 2] if line.strip()), "")
+                    if not following.startswith(("During handling", "The above")):
+                        break
+                    continue
+                end += 1
+            excerpts.append("\n".join(lines[index:end]))
+            next_free = end
             if len(excerpts) == limit:
                 break
     return excerpts

@@ -76,3 +76,32 @@ def test_an_export_the_user_names_is_private_too(tmp_path):
     written = flashback("export", "hotel in Lisbon", "-o", str(target), data_dir=data, umask=0o022)
     assert written.returncode == 0, written.stderr
     assert mode(target) == 0o600 and mode(data) == 0o700
+
+
+def test_a_file_another_process_removes_meanwhile_is_not_an_error(tmp_path):
+    """The MCP soak: `flashback import` tightened the data folder while the server closed its
+    connection, which removed `flashback.sqlite3-shm` between two looks at it: the CLI died with
+    a FileNotFoundError traceback. A file that goes while the folder is narrowed is skipped."""
+    import threading
+
+    from app.privacy import tighten
+
+    data = tmp_path / "data"
+    data.mkdir(mode=0o700)
+    shm = data / "flashback.sqlite3-shm"
+    stop = threading.Event()
+
+    def come_and_go() -> None:
+        while not stop.is_set():
+            shm.touch(mode=0o644)
+            shm.chmod(0o644)
+            shm.unlink(missing_ok=True)
+
+    churn = threading.Thread(target=come_and_go)
+    churn.start()
+    try:
+        for _ in range(3000):
+            tighten(data)  # never raises, whenever the file goes
+    finally:
+        stop.set()
+        churn.join()
