@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import struct
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
@@ -68,13 +69,21 @@ class VectorFile:
     def open(cls, path: Path, mapped: bool = os.name != "nt") -> VectorFile:
         """Map a saved file (nothing is read but its header). On Windows a mapped file cannot be
         replaced, which the next build must do (from another process too): it is read whole."""
-        path = Path(path)
+        # One open file for the header, the size and every part: a build in another process may
+        # rename a new file onto `path` meanwhile (the MCP soak: a part mapped from the newer,
+        # shorter file, "mmap length is greater than file size"). Maps outlive the handle.
         try:
             with open(path, "rb") as handle:
-                magic, version, dim, count, kind = _HEADER.unpack(handle.read(_HEADER.size))
-            size = path.stat().st_size
-        except (OSError, struct.error) as exc:
+                return cls._read(handle, mapped)
+        except VectorFileDamaged:
+            raise
+        except (OSError, struct.error, ValueError) as exc:
             raise VectorFileDamaged(msg("index.vectors.unreadable", error=str(exc))) from exc
+
+    @classmethod
+    def _read(cls, handle: BinaryIO, mapped: bool) -> VectorFile:
+        magic, version, dim, count, kind = _HEADER.unpack(handle.read(_HEADER.size))
+        size = os.fstat(handle.fileno()).st_size
         stored_as = {v: k for k, v in FORMATS.items()}.get(kind)
         width = {"int8": dim, "float16": 2 * dim}.get(stored_as or "", 0)
         scale_bytes = 4 if stored_as == "int8" else 0
@@ -86,8 +95,9 @@ class VectorFile:
             offset = _HEADER.size
             def part(dtype, start: int, shape: tuple[int, ...]) -> np.ndarray:
                 if mapped:  # a plain array over the map: indexing it skips np.memmap's per-call bookkeeping
-                    return np.memmap(path, dtype, "r", start, shape).view(np.ndarray)
-                return np.fromfile(path, dtype, int(np.prod(shape)), offset=start).reshape(shape)
+                    return np.memmap(handle, dtype, "r", start, shape).view(np.ndarray)
+                handle.seek(start)
+                return np.fromfile(handle, dtype, int(np.prod(shape))).reshape(shape)
 
             labels = part(np.int64, offset, (count,))
             offset += 8 * count

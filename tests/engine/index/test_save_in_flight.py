@@ -122,3 +122,43 @@ def test_a_loaded_index_reads_its_graph_from_the_file_it_checked_after_a_newer_s
 
     assert loaded.live_count == 100 and set(loaded.labels().tolist()) == set(range(1, 101))
     assert [label for label, _ in loaded.search(query, 5)] == first
+
+
+def test_full_vectors_replaced_while_they_are_opened_never_map_past_the_file(tmp_path):
+    """The MCP soak, once in ~9,500 calls: a search opened an index's full vectors while a build
+    in another process renamed a newer, shorter file onto them; the header was read from one
+    file and a part mapped from the other ("ValueError: mmap length is greater than file size",
+    an unexpected error to the assistant). Every open now reads one file, whichever it is."""
+    from engine.index.vector_file import VectorFile, VectorFileDamaged
+
+    target = tmp_path / "topics.hnsw.vec"
+    made = []
+    for count in (400, 40):
+        vectors = VectorFile(DIM, "float16")
+        vectors.add(np.arange(1, count + 1, dtype=np.int64), clustered_vectors(count, DIM, seed=count))
+        path = tmp_path / f"v{count}.vec"
+        vectors.save(path)
+        made.append(path)
+    shutil.copy(made[0], target)
+    stop = threading.Event()
+
+    def swap() -> None:
+        turn = 0
+        while not stop.is_set():
+            staged = tmp_path / f".swap{turn % 2}.tmp"
+            shutil.copy(made[turn % 2], staged)
+            os.replace(staged, target)
+            turn += 1
+
+    swapper = threading.Thread(target=swap)
+    swapper.start()
+    try:
+        for _ in range(1500):
+            try:
+                opened = VectorFile.open(target)
+            except VectorFileDamaged:
+                continue  # named and refused, never an unexpected error
+            assert len(opened) in (400, 40)
+    finally:
+        stop.set()
+        swapper.join()
