@@ -141,7 +141,7 @@ def test_without_facts_asks_answer_prompt_has_no_profile(built, tmp_path):
 def test_a_long_profile_takes_at_most_its_share_of_a_local_servers_turn_1(built, tmp_path):
     """On a local server's 2,000-token turn 1 a whole 1,500-token profile left the candidates'
     summaries 60 characters each (bench/profile_ab.py): the profile gets at most 30 % of it."""
-    from engine.rerank.flash.session import PROFILE_SHARE
+    from engine.facts.store import PROFILE_SHARE
     from engine.text.tokens import estimate_tokens
 
     service = _store(built, tmp_path, with_facts=False)
@@ -158,8 +158,8 @@ def test_a_long_profile_takes_at_most_its_share_of_a_local_servers_turn_1(built,
 
 
 def test_a_long_profile_in_asks_answer_prompt_is_bounded_by_the_sources_budget(built, tmp_path):
-    from engine.ask.compose import PROFILE_SHARE
     from engine.ask.types import AskSettings
+    from engine.facts.store import PROFILE_SHARE
     from engine.text.tokens import estimate_tokens
 
     service = _store(built, tmp_path, with_facts=False)

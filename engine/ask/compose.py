@@ -25,8 +25,6 @@ from typing import Any
 
 from engine.ask.types import Source
 from engine.export.pack import assemble_context
-from engine.facts.records import Profile
-from engine.facts.store import owner_profile
 from engine.rerank.base import Candidate, Selection
 from engine.retrieval.people import person_knowledge
 from engine.text.tokens import estimate_tokens
@@ -165,24 +163,7 @@ def render_sources(sources: list[Source]) -> str:
     return "\n\n".join(s.text for s in sources)
 
 
-PROFILE_TOKENS = 1500  # the owner's key facts in the answer's prompt (seed 000's user profile, issue 33)
-PROFILE_SHARE = 0.3  # ... at most this share of the sources' budget (750 of a local server's 2,500), as in Flash
-
-
-def profile_tokens(sources_budget: int | None) -> int:
-    """The profile's bound beside sources of `sources_budget` tokens."""
-    return min(PROFILE_TOKENS, int(sources_budget * PROFILE_SHARE)) if sources_budget else PROFILE_TOKENS
 _PROFILE_TAG = re.compile(r"<(/?\s*user_profile\b)", re.IGNORECASE)
-
-
-def owner_profile_text(connection: sqlite3.Connection, token_budget: int = PROFILE_TOKENS) -> Profile | None:
-    """The owner's key facts for the answer's prompt; None when nothing is known (the prompt
-    is then exactly what it was before facts existed) or the store predates them."""
-    try:
-        profile = owner_profile(connection, token_budget)
-    except sqlite3.OperationalError:  # a read-only store older than the facts' schema
-        return None
-    return None if profile.empty else profile
 
 
 def fence_profile(text: str) -> str:

@@ -29,12 +29,12 @@ from typing import Any
 
 from engine.ask import plan as planning
 from engine.ask.answer import not_found_answer, write_answer
-from engine.ask.compose import owner_profile_text, profile_tokens
 from engine.ask.quote import quote_sources
 from engine.ask.steps import Steps
 from engine.ask.types import AskCancelled, AskDeps, AskOutcome, AskSettings, Plan, StepRecord, StepUsage
 from engine.errors import CancelToken
 from engine.facts.records import Profile
+from engine.facts.store import known_profile, profile_budget
 from engine.llm import Deadline
 from engine.messages import Message, msg, reason_message, step_message
 from engine.rerank.flash.prompt import choose_language
@@ -101,7 +101,7 @@ class _Run:
             def read() -> Profile | None:
                 connection = self.deps.connect()
                 try:
-                    return owner_profile_text(connection, profile_tokens(self.settings.budget_tokens))
+                    return known_profile(connection, profile_budget(self.settings.budget_tokens))
                 finally:
                     connection.close()
             self.profile = await asyncio.to_thread(read)

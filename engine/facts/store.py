@@ -271,7 +271,30 @@ def _profile_line(fact: FactInfo) -> str:
     return f"- {fact.text}" + (f" ({fact.category})" if fact.category and fact.category != "other" else "")
 
 
-def owner_profile(connection: sqlite3.Connection, token_budget: int = 1500, now: float | None = None) -> Profile:
+PROFILE_TOKENS = 1500  # seed 000's user profile in a prompt: the owner's key facts, bounded (issue 33)
+# ... and at most this share of the prompt part it sits beside (Flash's turn 1, Ask's sources):
+# on a local server's 2,000-token turn 1 a whole profile cut every candidate's summary from 196
+# to 60 characters (bench/profile_ab.py).
+PROFILE_SHARE = 0.3
+
+
+def profile_budget(prompt_budget: int | None) -> int:
+    """The profile's token bound beside a prompt part of `prompt_budget` tokens."""
+    return min(PROFILE_TOKENS, int(prompt_budget * PROFILE_SHARE)) if prompt_budget else PROFILE_TOKENS
+
+
+def known_profile(connection: sqlite3.Connection, token_budget: int = PROFILE_TOKENS) -> Profile | None:
+    """The owner's profile for a prompt; None when nothing is known (the prompt is then exactly
+    what it was before facts existed) or the store predates facts (a read-only older store)."""
+    try:
+        profile = owner_profile(connection, token_budget)
+    except sqlite3.OperationalError:
+        return None
+    return None if profile.empty else profile
+
+
+def owner_profile(connection: sqlite3.Connection, token_budget: int = PROFILE_TOKENS,
+                  now: float | None = None) -> Profile:
     """Seed 000's user profile: the owner's identity, important (4-5) and pinned facts, then
     the family and work people with their bios; most important first, cut at `token_budget`
     tokens (whole lines only). An empty Profile when nothing is known."""

@@ -20,16 +20,12 @@ import sqlite3
 from collections.abc import Callable
 
 from engine.facts.records import Profile
-from engine.facts.store import owner_profile
+from engine.facts.store import known_profile, profile_budget
 from engine.llm import CapabilityMemory, ChatClient, Endpoint
 from engine.rerank.base import Candidate, Reranker, RerankResult
 from engine.rerank.flash import FlashReranker, FlashSettings, QueryRewrite, rewrite_query, store_topic_source
 from engine.rerank.threshold import ThresholdSettings
 
-PROFILE_TOKENS = 1500  # seed 000's user profile in turn 1: the owner's key facts, bounded (issue 33)
-# ... and at most this share of turn 1's budget: on a local server's 2,000 tokens a whole
-# profile cut every candidate's summary from 196 to 60 characters (bench/profile_ab.py).
-PROFILE_SHARE = 0.3
 _CAPABILITIES = CapabilityMemory()  # per process: what each endpoint was found to accept
 
 
@@ -57,20 +53,15 @@ class FlashSession(Reranker):
         """For scrubbing traces; never stored."""
         return self.endpoint.api_key
 
-    def _read_profile(self, token_budget: int = PROFILE_TOKENS) -> Profile | None:
-        """The owner's key facts, read per run (the person may have edited them meanwhile)."""
+    def _read_profile(self) -> Profile | None:
+        """The owner's key facts, read per run (the person may have edited them meanwhile),
+        within their share of turn 1's budget."""
         connection = self._connect()
         try:
-            profile = owner_profile(connection, token_budget)
-        except sqlite3.OperationalError:  # a read-only store older than the facts' schema knows none
-            return None
+            return known_profile(connection, profile_budget(
+                self.settings.resolved(self.endpoint.is_local).prompt_budget_tokens))
         finally:
             connection.close()
-        return None if profile.empty else profile
-
-    def _profile_tokens(self) -> int:
-        budget = self.settings.resolved(self.endpoint.is_local).prompt_budget_tokens
-        return min(PROFILE_TOKENS, int(budget * PROFILE_SHARE)) if budget else PROFILE_TOKENS
 
     def _client(self) -> ChatClient:
         return ChatClient(self.endpoint, **self._client_options)
@@ -88,7 +79,7 @@ class FlashSession(Reranker):
 
     async def arerank(self, query: str, candidates: list[Candidate],
                       rewrite: QueryRewrite | None = None) -> RerankResult:
-        profile = await asyncio.to_thread(self._read_profile, self._profile_tokens()) if self.use_profile else None
+        profile = await asyncio.to_thread(self._read_profile) if self.use_profile else None
         async with self._client() as client:
             reranker = FlashReranker(client, self._topics, self.settings, recent_messages=self.recent_messages,
                                      threshold=self.threshold, profile=profile)
