@@ -133,18 +133,15 @@ def _aliases(raw: str | None) -> list[str]:
     return [str(item) for item in value if isinstance(item, str)] if isinstance(value, list) else []
 
 
-def shown_facts(connection: sqlite3.Connection, people: Sequence[KnownPerson], limit: int = 400,
-                chars: int | None = None) -> list[FactInfo]:
+def shown_facts(connection: sqlite3.Connection, people: Sequence[KnownPerson], chars: int,
+                limit: int = 400) -> list[FactInfo]:
     """The known facts the prompt lists: the owner's, then those of the topic's people; at most
-    `limit`, and `chars` of text when given."""
+    `limit` of them and `chars` of text."""
     facts = facts_store.facts_of(connection, None)
     for person in people:
         facts += facts_store.facts_of(connection, person.id)
-    facts = facts[:limit]
-    if chars is None:
-        return facts
     shown, used = [], 0
-    for fact in facts:
+    for fact in facts[:limit]:
         used += len(fact.text) + 60  # the line's id, person, kind, type and importance
         if used > chars:
             break
@@ -156,7 +153,7 @@ def prompt_for(connection: sqlite3.Connection, topic: TopicToRead, cap: int = OW
                bounds: PromptBounds = PromptBounds(),
                ) -> tuple[str, str, dict[str, Any], list[KnownPerson], list[FactInfo]]:
     people = known_people(connection, topic)
-    facts = shown_facts(connection, people, chars=bounds.facts_chars)
+    facts = shown_facts(connection, people, bounds.facts_chars)
     owner_count = sum(1 for fact in facts if fact.person_id is None)
     messages = shown_messages(topic.messages, bounds.log_chars)
     system, user = render(facts_store.owner_name(connection), messages, facts, people, owner_count, cap, topic.chat)

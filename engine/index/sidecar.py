@@ -179,16 +179,17 @@ def _identity(value: object) -> tuple[int, int] | None:
     return None
 
 
-def check_binary(index_path: Path, sidecar: Sidecar, *, full: bool = False, handle: BinaryIO | None = None) -> None:
-    """Raise IndexUnusable("corrupt: …") unless the binary is exactly the one the sidecar describes:
-    its size, then its identity as saved, else (or with `full`) its CRC (the module docstring).
-    `handle`: the binary as the caller opened it, checked rather than whatever is at the path now."""
-    stat = os.fstat(handle.fileno()) if handle is not None else Path(index_path).stat()
+def check_binary(index_path: Path, sidecar: Sidecar, handle: BinaryIO, *, full: bool = False) -> None:
+    """Raise IndexUnusable("corrupt: …") unless the binary `handle` has open (the caller's, so
+    what is checked is what is read, whatever another process renames onto `index_path`) is
+    exactly the one the sidecar describes: its size, then its identity as saved, else (or with
+    `full`) its CRC (the module docstring)."""
+    stat = os.fstat(handle.fileno())
     if stat.st_size != sidecar.binary_bytes:
         raise IndexUnusable(index_path, msg("index.corrupt.size", size=stat.st_size, expected=sidecar.binary_bytes))
     if not full and sidecar.binary_identity is not None and (stat.st_ino, stat.st_mtime_ns) == sidecar.binary_identity:
         return
-    if (_crc32_of(handle) if handle is not None else file_crc32(index_path)) != sidecar.binary_crc32:
+    if _crc32_of(handle) != sidecar.binary_crc32:
         raise IndexUnusable(index_path, msg("index.corrupt.checksum"))
 
 

@@ -142,7 +142,7 @@ class VectorIndex:
         except OSError as exc:
             raise IndexUnusable(path, msg("index.missing")) from exc
         try:
-            check_binary(path, sidecar, full=full_check, handle=handle)
+            check_binary(path, sidecar, handle, full=full_check)
         except BaseException:
             handle.close()
             raise
