@@ -139,8 +139,7 @@ async def check_with_model(client, claims: list[Claim], sources: Sequence[Source
         verdict = entry.get("supported") if isinstance(entry, dict) else None
         if isinstance(number, int) and 1 <= number <= len(claims) and isinstance(verdict, bool):
             claim = claims[number - 1]
-            asks_again = claim.note_message is not None and claim.note_message.code == "ask.claim.asks_again"
-            if not claim.citations or asks_again:
+            if not claim.citations or _asks_again(claim.text, question):
                 continue  # nothing cited, or the question asked again: no model can make it supported
             claim.supported, claim.support, claim.method = verdict, 1.0 if verdict else 0.0, "llm"
             _note(claim, None if verdict else msg("ask.claim.model_says_unstated"))

@@ -115,7 +115,7 @@ class RunBase:
         self.calls: list[list[int]] = []  # ids as asked, per read
         self.loaded: set[int] = set()
         self.loaded_chars: dict[int, int] = {}
-        self.read_tokens = 0  # what the reads have loaded into the conversation so far (estimated)
+        self.read_so_far = 0  # tokens the reads have loaded into the conversation so far (estimated)
         self.turns: list[dict[str, Any]] = []
         self.protocol = ProtocolChoice("tools", "preset", "")
         self.switch: dict[str, str] | None = None
@@ -226,9 +226,9 @@ class RunBase:
         # The budget is the conversation's, not each read's: every read stays in the messages
         # sent with the next turn, and three reads of 1,400 estimated tokens beside a local
         # server's 2,000-token turn 1 are ~9K real tokens, past the 8K context it was started with.
-        fitted, no_room = fit_contents(contents, max(0, (self.settings.read_budget_tokens or 0) - self.read_tokens),
+        fitted, no_room = fit_contents(contents, max(0, (self.settings.read_budget_tokens or 0) - self.read_so_far),
                                        self.language)
-        self.read_tokens += read_tokens(fitted, self.language)
+        self.read_so_far += read_tokens(fitted, self.language)
         self.loaded.update(c.id for c in fitted)
         self.loaded_chars.update((c.id, c.chars) for c in contents)
         self._remember(wanted)
